@@ -1,0 +1,34 @@
+# mlparse — the README's two commands are `make demo` and `make test`.
+#
+# `install` pins torch to 2.13.0 before installing the package: on the project's
+# machines pip's find-links holds the CPU wheel of that exact version and takes it;
+# elsewhere PyPI's default Linux wheel of 2.13.0 is the CUDA build.  A torch that is
+# already importable is kept as it is (a GPU machine with its own build, say).
+
+PYTHON ?= python3
+STAMP  := .make/installed
+PYX    := $(shell find mlparse evalb -name '*.pyx' 2>/dev/null)
+
+.PHONY: install test demo bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml setup.py $(PYX)
+	@$(PYTHON) -c "import torch" 2>/dev/null || $(PYTHON) -m pip install "torch==2.13.0"
+	$(PYTHON) -m pip install -q "setuptools>=64" "cython>=3.0" "numpy>=1.24" wheel
+	$(PYTHON) -m pip install -q --no-build-isolation -e ".[dev]"
+	@mkdir -p $(dir $(STAMP)) && touch $(STAMP)
+
+test: install
+	$(PYTHON) -m pytest -q
+
+demo: install
+	$(PYTHON) -m mlparse demo
+
+bench: install
+	@for b in benchmarks/*.py; do echo "== $$b"; $(PYTHON) $$b || exit 1; done
+
+clean:
+	rm -rf .make build *.egg-info
+	find mlparse evalb -name '*.so' -delete
+	find mlparse evalb -name '*.c' -newer setup.py -path '*' -delete

@@ -1,0 +1,3 @@
+from mlparse.cli import main
+
+main()

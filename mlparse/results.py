@@ -1,0 +1,94 @@
+"""The ``results.json`` schema shared by the trainer (writer) and the report (reader).
+
+A run directory ``runs/<recipe>/<run-id>/`` holds ``results.json`` (this
+schema, written atomically when the run finishes or fails) and ``log.jsonl``
+(one :class:`LogEntry` per dev evaluation, appended while training).  While a
+run is in progress ``results.json`` exists with ``status == "running"``.
+
+Bump :data:`SCHEMA_VERSION` when a field changes meaning; readers must accept
+older versions and missing fields (the report shows what it can).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Dict, List, Optional
+
+SCHEMA_VERSION = 1
+
+#: Run states, in ``RunResults.status``.
+RUNNING, COMPLETE, FAILED = "running", "complete", "failed"
+
+
+@dataclass
+class SplitScores:
+    """Scores on one split (dev or test), from the evalb port (strict) or UAS/LAS."""
+
+    recall: Optional[float] = None  # LR, percent
+    precision: Optional[float] = None  # LP, percent
+    f1: Optional[float] = None  # percent
+    complete_match: Optional[float] = None  # percent of sentences
+    tagging_accuracy: Optional[float] = None  # percent; only when tags are predicted
+    uas: Optional[float] = None  # dependency runs
+    las: Optional[float] = None
+    sentences: int = 0
+    error_sentences: int = 0
+    skip_sentences: int = 0
+
+
+@dataclass
+class RunResults:
+    """Everything a finished (or failed, or running) run reports."""
+
+    schema_version: int = SCHEMA_VERSION
+    mlparse_version: str = ""
+    status: str = RUNNING  # running | complete | failed
+    error: Optional[str] = None  # message when status == failed
+    recipe: str = ""  # recipe name, e.g. "hebrew"
+    recipe_hash: str = ""  # sha256 of the resolved recipe
+    run_id: str = ""
+    task: str = "constituency"  # constituency | dependency
+    model: str = "span"  # span | label-attention | biaffine
+    system: str = ""  # display name, e.g. "mlparse span (CharLSTM)"
+    dataset: str = ""  # treebank family and set, e.g. "ptb", "ptb-sample", "spmrl", "free"
+    language: str = ""  # e.g. "english", "hebrew"
+    dev: Optional[SplitScores] = None
+    test: Optional[SplitScores] = None
+    parse_sentences_per_second: Optional[float] = None
+    training_seconds: Optional[float] = None
+    epochs: Optional[float] = None
+    best_step: Optional[int] = None
+    hardware: Dict[str, Any] = field(default_factory=dict)  # device, gpu name, cpu count
+    versions: Dict[str, str] = field(default_factory=dict)  # python, torch, mlparse
+    started_at: Optional[str] = None  # ISO 8601
+    finished_at: Optional[str] = None
+
+    def to_json_dict(self) -> Dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json_dict(cls, data: Dict[str, Any]) -> "RunResults":
+        """Tolerant load: unknown keys are ignored, missing ones take defaults."""
+        known = {f for f in cls.__dataclass_fields__}
+        kwargs = {k: v for k, v in data.items() if k in known}
+        for split in ("dev", "test"):
+            value = kwargs.get(split)
+            if isinstance(value, dict):
+                split_known = set(SplitScores.__dataclass_fields__)
+                kwargs[split] = SplitScores(**{k: v for k, v in value.items() if k in split_known})
+            elif value is not None:
+                kwargs[split] = None
+        return cls(**kwargs)
+
+
+@dataclass
+class LogEntry:
+    """One line of ``log.jsonl``: a dev evaluation during training."""
+
+    step: int  # optimizer updates so far
+    epoch: float  # fractional epoch
+    dev_f1: float
+    lr: float
+    train_loss: Optional[float] = None
+    elapsed_seconds: Optional[float] = None
+    best: bool = False  # this evaluation produced the new best checkpoint

@@ -1,0 +1,1 @@
+"""mlparse.structs"""
