@@ -1,0 +1,258 @@
+"""Multi-head self-attention, factored into content and position parts (Kitaev & Klein 2018, §2.2.1, §3).
+
+In factored mode an input vector ``x = [x_c ; x_p]`` (content first, then position) is
+only ever multiplied by block-diagonal matrices. For every head, the query is
+``q = [x_c W_Q^c ; x_p W_Q^p]`` with ``d_k / 2`` coordinates per half, likewise the key
+and the value (``d_v / 2`` per half), so that ``q . k = q_c . k_c + q_p . k_p``. The
+attended content values are projected back to the content half of the output (``W_O^c``)
+and the attended position values to the position half (``W_O^p``).
+
+Test-time analysis (§4 of the paper) is built in:
+
+* ``ablate``: a set drawn from ``{"content", "position"}``; the named part of ``q . k`` is
+  dropped (both: all logits are 0, attention is uniform over the allowed keys). Values are
+  untouched. Only meaningful in factored mode.
+* ``window``: an :class:`AttentionWindow`; *strict* lets position i attend to j only when
+  ``|i - j| <= size``; *relaxed* also lets the start token, the first word, the last word
+  and the stop token of each sentence attend to and be attended by every position (the four
+  "global" positions of the paper's Table 2).
+
+Both can be set as module attributes (``module.ablate``, ``module.window``) or passed to
+``forward`` for a single call.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+ABLATION_PARTS: frozenset[str] = frozenset({"content", "position"})
+
+
+@dataclass(frozen=True)
+class AttentionWindow:
+    """Restrict attention to a window of ``size`` positions on each side.
+
+    ``relaxed=False`` (strict): i may attend to j only if ``|i - j| <= size``.
+    ``relaxed=True``: additionally, the start token (position 0), the first word (1), the
+    last word (n) and the stop token (n + 1) of each sentence attend to, and are attended
+    by, every real position.
+    """
+
+    size: int
+    relaxed: bool = False
+
+    def __post_init__(self) -> None:
+        if self.size < 0:
+            raise ValueError(f"attention window size must be >= 0, got {self.size}")
+
+
+def check_ablation(ablate: AbstractSet[str] | None) -> frozenset[str]:
+    """Validate an ablation set and return it frozen (``None`` -> empty set)."""
+    parts = frozenset(ablate or ())
+    unknown = parts - ABLATION_PARTS
+    if unknown:
+        raise ValueError(
+            f"unknown attention ablation {sorted(unknown)}; valid parts: {sorted(ABLATION_PARTS)}"
+        )
+    return parts
+
+
+def allowed_pairs(mask: Tensor, window: AttentionWindow | None = None) -> Tensor:
+    """Which (query, key) pairs may attend.
+
+    Input ``mask: BoolTensor[B, T]`` (True on real positions, start/stop included).
+    Output ``BoolTensor[B, T, T]``: ``[b, i, j]`` is True when query i may attend to key j.
+    Keys on padding are never allowed. Query rows that would have no allowed key at all
+    (possible only for padding queries under a window) allow every real key instead, so
+    that softmax stays finite; those rows are padding and are ignored downstream.
+    """
+    batch, length = mask.shape
+    allowed = mask.unsqueeze(1).expand(batch, length, length)
+    if window is not None:
+        pos = torch.arange(length, device=mask.device)
+        near = (pos.unsqueeze(0) - pos.unsqueeze(1)).abs() <= window.size  # [T, T]
+        near = near.unsqueeze(0).expand(batch, length, length)
+        if window.relaxed:
+            n_real = mask.sum(dim=1)  # n + 2
+            last = (n_real - 1).unsqueeze(1)  # stop token index n + 1
+            pos_b = pos.unsqueeze(0)
+            is_global = (pos_b <= 1) | (pos_b >= last - 1)  # start, first word, last word, stop
+            is_global = is_global & mask
+            near = near | is_global.unsqueeze(2) | is_global.unsqueeze(1)
+        allowed = allowed & near
+    empty_row = ~allowed.any(dim=-1, keepdim=True)
+    allowed = allowed | (empty_row & mask.unsqueeze(1))
+    return allowed
+
+
+class FactoredMultiHeadAttention(nn.Module):
+    """Multi-head self-attention over ``[content ; position]`` vectors.
+
+    Args:
+        d_content: size of the content half of the model vectors.
+        d_position: size of the position half (in unfactored mode the model size is simply
+            ``d_content + d_position``; ``d_position`` may then be 0).
+        n_heads: number of heads (Table 8: 8).
+        d_k: query/key size per head (64); split ``d_k/2`` content + ``d_k/2`` position when factored.
+        d_v: value size per head (64); split likewise.
+        attention_dropout: dropout on the attention probabilities (0.2).
+        factored: block-diagonal projections (True) or ordinary multi-head attention (False).
+
+    The heads' outputs are concatenated and projected (equivalent to the paper's sum of
+    per-head ``W_O`` projections). Logits are scaled by ``1 / sqrt(d_k)``.
+
+    Inputs: ``x: Tensor[B, T, d_model]``, ``mask: BoolTensor[B, T]``.
+    Output: ``Tensor[B, T, d_model]`` (the sublayer output, before residual and LayerNorm).
+    When ``record_attention`` is True, the attention probabilities of the last call are kept
+    in ``last_attention: Tensor[B, n_heads, T, T]`` (before attention dropout).
+    """
+
+    def __init__(
+        self,
+        d_content: int,
+        d_position: int,
+        n_heads: int = 8,
+        d_k: int = 64,
+        d_v: int = 64,
+        attention_dropout: float = 0.2,
+        factored: bool = True,
+    ) -> None:
+        super().__init__()
+        if factored and (d_k % 2 or d_v % 2):
+            raise ValueError(f"factored attention needs even d_k and d_v, got d_k={d_k}, d_v={d_v}")
+        if factored and (d_content <= 0 or d_position <= 0):
+            raise ValueError("factored attention needs d_content > 0 and d_position > 0")
+        self.d_content = d_content
+        self.d_position = d_position
+        self.d_model = d_content + d_position
+        self.n_heads = n_heads
+        self.d_k = d_k
+        self.d_v = d_v
+        self.factored = factored
+        self.attention_dropout = attention_dropout
+        self.scale = 1.0 / math.sqrt(d_k)
+        self.ablate: frozenset[str] = frozenset()
+        self.window: AttentionWindow | None = None
+        self.record_attention = False
+        self.last_attention: Tensor | None = None
+        self.use_sdpa = True
+        if factored:
+            hk, hv = n_heads * (d_k // 2), n_heads * (d_v // 2)
+            self.w_q_content = nn.Linear(d_content, hk, bias=False)
+            self.w_k_content = nn.Linear(d_content, hk, bias=False)
+            self.w_v_content = nn.Linear(d_content, hv, bias=False)
+            self.w_q_position = nn.Linear(d_position, hk, bias=False)
+            self.w_k_position = nn.Linear(d_position, hk, bias=False)
+            self.w_v_position = nn.Linear(d_position, hv, bias=False)
+            self.w_o_content = nn.Linear(hv, d_content, bias=False)
+            self.w_o_position = nn.Linear(hv, d_position, bias=False)
+        else:
+            self.w_q = nn.Linear(self.d_model, n_heads * d_k, bias=False)
+            self.w_k = nn.Linear(self.d_model, n_heads * d_k, bias=False)
+            self.w_v = nn.Linear(self.d_model, n_heads * d_v, bias=False)
+            self.w_o = nn.Linear(n_heads * d_v, self.d_model, bias=False)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Xavier-normal initialisation of every projection."""
+        for module in self.modules():
+            if isinstance(module, nn.Linear):
+                nn.init.xavier_normal_(module.weight)
+
+    def _heads(self, y: Tensor, d: int) -> Tensor:
+        """[B, T, H * d] -> [B, H, T, d]."""
+        batch, length, _ = y.shape
+        return y.view(batch, length, self.n_heads, d).transpose(1, 2)
+
+    def project_qkv(self, x: Tensor, ablate: AbstractSet[str] = frozenset()) -> tuple[Tensor, Tensor, Tensor]:
+        """Per-head queries, keys and values.
+
+        Input ``x: Tensor[B, T, d_model]``. Output ``q, k: Tensor[B, H, T, d_k]`` and
+        ``v: Tensor[B, H, T, d_v]``. In factored mode the first half of each head's last
+        dimension is the content part and the second half the position part. Ablated parts
+        are zeroed in ``q`` only (which drops them from ``q . k``).
+        """
+        if x.shape[-1] != self.d_model:
+            raise ValueError(f"attention input has {x.shape[-1]} features, expected d_model={self.d_model}")
+        if not self.factored:
+            if ablate:
+                raise ValueError("attention ablation needs a factored model (content and position kept apart)")
+            return (
+                self._heads(self.w_q(x), self.d_k),
+                self._heads(self.w_k(x), self.d_k),
+                self._heads(self.w_v(x), self.d_v),
+            )
+        x_c, x_p = x[..., : self.d_content], x[..., self.d_content :]
+        hk, hv = self.d_k // 2, self.d_v // 2
+        q_c, q_p = self._heads(self.w_q_content(x_c), hk), self._heads(self.w_q_position(x_p), hk)
+        if "content" in ablate:
+            q_c = torch.zeros_like(q_c)
+        if "position" in ablate:
+            q_p = torch.zeros_like(q_p)
+        q = torch.cat([q_c, q_p], dim=-1)
+        k = torch.cat([self._heads(self.w_k_content(x_c), hk), self._heads(self.w_k_position(x_p), hk)], dim=-1)
+        v = torch.cat([self._heads(self.w_v_content(x_c), hv), self._heads(self.w_v_position(x_p), hv)], dim=-1)
+        return q, k, v
+
+    def _resolve(
+        self, ablate: AbstractSet[str] | None, window: AttentionWindow | None
+    ) -> tuple[frozenset[str], AttentionWindow | None]:
+        parts = check_ablation(self.ablate if ablate is None else ablate)
+        return parts, (self.window if window is None else window)
+
+    def attention_logits(
+        self,
+        x: Tensor,
+        mask: Tensor,
+        ablate: AbstractSet[str] | None = None,
+        window: AttentionWindow | None = None,
+    ) -> Tensor:
+        """Scaled logits ``q . k / sqrt(d_k)``: ``Tensor[B, H, T, T]``, disallowed pairs = -inf."""
+        parts, win = self._resolve(ablate, window)
+        q, k, _ = self.project_qkv(x, parts)
+        logits = torch.matmul(q, k.transpose(-1, -2)) * self.scale
+        allowed = allowed_pairs(mask, win).unsqueeze(1)
+        return logits.masked_fill(~allowed, float("-inf"))
+
+    def _combine(self, out: Tensor) -> Tensor:
+        """[B, H, T, d_v] -> [B, T, d_model] through the output projection(s)."""
+        batch, _, length, _ = out.shape
+        if not self.factored:
+            return self.w_o(out.transpose(1, 2).reshape(batch, length, self.n_heads * self.d_v))
+        hv = self.d_v // 2
+        out_c = out[..., :hv].transpose(1, 2).reshape(batch, length, self.n_heads * hv)
+        out_p = out[..., hv:].transpose(1, 2).reshape(batch, length, self.n_heads * hv)
+        return torch.cat([self.w_o_content(out_c), self.w_o_position(out_p)], dim=-1)
+
+    def forward(
+        self,
+        x: Tensor,
+        mask: Tensor,
+        ablate: AbstractSet[str] | None = None,
+        window: AttentionWindow | None = None,
+    ) -> Tensor:
+        parts, win = self._resolve(ablate, window)
+        q, k, v = self.project_qkv(x, parts)
+        allowed = allowed_pairs(mask, win).unsqueeze(1)  # [B, 1, T, T]
+        p_drop = self.attention_dropout if self.training else 0.0
+        if self.use_sdpa and not self.record_attention:
+            out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, dropout_p=p_drop, scale=self.scale)
+        else:
+            logits = torch.matmul(q, k.transpose(-1, -2)) * self.scale
+            probs = torch.softmax(logits.masked_fill(~allowed, float("-inf")), dim=-1)
+            if self.record_attention:
+                self.last_attention = probs.detach()
+            out = torch.matmul(F.dropout(probs, p_drop, training=self.training), v)
+        return self._combine(out)
+
+    def extra_repr(self) -> str:
+        return (
+            f"d_content={self.d_content}, d_position={self.d_position}, n_heads={self.n_heads}, "
+            f"d_k={self.d_k}, d_v={self.d_v}, factored={self.factored}"
+        )

@@ -1,0 +1,224 @@
+"""The self-attentive encoder: a stack of (attention, feed-forward) layers, optionally factored.
+
+Each sublayer computes ``LayerNorm(x + Dropout(SubLayer(x)))`` (post-norm, §2.2 of
+Kitaev & Klein 2018). In factored mode the feed-forward sublayer is two independent
+networks, ``d_content -> d_ff/2 -> d_content`` and ``d_position -> d_ff/2 -> d_position``,
+and attention is :class:`FactoredMultiHeadAttention`, so content and position stay in
+their own halves of the vector throughout.
+
+LayerNorm: by default (``partitioned_layer_norm=False``) one LayerNorm normalises the
+whole ``d_model`` vector, as the reference implementation does; with
+``partitioned_layer_norm=True`` the content and position halves are normalised separately,
+so not even normalisation statistics are shared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
+
+import torch
+from torch import Tensor, nn
+
+from mlparse.modules.attention import AttentionWindow, FactoredMultiHeadAttention, check_ablation
+from mlparse.modules.dropout import DropoutKind, make_dropout
+
+
+class PartitionedLayerNorm(nn.Module):
+    """LayerNorm over ``[content ; position]``: joint, or separately per half.
+
+    Input/output ``Tensor[..., d_content + d_position]``.
+    """
+
+    def __init__(self, d_content: int, d_position: int, partitioned: bool) -> None:
+        super().__init__()
+        self.d_content = d_content
+        self.partitioned = partitioned and d_position > 0
+        if self.partitioned:
+            self.content = nn.LayerNorm(d_content)
+            self.position = nn.LayerNorm(d_position)
+        else:
+            self.joint = nn.LayerNorm(d_content + d_position)
+
+    def forward(self, x: Tensor) -> Tensor:
+        if not self.partitioned:
+            return self.joint(x)
+        return torch.cat([self.content(x[..., : self.d_content]), self.position(x[..., self.d_content :])], dim=-1)
+
+
+class PositionwiseFeedForward(nn.Module):
+    """``W2 relu(W1 x + b1) + b2`` at every position, block-diagonal when factored.
+
+    Factored: the content half goes through ``d_content -> d_ff/2 -> d_content`` and the
+    position half through ``d_position -> d_ff/2 -> d_position``. Unfactored:
+    ``d_model -> d_ff -> d_model``. ReLU dropout is applied to the hidden activations.
+
+    Input ``Tensor[B, T, d_model]`` -> ``Tensor[B, T, d_model]`` (sublayer output, before residual).
+    """
+
+    def __init__(
+        self,
+        d_content: int,
+        d_position: int,
+        d_ff: int = 2048,
+        relu_dropout: float = 0.1,
+        factored: bool = True,
+        dropout_kind: DropoutKind = "feature",
+    ) -> None:
+        super().__init__()
+        self.d_content = d_content
+        self.factored = factored
+        d_model = d_content + d_position
+        if factored:
+            if d_ff % 2:
+                raise ValueError(f"factored feed-forward needs an even d_ff, got {d_ff}")
+            self.content = nn.Sequential(
+                nn.Linear(d_content, d_ff // 2), nn.ReLU(), make_dropout(relu_dropout, dropout_kind),
+                nn.Linear(d_ff // 2, d_content),
+            )
+            self.position = nn.Sequential(
+                nn.Linear(d_position, d_ff // 2), nn.ReLU(), make_dropout(relu_dropout, dropout_kind),
+                nn.Linear(d_ff // 2, d_position),
+            )
+        else:
+            self.joint = nn.Sequential(
+                nn.Linear(d_model, d_ff), nn.ReLU(), make_dropout(relu_dropout, dropout_kind),
+                nn.Linear(d_ff, d_model),
+            )
+
+    def forward(self, x: Tensor) -> Tensor:
+        if not self.factored:
+            return self.joint(x)
+        return torch.cat([self.content(x[..., : self.d_content]), self.position(x[..., self.d_content :])], dim=-1)
+
+
+class EncoderLayer(nn.Module):
+    """One encoder layer: attention sublayer, then feed-forward sublayer, each post-norm.
+
+    Inputs ``x: Tensor[B, T, d_model]``, ``mask: BoolTensor[B, T]`` -> ``Tensor[B, T, d_model]``.
+    """
+
+    def __init__(
+        self,
+        d_content: int,
+        d_position: int,
+        n_heads: int = 8,
+        d_k: int = 64,
+        d_v: int = 64,
+        d_ff: int = 2048,
+        attention_dropout: float = 0.2,
+        relu_dropout: float = 0.1,
+        residual_dropout: float = 0.2,
+        factored: bool = True,
+        partitioned_layer_norm: bool = False,
+        dropout_kind: DropoutKind = "feature",
+    ) -> None:
+        super().__init__()
+        self.attention = FactoredMultiHeadAttention(
+            d_content, d_position, n_heads=n_heads, d_k=d_k, d_v=d_v,
+            attention_dropout=attention_dropout, factored=factored,
+        )
+        self.attention_dropout = make_dropout(residual_dropout, dropout_kind)
+        self.attention_norm = PartitionedLayerNorm(d_content, d_position, factored and partitioned_layer_norm)
+        self.feed_forward = PositionwiseFeedForward(
+            d_content, d_position, d_ff=d_ff, relu_dropout=relu_dropout, factored=factored, dropout_kind=dropout_kind,
+        )
+        self.feed_forward_dropout = make_dropout(residual_dropout, dropout_kind)
+        self.feed_forward_norm = PartitionedLayerNorm(d_content, d_position, factored and partitioned_layer_norm)
+
+    def forward(self, x: Tensor, mask: Tensor) -> Tensor:
+        x = self.attention_norm(x + self.attention_dropout(self.attention(x, mask)))
+        return self.feed_forward_norm(x + self.feed_forward_dropout(self.feed_forward(x)))
+
+
+class PartitionedTransformerEncoder(nn.Module):
+    """Stack of ``n_layers`` :class:`EncoderLayer` (Table 8: 8 layers, 8 heads, d_k = d_v = 64, d_ff = 2048).
+
+    Args mirror :class:`EncoderLayer`; ``d_model = d_content + d_position``.
+    ``dropout_kind`` selects per-sentence feature dropout (reference implementation) or
+    element-wise dropout for the residual and ReLU dropouts; attention dropout is always
+    element-wise.
+
+    Inputs: ``x: Tensor[B, T, d_model]``, ``mask: BoolTensor[B, T]`` (True on real positions).
+    Output: ``Tensor[B, T, d_model]``; padding positions are set to 0. Real positions do not
+    depend on padding (keys on padding are masked out of every attention).
+
+    Analysis hooks: :meth:`set_ablation` and :meth:`set_window` configure the attention of
+    chosen layers; :meth:`record_attention` keeps each layer's attention probabilities.
+    """
+
+    def __init__(
+        self,
+        n_layers: int = 8,
+        d_content: int = 512,
+        d_position: int = 512,
+        n_heads: int = 8,
+        d_k: int = 64,
+        d_v: int = 64,
+        d_ff: int = 2048,
+        attention_dropout: float = 0.2,
+        relu_dropout: float = 0.1,
+        residual_dropout: float = 0.2,
+        factored: bool = True,
+        partitioned_layer_norm: bool = False,
+        dropout_kind: DropoutKind = "feature",
+    ) -> None:
+        super().__init__()
+        self.d_content = d_content
+        self.d_position = d_position
+        self.d_model = d_content + d_position
+        self.factored = factored
+        self.layers = nn.ModuleList(
+            EncoderLayer(
+                d_content, d_position, n_heads=n_heads, d_k=d_k, d_v=d_v, d_ff=d_ff,
+                attention_dropout=attention_dropout, relu_dropout=relu_dropout,
+                residual_dropout=residual_dropout, factored=factored,
+                partitioned_layer_norm=partitioned_layer_norm, dropout_kind=dropout_kind,
+            )
+            for _ in range(n_layers)
+        )
+
+    def forward(self, x: Tensor, mask: Tensor) -> Tensor:
+        if x.dim() != 3 or x.shape[-1] != self.d_model:
+            raise ValueError(f"encoder input must be [B, T, {self.d_model}], got {tuple(x.shape)}")
+        if mask.shape != x.shape[:2]:
+            raise ValueError(f"mask must be [B, T] = {tuple(x.shape[:2])}, got {tuple(mask.shape)}")
+        keep = mask.unsqueeze(-1).to(x.dtype)
+        x = x * keep
+        for layer in self.layers:
+            x = layer(x, mask)
+        return x * keep
+
+    # --- analysis hooks -------------------------------------------------------------------
+
+    def set_ablation(self, per_layer: Mapping[int, AbstractSet[str]] | None) -> None:
+        """Drop attention parts in chosen layers, e.g. ``{0: {"content"}, 5: {"position"}}``.
+
+        Layers not named (or ``None``) are restored to full attention.
+        """
+        per_layer = dict(per_layer or {})
+        for index in per_layer:
+            if not 0 <= index < len(self.layers):
+                raise ValueError(f"layer {index} out of range: the encoder has {len(self.layers)} layers")
+        for index, layer in enumerate(self.layers):
+            parts = check_ablation(per_layer.get(index))
+            if parts and not self.factored:
+                raise ValueError("attention ablation needs a factored encoder")
+            layer.attention.ablate = parts
+
+    def set_window(self, window: AttentionWindow | None, layers: list[int] | None = None) -> None:
+        """Apply an attention window to the given layers (all when ``layers`` is None)."""
+        chosen = range(len(self.layers)) if layers is None else layers
+        for index in chosen:
+            self.layers[index].attention.window = window
+
+    def record_attention(self, enabled: bool = True) -> None:
+        """Keep ``layers[i].attention.last_attention`` ([B, H, T, T]) after each forward."""
+        for layer in self.layers:
+            layer.attention.record_attention = enabled
+            if not enabled:
+                layer.attention.last_attention = None
+
+    def attention_maps(self) -> list[Tensor | None]:
+        """The recorded attention probabilities of every layer (``None`` where not recorded)."""
+        return [layer.attention.last_attention for layer in self.layers]
