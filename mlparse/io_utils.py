@@ -11,6 +11,16 @@ from typing import Any, Callable, IO, Union
 PathLike = Union[str, "os.PathLike[str]"]
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+#: mkstemp creates files 0600; finished files get the permissions an ordinary open() would give.
+_FILE_MODE = 0o666 & ~_current_umask()
+
+
 def atomic_write(path: PathLike, write: Callable[[IO[str]], None], encoding: str = "utf-8") -> None:
     """Call ``write(handle)`` on a temporary file beside ``path``, fsync, then rename over ``path``."""
     target = Path(path)
@@ -21,6 +31,7 @@ def atomic_write(path: PathLike, write: Callable[[IO[str]], None], encoding: str
             write(handle)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp_name, _FILE_MODE)
         os.replace(tmp_name, target)
     except BaseException:
         try:
@@ -47,6 +58,7 @@ def atomic_write_bytes(path: PathLike, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp_name, _FILE_MODE)
         os.replace(tmp_name, target)
     except BaseException:
         try:
