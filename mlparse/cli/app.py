@@ -9,3 +9,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+@app.callback()
+def _group() -> None:
+    """Multilingual treebank benchmarking (keeps `mlparse <command>` form even with one command)."""

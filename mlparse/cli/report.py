@@ -1,0 +1,85 @@
+"""``mlparse report``: leaderboards of runs beside published scores, in several formats."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from mlparse.cli.app import app
+
+
+class Format(str, Enum):
+    table = "table"
+    markdown = "markdown"
+    csv = "csv"
+    json = "json"
+    html = "html"
+
+
+class Split(str, Enum):
+    dev = "dev"
+    test = "test"
+
+
+class Select(str, Enum):
+    latest = "latest"
+    best = "best"
+
+
+class Published(str, Enum):
+    matching = "matching"
+    all = "all"
+    none = "none"
+
+
+@app.command()
+def report(
+    runs_dir: Path = typer.Argument(Path("runs"), help="Folder of runs: <recipe>/<run-id>/results.json."),
+    format: Format = typer.Option(Format.table, "--format", "-f", help="Output format."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write to this file instead of the terminal."),
+    split: Split = typer.Option(Split.test, "--split", help="Which split the leaderboards show."),
+    select: Select = typer.Option(Select.latest, "--select",
+                                  help="Per recipe: the latest complete run, or the one best on dev."),
+    published: Published = typer.Option(Published.matching, "--published",
+                                        help="Published rows: for data sets with runs, all tables, or none."),
+    plots: Optional[Path] = typer.Option(None, "--plots",
+                                         help="Also write the PNG plots to this folder (html: <out>_plots/)."),
+) -> None:
+    """Collect every results.json under RUNS_DIR and print or write the leaderboards."""
+    from rich.console import Console
+    from rich.text import Text
+
+    from mlparse.report.model import build_report
+    from mlparse.report.output import render, write_report
+    from mlparse.report.published import PublishedDataError
+
+    errors = Console(stderr=True)
+    if not runs_dir.is_dir():
+        errors.print(Text.assemble(("error: ", "red"), f"runs folder not found: {runs_dir}"))
+        raise typer.Exit(2)
+    try:
+        result = build_report(runs_dir, split=split.value, select=select.value, published_mode=published.value)
+    except PublishedDataError as error:
+        errors.print(Text.assemble(("error: ", "red"), str(error)))
+        raise typer.Exit(2)
+    if out is not None or format != Format.table:  # the terminal table shows them itself
+        for warning in result.all_warnings():
+            errors.print(Text.assemble(("warning: ", "yellow"), warning))
+    if out is not None:
+        written = write_report(result, format.value, out, plots_dir=plots)
+        errors.print(Text(f"wrote {', '.join(str(path) for path in written)}"))
+        return
+    if format == Format.table:
+        from mlparse.report.render_text import print_report
+
+        if plots is not None:
+            from mlparse.report.output import write_plots
+
+            write_plots(result, plots)
+        print_report(result, Console())
+        return
+    sys.stdout.write(render(result, format.value, plots_dir=plots))

@@ -1,0 +1,255 @@
+"""Find run folders and load their ``results.json`` / ``log.jsonl`` tolerantly.
+
+Every run folder becomes a :class:`RunRecord` whatever shape it is in: complete,
+still running, failed, written by an older mlparse, unreadable or invalid.  Problems
+become ``warnings`` on the record (naming the file, and the line for ``log.jsonl``);
+nothing raises.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, fields
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+from mlparse.results import COMPLETE, FAILED, RUNNING, SCHEMA_VERSION, LogEntry, RunResults, SplitScores
+
+RESULTS_FILE = "results.json"
+LOG_FILE = "log.jsonl"
+
+#: States beyond the three written by the trainer.
+UNREADABLE = "unreadable"  # not valid JSON, or not a JSON object, or unreadable bytes
+NO_RESULTS = "no-results"  # log.jsonl without results.json (a run that has not written it yet)
+UNKNOWN = "unknown"  # a status string this version does not know
+KNOWN_STATES = (COMPLETE, RUNNING, FAILED)
+
+_STRING_FIELDS = ("mlparse_version", "status", "error", "recipe", "recipe_hash", "run_id", "task", "model",
+                  "system", "dataset", "language", "started_at", "finished_at")
+_NUMBER_FIELDS = ("parse_sentences_per_second", "training_seconds", "epochs")
+_INT_FIELDS = ("schema_version", "best_step")
+_DICT_FIELDS = ("hardware", "versions")
+_SPLIT_NUMBER_FIELDS = ("recall", "precision", "f1", "complete_match", "tagging_accuracy", "uas", "las")
+_SPLIT_INT_FIELDS = ("sentences", "error_sentences", "skip_sentences")
+
+
+@dataclass
+class RunRecord:
+    """One run folder as found on disk."""
+
+    run_dir: Path
+    recipe: str
+    run_id: str
+    state: str  # complete | running | failed | unreadable | no-results | unknown
+    results: Optional[RunResults] = None
+    log: List[LogEntry] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)  # problems worth telling the user about
+    notes: List[str] = field(default_factory=list)  # informational (older schema, defaults taken)
+    modified: float = 0.0  # mtime of results.json (or log.jsonl), a fallback for ordering
+
+    @property
+    def label(self) -> str:
+        return f"{self.recipe}/{self.run_id}"
+
+    @property
+    def error(self) -> Optional[str]:
+        return self.results.error if self.results is not None else None
+
+    def split(self, name: str) -> Optional[SplitScores]:
+        if self.results is None:
+            return None
+        return self.results.dev if name == "dev" else self.results.test if name == "test" else None
+
+    def sort_time(self) -> float:
+        """When the run finished (or started), as a POSIX time; falls back to the file's mtime."""
+        if self.results is not None:
+            for stamp in (self.results.finished_at, self.results.started_at):
+                parsed = _parse_time(stamp)
+                if parsed is not None:
+                    return parsed
+        return self.modified
+
+
+def _parse_time(stamp: Optional[str]) -> Optional[float]:
+    if not stamp:
+        return None
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _clean_fields(data: Dict[str, Any], where: str, problems: List[str],
+                  strings: Tuple[str, ...], numbers: Tuple[str, ...], ints: Tuple[str, ...],
+                  dicts: Tuple[str, ...] = ()) -> Dict[str, Any]:
+    """Drop values of the wrong type, saying so; keep the rest unchanged."""
+    clean = dict(data)
+    for name, value in data.items():
+        if value is None:
+            continue
+        if name in strings and not isinstance(value, str):
+            problems.append(f"{where}{name}: expected a string, got {value!r}; ignored")
+        elif name in numbers and not _is_number(value):
+            problems.append(f"{where}{name}: expected a number, got {value!r}; ignored")
+        elif name in ints and not (_is_number(value) and float(value).is_integer()):
+            problems.append(f"{where}{name}: expected an integer, got {value!r}; ignored")
+        elif name in dicts and not isinstance(value, dict):
+            problems.append(f"{where}{name}: expected an object, got {value!r}; ignored")
+        else:
+            if name in ints:
+                clean[name] = int(value)
+            continue
+        del clean[name]
+    return clean
+
+
+def parse_results(data: Any, path: Path) -> Tuple[Optional[RunResults], List[str], List[str]]:
+    """Validate a decoded ``results.json``; returns (results or None, warnings, notes)."""
+    warnings: List[str] = []
+    notes: List[str] = []
+    if not isinstance(data, dict):
+        warnings.append(f"{path}: expected a JSON object, found {type(data).__name__}")
+        return None, warnings, notes
+    known = {f.name for f in fields(RunResults)}
+    unknown = sorted(set(data) - known)
+    version = data.get("schema_version")
+    if version is None:
+        notes.append("no schema_version (written by an older mlparse); missing fields are left empty")
+    elif _is_number(version) and version > SCHEMA_VERSION:
+        warnings.append(f"{path}: schema_version {version} is newer than this mlparse reads ({SCHEMA_VERSION})")
+    elif _is_number(version) and version < SCHEMA_VERSION:
+        notes.append(f"schema_version {version} (older); missing fields are left empty")
+    if unknown:
+        notes.append(f"fields not known to this version, not shown: {', '.join(unknown)}")
+    clean = _clean_fields({k: v for k, v in data.items() if k in known}, f"{path}: ", warnings,
+                          _STRING_FIELDS, _NUMBER_FIELDS, _INT_FIELDS, _DICT_FIELDS)
+    for split in ("dev", "test"):
+        value = clean.get(split)
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            warnings.append(f"{path}: {split}: expected an object of scores, got {value!r}; ignored")
+            clean[split] = None
+            continue
+        split_known = {f.name for f in fields(SplitScores)}
+        split_clean = _clean_fields({k: v for k, v in value.items() if k in split_known}, f"{path}: {split}.",
+                                    warnings, (), _SPLIT_NUMBER_FIELDS, _SPLIT_INT_FIELDS)
+        clean[split] = split_clean
+    if "schema_version" not in clean:
+        clean["schema_version"] = 0  # unknown / older than versioning
+    if "status" not in clean:
+        # Older results files predate the status field; scores mean the run finished.
+        has_scores = any(isinstance(clean.get(s), dict) and clean[s] for s in ("dev", "test"))
+        clean["status"] = COMPLETE if has_scores else RUNNING
+        notes.append(f"no status field; taken as {clean['status']!r}")
+    return RunResults.from_json_dict(clean), warnings, notes
+
+
+def read_log(path: Path) -> Tuple[List[LogEntry], List[str]]:
+    """Read ``log.jsonl``; bad lines are skipped with a warning naming ``file:line``."""
+    entries: List[LogEntry] = []
+    warnings: List[str] = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return entries, [f"{path}: cannot read: {error}"]
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as error:
+            last = number == len(lines) and not text.endswith("\n")
+            reason = "incomplete last line (still being written?)" if last else f"invalid JSON ({error.msg})"
+            warnings.append(f"{path}:{number}: {reason}; line skipped")
+            continue
+        if not isinstance(data, dict):
+            warnings.append(f"{path}:{number}: expected a JSON object; line skipped")
+            continue
+        step, dev_f1 = data.get("step"), data.get("dev_f1")
+        if not (_is_number(step) and _is_number(dev_f1)):
+            warnings.append(f"{path}:{number}: needs numeric 'step' and 'dev_f1'; line skipped")
+            continue
+        epoch, lr = data.get("epoch"), data.get("lr")
+        loss, elapsed = data.get("train_loss"), data.get("elapsed_seconds")
+        entries.append(LogEntry(
+            step=int(step),
+            epoch=float(epoch) if _is_number(epoch) else math.nan,
+            dev_f1=float(dev_f1),
+            lr=float(lr) if _is_number(lr) else math.nan,
+            train_loss=float(loss) if _is_number(loss) else None,
+            elapsed_seconds=float(elapsed) if _is_number(elapsed) else None,
+            best=bool(data.get("best", False)),
+        ))
+    return entries, warnings
+
+
+def load_run(run_dir: Path, runs_dir: Optional[Path] = None) -> RunRecord:
+    """Load one run folder (``results.json`` and ``log.jsonl``, either may be missing)."""
+    relative = run_dir.relative_to(runs_dir) if runs_dir is not None and run_dir != runs_dir else Path(run_dir.name)
+    parts = relative.parts
+    recipe = parts[0] if len(parts) >= 2 else (run_dir.parent.name or "?")
+    run_id = "/".join(parts[1:]) if len(parts) >= 2 else run_dir.name
+    record = RunRecord(run_dir=run_dir, recipe=recipe, run_id=run_id, state=NO_RESULTS)
+    results_path = run_dir / RESULTS_FILE
+    log_path = run_dir / LOG_FILE
+    if log_path.is_file():
+        record.log, log_warnings = read_log(log_path)
+        record.warnings.extend(log_warnings)
+        record.modified = log_path.stat().st_mtime
+    if not results_path.is_file():
+        record.warnings.append(f"{run_dir}: no {RESULTS_FILE} (run not started properly, or still starting)")
+        return record
+    record.modified = results_path.stat().st_mtime
+    try:
+        data = json.loads(results_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        record.state = UNREADABLE
+        record.warnings.append(f"{results_path}:{error.lineno}:{error.colno}: invalid JSON ({error.msg})")
+        return record
+    except (OSError, UnicodeDecodeError) as error:
+        record.state = UNREADABLE
+        record.warnings.append(f"{results_path}: cannot read: {error}")
+        return record
+    results, warnings, notes = parse_results(data, results_path)
+    record.warnings.extend(warnings)
+    record.notes.extend(notes)
+    if results is None:
+        record.state = UNREADABLE
+        return record
+    record.results = results
+    results.recipe = results.recipe or record.recipe
+    results.run_id = results.run_id or record.run_id
+    record.recipe, record.run_id = results.recipe, results.run_id
+    if results.status in KNOWN_STATES:
+        record.state = results.status
+    else:
+        record.state = UNKNOWN
+        record.warnings.append(f"{results_path}: unknown status {results.status!r}")
+    if record.state == FAILED and not results.error:
+        record.notes.append("failed without an error message")
+    return record
+
+
+def find_run_dirs(runs_dir: Path) -> List[Path]:
+    """Folders under ``runs_dir`` holding ``results.json`` or ``log.jsonl``, sorted by path."""
+    found = {path.parent for pattern in (RESULTS_FILE, LOG_FILE) for path in runs_dir.rglob(pattern)
+             if path.is_file()}
+    return sorted(found, key=lambda path: path.as_posix())
+
+
+def collect_runs(runs_dir: Path) -> List[RunRecord]:
+    """Every run under ``runs_dir`` (layout ``<recipe>/<run-id>/``), sorted by recipe then run id."""
+    runs_dir = Path(runs_dir)
+    records = [load_run(run_dir, runs_dir) for run_dir in find_run_dirs(runs_dir)]
+    return sorted(records, key=lambda record: (record.recipe, record.run_id, record.run_dir.as_posix()))

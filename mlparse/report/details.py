@@ -1,0 +1,77 @@
+"""Per-run details: one row per run folder, shared by every renderer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Tuple
+
+from mlparse.report.collect import RunRecord
+from mlparse.report.model import Report, fmt_duration, fmt_hardware, fmt_score, fmt_speed
+
+#: Split metrics in display order, with their column names.
+SPLIT_METRICS: Tuple[Tuple[str, str], ...] = (
+    ("recall", "LR"), ("precision", "LP"), ("f1", "F1"), ("complete_match", "CM"),
+    ("tagging_accuracy", "Tag"), ("uas", "UAS"), ("las", "LAS"),
+)
+#: Shown even when no run has them (the constituency core); the rest only when some run has a value.
+ALWAYS = ("recall", "precision", "f1", "complete_match")
+
+
+@dataclass
+class DetailColumn:
+    header: str
+    get: Callable[[RunRecord], str]
+    numeric: bool = True
+
+
+def _split_value(split: str, metric: str) -> Callable[[RunRecord], str]:
+    def get(record: RunRecord) -> str:
+        scores = record.split(split)
+        return fmt_score(getattr(scores, metric, None) if scores is not None else None)
+    return get
+
+
+def _has_value(records: List[RunRecord], split: str, metric: str) -> bool:
+    return any(getattr(record.split(split), metric, None) is not None for record in records)
+
+
+def _text(get: Callable[[RunRecord], Optional[str]]) -> Callable[[RunRecord], str]:
+    return lambda record: get(record) or "–"
+
+
+def detail_columns(report: Report) -> List[DetailColumn]:
+    """Columns for the run table; optional metrics appear only when some run reports them."""
+    records = report.records
+    columns = [
+        DetailColumn("Run", lambda r: r.label + (" *" if r.label in report.selected else ""), numeric=False),
+        DetailColumn("State", lambda r: r.state, numeric=False),
+        DetailColumn("System", _text(lambda r: r.results.system if r.results else None), numeric=False),
+        DetailColumn("Data", _text(lambda r: f"{r.results.dataset or '?'}/{r.results.language or '?'}"
+                                   if r.results else None), numeric=False),
+    ]
+    for split in ("dev", "test"):
+        for metric, name in SPLIT_METRICS:
+            if metric in ALWAYS or _has_value(records, split, metric):
+                columns.append(DetailColumn(f"{split.capitalize()} {name}", _split_value(split, metric)))
+    columns += [
+        DetailColumn("Speed", lambda r: fmt_speed(r.results.parse_sentences_per_second if r.results else None)),
+        DetailColumn("Train time", lambda r: fmt_duration(r.results.training_seconds if r.results else None)),
+        DetailColumn("Hardware", lambda r: fmt_hardware(r.results.hardware) if r.results else "–", numeric=False),
+    ]
+    return columns
+
+
+def detail_table(report: Report) -> Tuple[List[str], List[List[str]]]:
+    """(headers, rows of strings) for the run table, runs sorted by recipe then run id."""
+    columns = detail_columns(report)
+    return [c.header for c in columns], [[c.get(record) for c in columns] for record in report.records]
+
+
+def run_messages(record: RunRecord) -> List[str]:
+    """Error, warnings and notes of one run, in that order."""
+    messages = []
+    if record.error:
+        messages.append(f"error: {record.error}")
+    messages += [f"warning: {warning}" for warning in record.warnings]
+    messages += [f"note: {note}" for note in record.notes]
+    return messages

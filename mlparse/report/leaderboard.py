@@ -1,0 +1,230 @@
+"""Leaderboards: one table per (task, split, dataset, metric), columns keyed by language.
+
+Measured rows come from runs (one run per recipe, the latest or the best on dev);
+published rows come from :mod:`mlparse.report.published`.  Scores from different
+data sets never share a table, so a score on the free WSJ sample never sits in
+the same column as a full-PTB score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from mlparse.report.collect import RunRecord
+from mlparse.report.published import Citation, ColumnKey, PublishedRow, PublishedScores
+from mlparse.results import COMPLETE
+
+MEASURED, PUBLISHED = "measured", "published"
+SELECT_MODES = ("latest", "best")
+PUBLISHED_MODES = ("matching", "all", "none")
+
+#: The metrics a leaderboard shows, per task (dev-selection uses the first).
+TASK_METRICS: Dict[str, Tuple[str, ...]] = {"constituency": ("f1",), "dependency": ("las", "uas")}
+METRIC_NAMES = {"f1": "F1", "recall": "LR", "precision": "LP", "uas": "UAS", "las": "LAS",
+                "complete_match": "CM", "tagging_accuracy": "Tag"}
+
+
+@dataclass
+class Cell:
+    """One score; ``state`` marks a run that is not complete (its value, if any, is provisional)."""
+
+    value: Optional[float] = None
+    state: Optional[str] = None
+    run: Optional[str] = None  # "recipe/run-id" for measured cells
+    note: Optional[str] = None  # published footnote
+
+
+@dataclass
+class LeaderboardRow:
+    system: str
+    kind: str  # measured | published
+    source: str  # "recipe/run-id, …" or the citation's short form
+    cells: Dict[str, Cell]  # language → cell
+    average: Optional[float] = None
+    citation: Optional[Citation] = None
+    group: Optional[str] = None
+
+
+@dataclass
+class Leaderboard:
+    task: str
+    split: str
+    dataset: str
+    metric: str
+    languages: List[str]
+    rows: List[LeaderboardRow]  # published (paper order) first, then measured (by system)
+    delta: Dict[str, float] = field(default_factory=dict)  # language → ours − best previous
+    delta_average: Optional[float] = None
+
+    @property
+    def title(self) -> str:
+        return f"{self.task} · {self.dataset} · {self.split} · {METRIC_NAMES.get(self.metric, self.metric)}"
+
+    @property
+    def show_average(self) -> bool:
+        return len(self.languages) > 1
+
+    def measured_rows(self) -> List[LeaderboardRow]:
+        return [row for row in self.rows if row.kind == MEASURED]
+
+    def published_rows(self) -> List[LeaderboardRow]:
+        return [row for row in self.rows if row.kind == PUBLISHED]
+
+
+def average(values: Mapping[str, Optional[float]], languages: Sequence[str]) -> Optional[float]:
+    """Mean over ``languages``; None unless every language has a value (as in the papers' Avg)."""
+    picked = [values.get(language) for language in languages]
+    if not picked or any(value is None for value in picked):
+        return None
+    return sum(picked) / len(picked)  # type: ignore[arg-type]
+
+
+def best_previous_delta(ours: Mapping[ColumnKey, Optional[float]],
+                        previous: Iterable[Mapping[ColumnKey, Optional[float]]],
+                        columns: Sequence[ColumnKey]) -> Dict[ColumnKey, float]:
+    """Per column: ours − the best previous value (only where both exist), as Table 7's Δ row."""
+    previous = list(previous)
+    delta: Dict[ColumnKey, float] = {}
+    for column in columns:
+        mine = ours.get(column)
+        theirs = [row[column] for row in previous if row.get(column) is not None]
+        if mine is not None and theirs:
+            delta[column] = mine - max(theirs)  # type: ignore[type-var]
+    return delta
+
+
+def primary_metric(task: str) -> str:
+    return TASK_METRICS.get(task, ("f1",))[0]
+
+
+def _metric_value(record: RunRecord, split: str, metric: str) -> Optional[float]:
+    scores = record.split(split)
+    return getattr(scores, metric, None) if scores is not None else None
+
+
+def select_runs(records: Sequence[RunRecord], mode: str = "latest") -> List[RunRecord]:
+    """One run per recipe: the latest complete run, or the complete run best on dev.
+
+    A recipe without a complete run is represented by its latest run of any state, so
+    that a running or failed experiment still shows up (with its state).
+    """
+    if mode not in SELECT_MODES:
+        raise ValueError(f"unknown selection {mode!r}; choose one of {SELECT_MODES}")
+    by_recipe: Dict[str, List[RunRecord]] = {}
+    for record in records:
+        if record.results is not None:
+            by_recipe.setdefault(record.recipe, []).append(record)
+    chosen = []
+    for recipe in sorted(by_recipe):
+        runs = by_recipe[recipe]
+        complete = [run for run in runs if run.state == COMPLETE]
+        pool = complete or runs
+        if mode == "best" and complete:
+            def key(run: RunRecord) -> Tuple[float, float]:
+                value = _metric_value(run, "dev", primary_metric(run.results.task))  # type: ignore[union-attr]
+                return (value if value is not None else float("-inf"), run.sort_time())
+        else:
+            def key(run: RunRecord) -> Tuple[float, float]:
+                return (run.sort_time(), 0.0)
+        chosen.append(max(pool, key=key))
+    return chosen
+
+
+def _system_name(record: RunRecord) -> str:
+    results = record.results
+    assert results is not None
+    return results.system or f"mlparse {results.model}"
+
+
+def _measured_rows(runs: Sequence[RunRecord], task: str, split: str, dataset: str, metric: str,
+                   warnings: List[str]) -> List[LeaderboardRow]:
+    rows: Dict[str, LeaderboardRow] = {}
+    for record in runs:
+        results = record.results
+        if results is None or results.task != task or (results.dataset or "?") != dataset:
+            continue
+        language = results.language or "?"
+        name = _system_name(record)
+        row = rows.setdefault(name, LeaderboardRow(system=name, kind=MEASURED, source="", cells={}))
+        value = _metric_value(record, split, metric)
+        state = None if record.state == COMPLETE and value is not None else (
+            record.state if record.state != COMPLETE else f"no {split} scores")
+        cell = Cell(value=value, state=state, run=record.label)
+        existing = row.cells.get(language)
+        if existing is not None:
+            keep, drop = (existing, cell) if (existing.value or -1.0) >= (value or -1.0) else (cell, existing)
+            warnings.append(f"{task}/{dataset}/{language}: runs {keep.run} and {drop.run} both report "
+                            f"system {name!r}; the leaderboard shows {keep.run} (both are in the run details)")
+            cell = keep
+        row.cells[language] = cell
+    for row in rows.values():
+        row.source = ", ".join(sorted(cell.run for cell in row.cells.values() if cell.run))
+    return [rows[name] for name in sorted(rows)]
+
+
+def _published_rows(rows: Sequence[PublishedRow], dataset: str, metric: str) -> List[LeaderboardRow]:
+    result = []
+    for row in rows:
+        cells = {language: Cell(value=metrics[metric], note=row.notes.get(language))
+                 for (row_dataset, language), metrics in row.scores.items()
+                 if row_dataset == dataset and metric in metrics}
+        if cells:
+            result.append(LeaderboardRow(system=row.system, kind=PUBLISHED, source=row.citation.short(),
+                                         cells=cells, citation=row.citation, group=row.group))
+    return result
+
+
+def build_leaderboards(records: Sequence[RunRecord], published: Optional[PublishedScores], split: str = "test",
+                       select: str = "latest", published_mode: str = "matching",
+                       warnings: Optional[List[str]] = None) -> List[Leaderboard]:
+    """All leaderboards for ``split``; ordered by task, then data sets with runs, then the rest."""
+    if published_mode not in PUBLISHED_MODES:
+        raise ValueError(f"unknown published mode {published_mode!r}; choose one of {PUBLISHED_MODES}")
+    warnings = warnings if warnings is not None else []
+    runs = select_runs(records, select)
+    published_rows = published.rows(split=split) if published is not None and published_mode != "none" else []
+    keys: Dict[Tuple[str, str], None] = {}
+    for record in sorted(runs, key=lambda r: (r.results.task, r.results.dataset)):  # type: ignore[union-attr]
+        keys[(record.results.task, record.results.dataset or "?")] = None  # type: ignore[union-attr]
+    if published_mode == "all":
+        for row in published_rows:
+            for dataset, _ in row.scores:
+                keys.setdefault((row.task, dataset), None)
+    boards = []
+    for task, dataset in sorted(keys, key=lambda key: (key[0] != "constituency", key[0])):
+        for metric in TASK_METRICS.get(task, ("f1",)):
+            pub = _published_rows([row for row in published_rows if row.task == task], dataset, metric)
+            measured = _measured_rows(runs, task, split, dataset, metric, warnings)
+            if not pub and not measured:
+                continue
+            languages = list(dict.fromkeys(language for row in pub for language in row.cells))
+            languages += sorted({language for row in measured for language in row.cells} - set(languages))
+            board = Leaderboard(task=task, split=split, dataset=dataset, metric=metric,
+                                languages=languages, rows=pub + measured)
+            for row in board.rows:
+                row.average = average({k: c.value for k, c in row.cells.items() if c.state is None}, languages)
+            _fill_delta(board)
+            boards.append(board)
+    return boards
+
+
+def _fill_delta(board: Leaderboard) -> None:
+    """Δ = best measured − best published, per language and for the average."""
+    measured = [row for row in board.rows if row.kind == MEASURED]
+    published = [row for row in board.rows if row.kind == PUBLISHED]
+    if not measured or not published:
+        return
+    ours: Dict[ColumnKey, Optional[float]] = {}
+    for language in board.languages:
+        values = [row.cells[language].value for row in measured  # complete runs only
+                  if language in row.cells and row.cells[language].state is None
+                  and row.cells[language].value is not None]
+        ours[(board.dataset, language)] = max(values) if values else None  # type: ignore[type-var]
+    previous = [{(board.dataset, k): c.value for k, c in row.cells.items()} for row in published]
+    delta = best_previous_delta(ours, previous, [(board.dataset, language) for language in board.languages])
+    board.delta = {language: value for (_, language), value in delta.items()}
+    our_averages = [row.average for row in measured if row.average is not None]
+    their_averages = [row.average for row in published if row.average is not None]
+    if board.show_average and our_averages and their_averages:
+        board.delta_average = max(our_averages) - max(their_averages)

@@ -1,0 +1,128 @@
+"""The assembled report (what every renderer draws) and the number formats they share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import mlparse
+from mlparse.report.collect import RunRecord, collect_runs
+from mlparse.report.leaderboard import Leaderboard, LeaderboardRow, build_leaderboards
+from mlparse.report.published import Citation, PublishedScores, load_published
+
+
+@dataclass
+class Report:
+    runs_dir: Path
+    split: str
+    select: str
+    records: List[RunRecord]
+    leaderboards: List[Leaderboard]
+    citations: List[Citation]  # cited tables, numbered 1… in order of first use
+    selected: List[str]  # labels ("recipe/run-id") of the runs shown on the leaderboards
+    warnings: List[str] = field(default_factory=list)  # not tied to one run (the runs keep their own)
+    generator: str = f"mlparse {mlparse.__version__}"
+
+    def all_warnings(self) -> List[str]:
+        """Every warning: each run's (in run order), then the report's own."""
+        return [warning for record in self.records for warning in record.warnings] + self.warnings
+
+    def state_counts(self) -> Dict[str, int]:
+        counts: Dict[str, int] = {}
+        for record in self.records:
+            counts[record.state] = counts.get(record.state, 0) + 1
+        return dict(sorted(counts.items()))
+
+    def citation_number(self, citation: Citation) -> int:
+        return [c.table_id for c in self.citations].index(citation.table_id) + 1
+
+
+def build_report(runs_dir: Path, split: str = "test", select: str = "latest", published_mode: str = "matching",
+                 published: Optional[PublishedScores] = None) -> Report:
+    """Collect runs under ``runs_dir`` and build every leaderboard for ``split``."""
+    if split not in ("dev", "test"):
+        raise ValueError(f"unknown split {split!r}; choose dev or test")
+    records = collect_runs(Path(runs_dir))
+    if published is None and published_mode != "none":
+        published = load_published()
+    warnings: List[str] = []
+    boards = build_leaderboards(records, published, split=split, select=select,
+                                published_mode=published_mode, warnings=warnings)
+    citations: Dict[str, Citation] = {}
+    for board in boards:
+        for row in board.rows:
+            if row.citation is not None:
+                citations.setdefault(row.citation.table_id, row.citation)
+    selected = sorted({cell.run for board in boards for row in board.measured_rows()
+                       for cell in row.cells.values() if cell.run})
+    return Report(runs_dir=Path(runs_dir), split=split, select=select, records=records, leaderboards=boards,
+                  citations=list(citations.values()), selected=selected, warnings=warnings)
+
+
+# ----------------------------------------------------------------------------------- formats
+
+def source_text(row: "LeaderboardRow", report: Report) -> str:
+    """Where a leaderboard row comes from: runs, or the cited table (numbered reference)."""
+    if row.citation is None:
+        return row.source
+    text = f"{row.citation.paper.short}, Table {row.citation.table} [{report.citation_number(row.citation)}]"
+    return f"{text}, {row.group}" if row.group else text
+
+
+def citation_text(citation: Citation) -> str:
+    paper = citation.paper
+    return (f"{paper.short}, Table {citation.table} ({citation.split}): {citation.caption}. "
+            f"{paper.reference()}")
+
+
+def summary_line(report: Report) -> str:
+    counts = ", ".join(f"{n} {state}" for state, n in report.state_counts().items()) or "none"
+    return (f"runs: {report.runs_dir} ({len(report.records)} found: {counts}) · split: {report.split} · "
+            f"one run per recipe: {report.select}")
+
+
+def fmt_score(value: Optional[float]) -> str:
+    """Scores in percent, two fixed decimals; ``–`` when absent."""
+    return "–" if value is None else f"{value:.2f}"
+
+
+def fmt_delta(value: Optional[float]) -> str:
+    return "" if value is None else f"{value:+.2f}"
+
+
+def fmt_duration(seconds: Optional[float]) -> str:
+    if seconds is None:
+        return "–"
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h {minutes:02d}m"
+    if minutes:
+        return f"{minutes}m {secs:02d}s"
+    return f"{secs}s"
+
+
+def fmt_speed(value: Optional[float]) -> str:
+    return "–" if value is None else f"{value:.1f} sent/s"
+
+
+def fmt_hardware(hardware: Dict[str, object]) -> str:
+    """A short description: GPU name (or device), then CPU count when known."""
+    if not hardware:
+        return "–"
+    main = next((str(hardware[k]) for k in ("gpu_name", "gpu", "device_name", "device") if hardware.get(k)), "")
+    count = hardware.get("gpu_count") or hardware.get("world_size")
+    if main and isinstance(count, int) and count > 1:
+        main = f"{count}× {main}"
+    cpus = hardware.get("cpu_count") or hardware.get("cpus")
+    parts = [part for part in (main, f"{cpus} CPU" if cpus else "") if part]
+    return ", ".join(parts) if parts else ", ".join(f"{k}={v}" for k, v in sorted(hardware.items()))
+
+
+def cell_text(value: Optional[float], state: Optional[str]) -> str:
+    """A leaderboard cell: the score, with the run state when the run is not complete."""
+    if state is None:
+        return fmt_score(value)
+    return f"{fmt_score(value)} ({state})" if value is not None else f"({state})"

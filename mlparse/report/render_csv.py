@@ -1,0 +1,82 @@
+"""CSV report in long ("tidy") form: one score per line, stable order, fixed decimals.
+
+Columns: section, task, dataset, split, language, system, kind, source, metric, value, state, note.
+``section`` is ``leaderboard`` (including the ``average`` language and the ``delta``
+kind) or ``run`` (every run folder's scores, speed, training time and hardware).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import List, Optional
+
+from mlparse.report.details import SPLIT_METRICS
+from mlparse.report.model import Report, fmt_hardware
+
+HEADER = ["section", "task", "dataset", "split", "language", "system", "kind", "source", "metric", "value",
+          "state", "note"]
+
+
+def _number(value: Optional[float], decimals: int = 2) -> str:
+    return "" if value is None else f"{value:.{decimals}f}"
+
+
+def csv_rows(report: Report) -> List[List[str]]:
+    rows: List[List[str]] = []
+    for board in report.leaderboards:
+        base = ["leaderboard", board.task, board.dataset, board.split]
+        for row in board.rows:
+            source = row.citation.short() if row.citation is not None else row.source
+            for language in board.languages:
+                cell = row.cells.get(language)
+                if cell is None:
+                    continue
+                rows.append(base + [language, row.system, row.kind, cell.run or source, board.metric,
+                                    _number(cell.value), cell.state or "", cell.note or ""])
+            if board.show_average and row.average is not None:
+                rows.append(base + ["average", row.system, row.kind, source, board.metric, _number(row.average), ""])
+        for language in board.languages:
+            if language in board.delta:
+                rows.append(base + [language, "Δ best measured − best published", "delta", "", board.metric,
+                                    _number(board.delta[language]), ""])
+        if board.delta_average is not None:
+            rows.append(base + ["average", "Δ best measured − best published", "delta", "", board.metric,
+                                _number(board.delta_average), ""])
+    for record in report.records:
+        results = record.results
+        task = results.task if results else ""
+        dataset = results.dataset if results else ""
+        language = results.language if results else ""
+        system = results.system if results else ""
+        base = ["run", task, dataset]
+        wrote = False
+        for split in ("dev", "test"):
+            scores = record.split(split)
+            for metric, _ in SPLIT_METRICS:
+                value = getattr(scores, metric, None) if scores is not None else None
+                if value is not None:
+                    rows.append(base + [split, language, system, "measured", record.label, metric,
+                                        _number(value), record.state])
+                    wrote = True
+        if results is not None:
+            extras = [("parse_sentences_per_second", _number(results.parse_sentences_per_second, 1)),
+                      ("training_seconds", _number(results.training_seconds, 0)),
+                      ("hardware", fmt_hardware(results.hardware) if results.hardware else "")]
+            for metric, value in extras:
+                if value:
+                    rows.append(base + ["", language, system, "measured", record.label, metric, value, record.state])
+                    wrote = True
+        if not wrote or record.error or record.warnings:  # every run folder appears, with its state and problems
+            rows.append(base + ["", language, system, "measured", record.label, "", "", record.state,
+                                "; ".join(([record.error] if record.error else []) + record.warnings)])
+    width = len(HEADER)
+    return [row + [""] * (width - len(row)) for row in rows]
+
+
+def render_csv(report: Report) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(HEADER)
+    writer.writerows(csv_rows(report))
+    return buffer.getvalue()

@@ -1,0 +1,109 @@
+"""Terminal report: rich tables (measured rows bold cyan, published plain, Δ coloured)."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from mlparse.report.details import detail_columns, detail_table, run_messages
+from mlparse.report.leaderboard import MEASURED, Leaderboard
+from mlparse.report.model import Report, cell_text, citation_text, fmt_delta, fmt_score, source_text, summary_line
+
+
+def leaderboard_table(board: Leaderboard, report: Report) -> Table:
+    table = Table(title=board.title, title_justify="left", header_style="bold", show_lines=False)
+    table.add_column("System", min_width=12, max_width=34)
+    table.add_column("Source", style="dim", min_width=8, max_width=30)
+    for language in board.languages:
+        table.add_column(language.capitalize(), justify="right", no_wrap=True, min_width=5)
+    if board.show_average:
+        table.add_column("Avg", justify="right", no_wrap=True, min_width=5)
+    for row in board.rows:
+        measured = row.kind == MEASURED
+        cells = []
+        for language in board.languages:
+            cell = row.cells.get(language)
+            text = cell_text(cell.value, cell.state) if cell else "–"
+            style = "yellow" if cell and cell.state else ""
+            cells.append(Text(text + ("†" if cell and cell.note else ""), style=style))
+        if board.show_average:
+            cells.append(Text(fmt_score(row.average)))
+        source = f"run {row.source}" if measured else f"[{report.citation_number(row.citation)}]" + (
+            f" {row.group}" if row.group else "") if row.citation is not None else row.source
+        table.add_row(Text(row.system), source, *cells,
+                      style="bold cyan" if measured else None, end_section=False)
+    if board.delta:
+        values = [board.delta.get(language) for language in board.languages]
+        if board.show_average:
+            values.append(board.delta_average)
+        cells = [Text(fmt_delta(v), style="green" if v is not None and v >= 0 else "red") for v in values]
+        table.add_section()
+        table.add_row(Text("Δ best measured − best published", style="italic"), "", *cells)
+    return table
+
+
+INFO_HEADERS = ("System", "Speed", "Train time", "Hardware")
+
+
+def runs_tables(report: Report) -> list:
+    """The run details as two tables (scores; system, speed and hardware) to fit a terminal."""
+    headers, rows = detail_table(report)
+    columns = detail_columns(report)
+    styles = [None if record.state == "complete" else "yellow" for record in report.records]
+    tables = []
+    for title, keep in (("Runs: scores (* shown on the leaderboards)", lambda h: h not in INFO_HEADERS),
+                        ("Runs: system, speed, hardware", lambda h: h in INFO_HEADERS or h == "Run")):
+        picked = [i for i, header in enumerate(headers) if keep(header)]
+        table = Table(title=title, title_justify="left", header_style="bold")
+        for i in picked:
+            table.add_column(headers[i], justify="right" if columns[i].numeric else "left",
+                             no_wrap=columns[i].numeric)
+        for row, style in zip(rows, styles):
+            table.add_row(*[row[i] for i in picked], style=style)
+        tables.append(table)
+    return tables
+
+
+def print_report(report: Report, console: Console) -> None:
+    console.print(Text("mlparse report", style="bold"))
+    console.print(Text(summary_line(report), style="dim"))
+    console.print()
+    if not report.leaderboards:
+        console.print("No scores to show (no runs with results, and no published table selected).")
+    for board in report.leaderboards:
+        console.print(leaderboard_table(board, report))
+        for row in board.rows:
+            for language, cell in row.cells.items():
+                if cell.note:
+                    console.print(Text(f"† {row.system}, {language.capitalize()}: {cell.note}", style="dim"))
+        console.print()
+    console.print(Text("Source \"run …\": measured by mlparse (bold cyan); \"[n]\": published, see References",
+                       style="dim"))
+    console.print()
+    if report.records:
+        for table in runs_tables(report):
+            console.print(table)
+    else:
+        console.print(f"No runs found under {report.runs_dir}.")
+    for record in report.records:
+        for message in run_messages(record):
+            style = "red" if message.startswith(("error", "warning")) else "dim"
+            console.print(Text(f"{record.label}: {message}", style=style))
+    for warning in report.warnings:
+        console.print(Text(f"warning: {warning}", style="red"))
+    if report.citations:
+        console.print()
+        console.print(Text("References", style="bold"))
+        for number, citation in enumerate(report.citations, 1):
+            console.print(f"[{number}] {citation_text(citation)}", markup=False, highlight=False)
+
+
+def render_text(report: Report, width: int = 160) -> str:
+    """The terminal report as plain text (for ``--out`` with ``--format table``)."""
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, color_system=None, force_terminal=False)
+    print_report(report, console)
+    return buffer.getvalue()

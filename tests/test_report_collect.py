@@ -1,0 +1,92 @@
+"""Collecting run folders: every state, broken and old files, never a crash."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mlparse.report.collect import NO_RESULTS, UNKNOWN, UNREADABLE, collect_runs, read_log
+from test_report_fixtures import write_raw, write_run
+
+
+def test_states_of_real_run_folders(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    write_run(runs, "hebrew", "r1", dev={"f1": 90.0}, test={"f1": 91.0}, log=[80.0, 85.0, 90.0])
+    write_run(runs, "hebrew", "r2", status="running", dev={"f1": 70.0})
+    write_run(runs, "polish", "r1", status="failed", error="CUDA out of memory")
+    write_raw(runs, "broken", "r1", '{"status": "complete", "dev": {')
+    write_raw(runs, "array", "r1", "[1, 2, 3]")
+    write_raw(runs, "weird", "r1", json.dumps({"status": "paused", "schema_version": 1}))
+    write_raw(runs, "starting", "r1", json.dumps({"step": 100, "epoch": 0.5, "dev_f1": 50.0, "lr": 0.001}) + "\n",
+              name="log.jsonl")
+    records = {record.label: record for record in collect_runs(runs)}
+    assert sorted(records) == ["array/r1", "broken/r1", "hebrew/r1", "hebrew/r2", "polish/r1", "starting/r1",
+                               "weird/r1"]
+    assert records["hebrew/r1"].state == "complete" and records["hebrew/r1"].results.test.f1 == 91.0
+    assert [entry.dev_f1 for entry in records["hebrew/r1"].log] == [80.0, 85.0, 90.0]
+    assert records["hebrew/r2"].state == "running"
+    assert records["polish/r1"].state == "failed" and records["polish/r1"].error == "CUDA out of memory"
+    broken = records["broken/r1"]
+    assert broken.state == UNREADABLE and broken.results is None
+    assert any("broken/r1/results.json:1:" in warning and "invalid JSON" in warning for warning in broken.warnings)
+    assert records["array/r1"].state == UNREADABLE
+    assert any("expected a JSON object" in warning for warning in records["array/r1"].warnings)
+    assert records["weird/r1"].state == UNKNOWN
+    assert records["starting/r1"].state == NO_RESULTS and len(records["starting/r1"].log) == 1
+
+
+def test_older_schema_and_wrong_types_are_tolerated_and_reported(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    write_raw(runs, "old", "r1", json.dumps({
+        "recipe": "old", "dataset": "spmrl", "language": "german",
+        "dev": {"f1": "n/a", "recall": 88.5}, "test": [1, 2], "training_seconds": "long",
+        "hardware": "a GPU", "extra_field": 1,
+    }))
+    (record,) = collect_runs(runs)
+    assert record.state == "complete"  # scores present and no status field: an old finished run
+    assert record.results.schema_version == 0
+    assert record.results.dev.recall == 88.5 and record.results.dev.f1 is None
+    assert record.results.test is None and record.results.training_seconds is None
+    assert record.results.hardware == {}
+    text = "\n".join(record.warnings)
+    for fragment in ("dev.f1", "test: expected an object", "training_seconds", "hardware"):
+        assert fragment in text
+    assert any("extra_field" in note for note in record.notes)
+    assert any("schema_version" in note for note in record.notes)
+
+
+def test_newer_schema_is_warned(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    write_raw(runs, "new", "r1", json.dumps({"schema_version": 99, "status": "complete", "test": {"f1": 90.0}}))
+    (record,) = collect_runs(runs)
+    assert record.results.test.f1 == 90.0
+    assert any("newer" in warning for warning in record.warnings)
+
+
+def test_log_with_bad_and_partial_lines(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    good = json.dumps({"step": 1, "epoch": 0.1, "dev_f1": 50.0, "lr": 0.001})
+    path.write_text("\n".join([good, "not json", json.dumps({"epoch": 1}), "", good.replace("50.0", "60.0"),
+                               '{"step": 5, "dev_'])
+                    , encoding="utf-8")
+    entries, warnings = read_log(path)
+    assert [entry.dev_f1 for entry in entries] == [50.0, 60.0]
+    assert any(f"{path}:2:" in warning for warning in warnings)
+    assert any(f"{path}:3:" in warning for warning in warnings)
+    assert any(f"{path}:6:" in warning and "incomplete last line" in warning for warning in warnings)
+
+
+def test_undecodable_bytes_are_a_warning(tmp_path: Path) -> None:
+    folder = tmp_path / "runs" / "bin" / "r1"
+    folder.mkdir(parents=True)
+    (folder / "results.json").write_bytes(b"\xff\xfe\x00garbage")
+    (record,) = collect_runs(tmp_path / "runs")
+    assert record.state == UNREADABLE and "cannot read" in record.warnings[0]
+
+
+def test_temporary_files_of_atomic_writes_are_ignored(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    folder = write_run(runs, "hebrew", "r1", test={"f1": 91.0})
+    (folder / ".results.json.abc.tmp").write_text("{", encoding="utf-8")
+    (record,) = collect_runs(runs)
+    assert record.state == "complete" and not record.warnings

@@ -1,0 +1,54 @@
+"""Helpers for the report tests (no tests here): write run folders the way the trainer does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from mlparse.results import LogEntry, RunResults, SplitScores
+from dataclasses import asdict
+
+
+def write_run(runs: Path, recipe: str, run_id: str, *, dataset: str = "spmrl", language: str = "hebrew",
+              status: str = "complete", system: str = "mlparse span", dev: Optional[Dict[str, Any]] = None,
+              test: Optional[Dict[str, Any]] = None, log: Optional[List[float]] = None,
+              **fields: Any) -> Path:
+    """A results.json (via the schema dataclass) and optionally a log.jsonl with the given dev F1 curve."""
+    folder = runs / recipe / run_id
+    folder.mkdir(parents=True, exist_ok=True)
+    results = RunResults(status=status, recipe=recipe, run_id=run_id, system=system, dataset=dataset,
+                         language=language, dev=SplitScores(**dev) if dev else None,
+                         test=SplitScores(**test) if test else None, **fields)
+    (folder / "results.json").write_text(json.dumps(results.to_json_dict()), encoding="utf-8")
+    if log:
+        lines = [json.dumps(asdict(LogEntry(step=100 * (i + 1), epoch=(i + 1) / 4, dev_f1=f1, lr=1e-3)))
+                 for i, f1 in enumerate(log)]
+        (folder / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def write_raw(runs: Path, recipe: str, run_id: str, text: str, name: str = "results.json") -> Path:
+    folder = runs / recipe / run_id
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+SMALL_PUBLISHED_YAML = """\
+papers:
+  doe2020: {short: Doe 2020, authors: Jane Doe, year: 2020, title: A Parser, venue: ACL 2020}
+tables:
+  - id: doe2020-table2
+    paper: doe2020
+    table: 2
+    caption: Test F1
+    task: constituency
+    split: test
+    columns:
+      - {dataset: spmrl, language: hebrew, metric: f1}
+      - {dataset: spmrl, language: polish, metric: f1}
+    rows:
+      - {system: Old system, values: [90.0, 93.5]}
+      - {system: Other, values: [89.5, null], notes: {hebrew: predicted tags}}
+"""
