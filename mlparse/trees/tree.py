@@ -113,39 +113,39 @@ class Tree:
         give several spans with the same (start, end).
         """
         spans: List[LabeledSpan] = []
-
-        def visit(node: "Tree", start: int) -> int:
-            index = len(spans)
-            spans.append((start, start, node.label))  # placeholder end
-            position = start
-            for child in node.children:
-                if isinstance(child, Leaf):
-                    position += 1
-                else:
-                    position = visit(child, position)
-            spans[index] = (start, position, node.label)
-            return position
-
-        visit(self, 0)
+        # Explicit stack (deep trees): entries are (node, index of its span) on
+        # entry and (None, index) on exit, when the node's end is known.
+        position = 0
+        stack: List[Tuple[Node, int]] = [(self, -1)]
+        while stack:
+            node, index = stack.pop()
+            if node is None:
+                start, _, label = spans[index]
+                spans[index] = (start, position, label)
+            elif isinstance(node, Leaf):
+                position += 1
+            else:
+                spans.append((position, position, node.label))  # placeholder end
+                stack.append((None, len(spans) - 1))  # type: ignore[arg-type]
+                stack.extend((child, -1) for child in reversed(node.children))
         return spans if include_root else spans[1:]
 
     # -- writing -----------------------------------------------------------
     def to_bracketed(self) -> str:
         """One line, the form evalb reads: ``(S (NP (DT the) (NN dog)) (VP (VBZ barks)))``."""
         parts: List[str] = []
-
-        def emit(node: Node) -> None:
-            if isinstance(node, Leaf):
-                parts.append(f"({node.tag} {node.word})")
-                return
-            parts.append("(" + node.label)
-            for child in node.children:
-                parts.append(" ")
-                emit(child)
-            parts.append(")")
-
-        emit(self)
-        return "".join(parts)
+        stack: List[object] = [self]  # nodes, and ")" markers
+        while stack:
+            node = stack.pop()
+            if type(node) is Leaf:
+                parts.append(f" ({node.tag} {node.word})")
+            elif type(node) is str:
+                parts.append(node)
+            else:
+                parts.append(" (" + node.label)  # type: ignore[union-attr]
+                stack.append(")")
+                stack.extend(reversed(node.children))  # type: ignore[union-attr]
+        return "".join(parts)[1:]
 
     def __str__(self) -> str:
         return self.to_bracketed()
@@ -154,13 +154,36 @@ class Tree:
         return f"Tree({self.to_bracketed()!r})"
 
     def copy(self) -> "Tree":
-        """A deep copy."""
-        return Tree(self.label, [child.copy() for child in self.children])
+        """A deep copy (iterative: deep trees do not recurse)."""
+        root = Tree(self.label, self.children)
+        stack: List[Tree] = [root]
+        while stack:
+            node = stack.pop()
+            children = node.children
+            for i, child in enumerate(children):
+                if type(child) is Leaf:
+                    children[i] = Leaf(child.tag, child.word)
+                else:
+                    copy = Tree(child.label, child.children)  # type: ignore[union-attr]
+                    children[i] = copy
+                    stack.append(copy)
+        return root
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Tree):
             return False
-        return self.label == other.label and self.children == other.children
+        # Iterative structural comparison (list == would recurse once per level).
+        stack: List[Tuple[Node, Node]] = [(self, other)]
+        while stack:
+            a, b = stack.pop()
+            if isinstance(a, Leaf) or isinstance(b, Leaf):
+                if a != b:  # Leaf.__eq__: both must be equal leaves
+                    return False
+                continue
+            if not isinstance(b, Tree) or a.label != b.label or len(a.children) != len(b.children):
+                return False
+            stack.extend(zip(a.children, b.children))
+        return True
 
     def __hash__(self) -> int:  # trees are mutable; hash by value for sets of test fixtures
         return hash(self.to_bracketed())
