@@ -1,0 +1,108 @@
+"""``mlparse prepare FAMILY``: read a treebank, normalize it, write split files and manifest.json."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from mlparse.cli.app import app
+from mlparse.data.catalog import CatalogError, family_names
+from mlparse.data.issues import PrepareError
+from mlparse.data.prepare import PrepareReport, ProgressHook, prepare_family
+from mlparse.data.sources import SourceNotFoundError
+
+console = Console()
+error_console = Console(stderr=True)
+
+
+class RichProgress(ProgressHook):
+    """A transient rich progress bar per treebank, measured in bytes read."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.progress: Optional[Progress] = None
+        self.task = None
+
+    def start(self, description: str, total: int) -> None:
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            DownloadColumn(),
+            TimeRemainingColumn(),
+            console=self.console,
+            transient=True,
+        )
+        self.progress.start()
+        self.task = self.progress.add_task(description, total=total)
+
+    def advance(self, amount: int) -> None:
+        if self.progress is not None:
+            self.progress.advance(self.task, amount)
+
+    def stop(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+            self.progress = None
+
+
+def summary_table(report: PrepareReport) -> Table:
+    """One row per language and split: the figures of the manifest."""
+    table = Table(title=f"mlparse prepare {report.family}")
+    for column in ("language", "split", "sentences", "tokens", "max len", "labels", "repairs", "exclusions"):
+        table.add_column(column, justify="left" if column in ("language", "split") else "right")
+    for result in report.results:
+        manifest = result.manifest
+        for index, (split, stats) in enumerate(manifest.splits.items()):
+            first = index == 0
+            table.add_row(
+                result.language if first else "",
+                split,
+                f"{stats.sentences:,}",
+                f"{stats.tokens:,}",
+                str(stats.max_length),
+                str(len(stats.labels)),
+                f"{len(manifest.repairs):,}" if first else "",
+                f"{len(manifest.exclusions):,}" if first else "",
+            )
+        for split in manifest.missing_splits:
+            table.add_row("", split, "[yellow]missing[/]", "", "", "", "", "")
+    return table
+
+
+@app.command(
+    "prepare",
+    help=(
+        "Prepare a treebank family (ptb, ptb-sample, spmrl, ud, free): read the source, normalize "
+        "every tree (catalog pipeline in treebanks/<family>.yaml) and write "
+        "<out>/<family>/<language>/{train,dev,test}.trees (or .conllu) plus manifest.json. "
+        "Without --source, ptb-sample, free and ud are looked for in $MLPARSE_DATA and then in "
+        "../shared/treebanks."
+    ),
+)
+def prepare_command(
+    family: str = typer.Argument(..., help="Treebank family: " + ", ".join(("ptb", "ptb-sample", "spmrl", "ud", "free"))),
+    source: Optional[Path] = typer.Option(None, "--source", "-s", help="Folder holding the treebank (or its parent folder)."),
+    language: Optional[List[str]] = typer.Option(
+        None, "--language", "-l", help="Language(s) to prepare (repeat or comma-separate); default: every one found."
+    ),
+    out: Path = typer.Option(Path("data"), "--out", "-o", help="Output folder."),
+) -> None:
+    try:
+        report = prepare_family(family, source=source, languages=language, out=out, progress=RichProgress(console))
+    except (CatalogError, PrepareError, SourceNotFoundError) as error:
+        error_console.print(f"[bold red]error:[/] {error}", highlight=False, markup=True, soft_wrap=True)
+        raise typer.Exit(code=2)
+    console.print(summary_table(report))
+    console.print(f"found: {', '.join(report.found)}")
+    for name, where in report.not_found.items():
+        console.print(f"[yellow]not found:[/] {name}: {where}", highlight=False, soft_wrap=True)
+    for result in report.results:
+        console.print(f"wrote {result.out_dir}", highlight=False)
+
+
+__all__ = ["prepare_command", "family_names"]

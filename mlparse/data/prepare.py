@@ -1,0 +1,269 @@
+"""``mlparse prepare``: catalog entry → located files → read → pipeline → split files + manifest.
+
+:func:`prepare_family` is the library entry point; the CLI only renders its result.
+Output: ``<out>/<family>/<language>/{train,dev,test}.trees`` (one normalized tree per
+line, root ``TOP``) or ``.conllu`` for the ``ud`` family, and ``manifest.json``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import mlparse
+from mlparse.data.catalog import FamilySpec, LanguageSpec, load_family
+from mlparse.data.formats import FORMATS
+from mlparse.data.issues import Issue, PrepareError
+from mlparse.data.manifest import (
+    MANIFEST_NAME,
+    Manifest,
+    SourceFile,
+    SplitStats,
+    TreeStatsAccumulator,
+    sha256_bytes,
+)
+from mlparse.data.output import write_prepared
+from mlparse.data.sources import (
+    Candidate,
+    SourceNotFoundError,
+    candidate_bases,
+    describe_candidates,
+    find_files,
+    find_language_root,
+    matches,
+)
+from mlparse.data.splits import SPLITS, SplitPlan, plan_splits
+from mlparse.data.steps import build_pipeline, run_fused
+
+
+class ProgressHook:
+    """Progress reporting; the CLI passes one that drives a rich progress bar."""
+
+    def start(self, description: str, total: int) -> None:  # total in bytes
+        pass
+
+    def advance(self, amount: int) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+@dataclass
+class LanguageResult:
+    language: str
+    out_dir: Path
+    manifest: Manifest
+
+
+@dataclass
+class PrepareReport:
+    family: str
+    found: List[str]
+    not_found: Dict[str, str]  # language -> where it was looked for
+    results: List[LanguageResult] = field(default_factory=list)
+
+
+@dataclass
+class Located:
+    spec: LanguageSpec
+    root: Path
+    candidate: Candidate
+
+
+def select_languages(family: FamilySpec, requested: Optional[Sequence[str]]) -> List[str]:
+    """Catalog language names for ``--language`` values (case-insensitive; commas allowed)."""
+    if not requested:
+        return list(family.languages)
+    wanted = [part.strip() for item in requested for part in item.split(",") if part.strip()]
+    by_lower = {name.lower(): name for name in family.languages}
+    unknown = [name for name in wanted if name.lower() not in by_lower]
+    if unknown:
+        raise PrepareError(
+            f"unknown language(s) for {family.name}: {', '.join(unknown)}; "
+            f"the catalog ({family.path.name}) has: {', '.join(family.languages)}"
+        )
+    return list(dict.fromkeys(by_lower[name.lower()] for name in wanted))
+
+
+def probe_patterns(spec: LanguageSpec) -> List[str]:
+    """Globs whose presence shows that a folder holds this treebank."""
+    if spec.files:
+        return [spec.files]
+    patterns = []
+    for split in SPLITS:
+        value = spec.split.options.get(split)
+        patterns.extend(value if isinstance(value, list) else [value] if value else [])
+    return patterns
+
+
+def _language_root(base: Path, spec: LanguageSpec, family: FamilySpec) -> Optional[Path]:
+    root = find_language_root(base, spec.folder)
+    if root is not None or not spec.folder or not base.is_dir():
+        return root
+    # base is none of the family's folders and holds none: it may be the treebank folder itself
+    folders = [s.folder for s in family.languages.values() if s.folder]
+    if any(matches(folder, base.name) for folder in folders):
+        return None
+    if any(find_language_root(base, folder) is not None for folder in folders):
+        return None
+    return base
+
+
+def locate_languages(
+    family: FamilySpec, languages: Sequence[str], source: Optional[Path]
+) -> Tuple[List[Located], Dict[str, str]]:
+    candidates = candidate_bases(source, family.source.search_shared)
+    if source is not None and not Path(source).expanduser().is_dir():
+        raise SourceNotFoundError(f"--source {source} is not a folder")
+    found: List[Located] = []
+    not_found: Dict[str, str] = {}
+    for name in languages:
+        spec = family.languages[name]
+        patterns = probe_patterns(spec)
+        hit = None
+        for candidate in candidates:
+            root = _language_root(candidate.path, spec, family)
+            if root is not None and any(find_files(root, pattern) for pattern in patterns):
+                hit = Located(spec, root, candidate)
+                break
+        if hit:
+            found.append(hit)
+        else:
+            folder = f"a folder {spec.folder!r} holding " if spec.folder else ""
+            not_found[name] = f"looked for {folder}{' or '.join(patterns)} in {describe_candidates(candidates)}"
+    return found, not_found
+
+
+def prepare_family(
+    family_name: str,
+    *,
+    source: Optional[Path] = None,
+    languages: Optional[Sequence[str]] = None,
+    out: Path = Path("data"),
+    progress: Optional[ProgressHook] = None,
+) -> PrepareReport:
+    """Prepare every requested (default: every found) language of a family; see the module doc."""
+    family = load_family(family_name)
+    names = select_languages(family, languages)
+    found, not_found = locate_languages(family, names, source)
+    if not found or (languages and not_found):
+        missing = not_found if languages else {name: not_found[name] for name in names}
+        lines = [f"{family.name}/{name}: {where}" for name, where in missing.items()]
+        hint = f"\n{family.source.required_hint}" if family.source.required_hint else ""
+        raise SourceNotFoundError("treebank not found:\n  " + "\n  ".join(lines) + hint)
+    report = PrepareReport(family.name, [item.spec.name for item in found], not_found)
+    for item in found:
+        if item.spec.output == "conllu":
+            from mlparse.data.ud import prepare_ud_language
+
+            result = prepare_ud_language(item.spec, item.root, out, progress or ProgressHook())
+        else:
+            result = prepare_tree_language(item.spec, item.root, out, progress or ProgressHook())
+        report.results.append(result)
+    return report
+
+
+def read_and_normalize(
+    spec: LanguageSpec, root: Path, plan: SplitPlan, progress: ProgressHook
+) -> Tuple[Dict[str, List[str]], Dict[str, TreeStatsAccumulator], List[Issue], List[Issue], List[SourceFile]]:
+    """Read every planned file, run the pipeline, route trees to splits."""
+    steps = build_pipeline(spec.pipeline)
+    reader = FORMATS[spec.reader.format]
+    lines: Dict[str, List[str]] = {split: [] for split in SPLITS}
+    stats = {split: TreeStatsAccumulator(f"{split}.trees") for split in SPLITS}
+    repairs: List[Issue] = []
+    exclusions: List[Issue] = []
+    sources: List[SourceFile] = []
+    ordered = plan.ordered_files()
+    progress.start(f"{spec.family}/{spec.name}", sum(path.stat().st_size for path, _ in ordered))
+    tree_index = 0
+    try:
+        for path, split in ordered:
+            display = path.relative_to(root).as_posix()
+            data = path.read_bytes()
+            sources.append(SourceFile(display, sha256_bytes(data), len(data), split))
+            reading = reader(path, display, spec.reader.options)
+            repairs.extend(reading.repairs)
+            exclusions.extend(reading.exclusions)
+            for tree, line in zip(reading.trees, reading.lines):
+                target = plan.tree_split(tree_index) if plan.tree_split else split
+                tree_index += 1
+                result, reason = run_fused(steps, tree)  # the tree is fresh from the reader
+                if result is None:
+                    exclusions.append(Issue(display, line, reason))
+                    continue
+                try:
+                    stats[target].add(result)
+                except ValueError as error:  # e.g. a label that already holds the unary joiner
+                    exclusions.append(Issue(display, line, f"unusable tree: {error}"))
+                    continue
+                lines[target].append(result.to_bracketed())
+            progress.advance(len(data))
+    finally:
+        progress.stop()
+    return lines, stats, repairs, exclusions, sources
+
+
+def prepare_tree_language(spec: LanguageSpec, root: Path, out: Path, progress: ProgressHook) -> LanguageResult:
+    plan = plan_splits(root, spec.files, spec.split.scheme, spec.split.options)
+    lines, stats, repairs, exclusions, sources = read_and_normalize(spec, root, plan, progress)
+    present = [split for split in SPLITS if lines[split]]
+    if not present:
+        raise PrepareError(f"{spec.family}/{spec.name}: no tree survived preparation in {root}")
+    split_stats: Dict[str, SplitStats] = {}
+    for split in present:
+        split_stats[split] = stats[split].finish()
+        payload = "".join(line + "\n" for line in lines[split]).encode("utf-8")
+        split_stats[split].sha256 = sha256_bytes(payload)
+        split_stats[split].source_files = [s.path for s in sources if s.split in (split, "*")]
+    manifest = build_manifest(spec, root, plan, split_stats, repairs, exclusions, sources,
+                              missing=[s for s in SPLITS if s not in present])
+    out_dir = out / spec.family / spec.name
+    write_prepared(
+        out_dir,
+        {f"{split}.trees": lines[split] for split in present},
+        manifest.to_json(),
+        stale=[f"{split}.trees" for split in SPLITS],
+    )
+    return LanguageResult(spec.name, out_dir, manifest)
+
+
+def build_manifest(
+    spec: LanguageSpec,
+    root: Path,
+    plan: SplitPlan,
+    splits: Dict[str, SplitStats],
+    repairs: List[Issue],
+    exclusions: List[Issue],
+    sources: List[SourceFile],
+    missing: List[str],
+) -> Manifest:
+    return Manifest(
+        family=spec.family,
+        language=spec.name,
+        mlparse_version=mlparse.__version__,
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        source_root=str(root.resolve()),
+        format=spec.reader.format,
+        reader_options=dict(spec.reader.options),
+        output_format=spec.output,
+        evalb_param=spec.evalb,
+        split_definition=plan.definition,
+        missing_splits=missing,
+        transforms=[step.describe() for step in spec.pipeline],
+        splits=splits,
+        repairs=repairs,
+        exclusions=exclusions,
+        source_files=sources,
+        notes=spec.notes,
+    )
+
+
+def load_manifest(prepared_dir: Path) -> Manifest:
+    path = prepared_dir / MANIFEST_NAME
+    if not path.is_file():
+        raise PrepareError(f"{prepared_dir} is not a prepared treebank (no {MANIFEST_NAME}); run `mlparse prepare` first")
+    return Manifest.load(path)
