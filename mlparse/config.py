@@ -1,0 +1,331 @@
+"""Recipes: typed dataclasses, YAML loading with ``base:`` inheritance, overrides, validation.
+
+A recipe is a YAML file with four sections (``data``, ``model``, ``train``,
+``eval``) and optional ``name``/``description``/``base`` keys.  ``base:`` names
+another recipe (a path relative to the recipe's folder, ``.yaml`` optional)
+whose values are deep-merged under this one's.  Command-line overrides
+(``--set train.lr=0.001``) are applied last; their values are parsed as YAML
+(``1e-3`` → float, ``true`` → bool, ``[a, b]`` → list).
+
+Any unknown key is an error that names the valid keys and the closest match.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import difflib
+import hashlib
+import json
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union, get_args, get_origin, get_type_hints
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """A recipe problem, with a message meant for the user (no traceback)."""
+
+
+@dataclass
+class DataConfig:
+    """Where the prepared splits are and how they are scored."""
+
+    family: str = "ptb-sample"  # treebank family: ptb, ptb-sample, spmrl, free, ...
+    language: str = "english"
+    root: str = "data"  # prepared data lives in <root>/<family>/<language>/
+    train: Optional[str] = None  # explicit paths override <root>/<family>/<language>/<split>.trees
+    dev: Optional[str] = None
+    test: Optional[str] = None
+    evalb_params: str = "COLLINS.prm"  # file name in evalb/params, or a path
+    max_train_sentences: Optional[int] = None  # use only the first N training trees (quick runs)
+    max_train_length: Optional[int] = None  # drop longer training sentences (reported in the log)
+
+    def split_path(self, split: str) -> Path:
+        explicit = getattr(self, split)
+        if explicit:
+            return Path(explicit)
+        return Path(self.root) / self.family / self.language / f"{split}.trees"
+
+
+@dataclass
+class ModelConfig:
+    """The span parser (Kitaev & Klein 2018, Table 8)."""
+
+    use_words: bool = True  # learned word embeddings
+    use_tags: bool = False  # tag embeddings from the input trees' POS tags
+    char_encoder: str = "lstm"  # lstm | concat | none
+    d_char_emb: int = 64  # 64 for CharLSTM, 32 for CharConcat (Table 8)
+    char_concat_letters: int = 8  # CharConcat: first and last N letters
+    num_layers: int = 8
+    d_model: int = 1024  # content half ‖ position half when factored
+    num_heads: int = 8
+    d_kv: int = 64  # d_k = d_v
+    d_ff: int = 2048
+    d_label_hidden: int = 250  # span-score MLP hidden size
+    factored: bool = True  # content/position factoring (Section 3); false: unfactored model
+    max_len: int = 512  # position-table size; longest sentence (+2 for start/stop tokens)
+    attention_dropout: float = 0.2
+    relu_dropout: float = 0.1
+    residual_dropout: float = 0.2
+    word_emb_dropout: float = 0.4
+    tag_emb_dropout: float = 0.2
+    morpho_emb_dropout: float = 0.2  # CharLSTM/CharConcat output
+    char_input_dropout: float = 0.2  # character embeddings at the CharLSTM input
+    predict_tags: bool = False  # auxiliary tagging head; predicted trees then carry predicted tags
+    d_tag_hidden: int = 250
+    tag_loss_scale: float = 5.0
+    word_min_count: int = 1  # rarer training words are UNK
+
+
+@dataclass
+class TrainConfig:
+    """Optimizer, schedule, batching and stopping (Kitaev & Klein 2018, Appendix A)."""
+
+    seed: int = 1
+    lr: float = 8e-4  # base learning rate (Table 9)
+    adam_betas: List[float] = field(default_factory=lambda: [0.9, 0.98])
+    adam_eps: float = 1e-9
+    batch_size: int = 250  # sentences per optimizer update
+    subbatch_tokens: int = 2000  # token budget of one forward/backward (gradient accumulation)
+    warmup_steps: int = 160  # linear warm-up of the learning rate, in updates
+    evals_per_epoch: int = 4
+    lr_decay_patience_epochs: float = 5  # halve the lr when dev F1 has not improved this long
+    lr_decay_factor: float = 0.5
+    max_epochs: int = 100
+    patience_epochs: float = 25  # stop when dev F1 has not improved this long
+    clip_grad_norm: Optional[float] = None  # None: no clipping
+    max_minutes: Optional[float] = None  # training-time bound (the CLI's --max-minutes wins); not part of the recipe hash
+    decoder: str = "auto"  # auto (torch on GPU, cython on CPU) | cython | torch
+    device: str = "auto"  # auto | cpu | cuda
+    bf16: bool = True  # bf16 autocast on CUDA
+    num_threads: Optional[int] = None  # CPU threads for torch (None: torch's default)
+    unk_word_dropout: bool = True  # training words of count c become UNK with probability 1/(1+c)
+
+
+@dataclass
+class EvalConfig:
+    """How dev/test are decoded."""
+
+    subbatch_tokens: int = 5000
+    max_sentences: Optional[int] = None  # evaluate on the first N dev sentences during training
+
+
+@dataclass
+class RecipeConfig:
+    name: str = ""
+    description: str = ""
+    data: DataConfig = field(default_factory=DataConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True)
+
+    def hash(self) -> str:
+        """sha256 of the resolved recipe (description and run-time-only settings such as max_minutes excluded)."""
+        data = self.to_dict()
+        data.pop("description", None)
+        for runtime_only in ("max_minutes", "num_threads"):
+            data["train"].pop(runtime_only, None)
+        text = json.dumps(data, sort_keys=True)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+SECTIONS = {"data": DataConfig, "model": ModelConfig, "train": TrainConfig, "eval": EvalConfig}
+TOP_LEVEL_KEYS = ("name", "description", "base", *SECTIONS)
+VALID_CHOICES = {
+    ("model", "char_encoder"): ("lstm", "concat", "none"),
+    ("train", "decoder"): ("auto", "cython", "torch"),
+    ("train", "device"): ("auto", "cpu", "cuda"),
+}
+
+
+def _unknown_key(key: str, valid: Sequence[str], where: str) -> ConfigError:
+    close = difflib.get_close_matches(key, list(valid), n=1)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    return ConfigError(f"{where}: unknown key '{key}'.{hint} Valid keys: {', '.join(valid)}.")
+
+
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> Dict[str, Any]:
+    """``override`` on top of ``base``; nested mappings merge, everything else replaces."""
+    out = copy.deepcopy(dict(base))
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _resolve_base(base: str, relative_to: Path) -> Path:
+    candidates = [relative_to / base, relative_to / f"{base}.yaml"]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise ConfigError(f"{relative_to}: base recipe '{base}' not found (looked for {', '.join(map(str, candidates))}).")
+
+
+def load_raw(path: Union[str, Path], _seen: Tuple[Path, ...] = ()) -> Dict[str, Any]:
+    """The recipe at ``path`` merged over its ``base:`` chain, as plain dicts."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"recipe not found: {path}")
+    resolved = path.resolve()
+    if resolved in _seen:
+        raise ConfigError(f"{path}: circular 'base:' chain ({' -> '.join(map(str, _seen + (resolved,)))}).")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{path}, line {mark.line + 1}" if mark is not None else str(path)
+        raise ConfigError(f"{where}: invalid YAML ({getattr(error, 'problem', error)}).") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a recipe must be a mapping of sections, got {type(data).__name__}.")
+    for key in data:
+        if key not in TOP_LEVEL_KEYS:
+            raise _unknown_key(str(key), TOP_LEVEL_KEYS, str(path))
+    base = data.pop("base", None)
+    if base is not None:
+        parent = load_raw(_resolve_base(str(base), path.parent), _seen + (resolved,))
+        parent.pop("name", None)
+        parent.pop("description", None)
+        data = deep_merge(parent, data)
+    return data
+
+
+def parse_override(text: str) -> Tuple[List[str], Any]:
+    """``"train.lr=0.001"`` → (["train", "lr"], 0.001)."""
+    if "=" not in text:
+        raise ConfigError(f"override '{text}' must look like section.key=value (e.g. train.lr=0.001).")
+    key, value = text.split("=", 1)
+    try:
+        parsed = yaml.safe_load(value) if value.strip() else ""
+    except yaml.YAMLError:
+        parsed = value
+    return key.strip().split("."), parsed
+
+
+def apply_overrides(data: Dict[str, Any], overrides: Sequence[str]) -> Dict[str, Any]:
+    out = copy.deepcopy(data)
+    for text in overrides:
+        keys, value = parse_override(text)
+        if keys[0] not in TOP_LEVEL_KEYS or keys[0] == "base":
+            raise _unknown_key(keys[0], [k for k in TOP_LEVEL_KEYS if k != "base"], f"--set {text}")
+        if keys[0] in SECTIONS:
+            if len(keys) != 2:
+                raise ConfigError(f"--set {text}: use section.key=value, e.g. {keys[0]}.{_field_names(SECTIONS[keys[0]])[0]}=...")
+            valid = _field_names(SECTIONS[keys[0]])
+            if keys[1] not in valid:
+                raise _unknown_key(keys[1], valid, f"--set {text} (section '{keys[0]}')")
+            out.setdefault(keys[0], {})
+            if not isinstance(out[keys[0]], dict):
+                out[keys[0]] = {}
+            out[keys[0]][keys[1]] = value
+        else:
+            out[keys[0]] = value
+    return out
+
+
+def _field_names(cls: type) -> List[str]:
+    return [f.name for f in fields(cls)]
+
+
+def _coerce(value: Any, annotation: Any, where: str) -> Any:
+    """Check ``value`` against a field annotation; ints are accepted for floats."""
+    origin = get_origin(annotation)
+    if origin is Union:
+        options = [a for a in get_args(annotation) if a is not type(None)]
+        if value is None:
+            return None
+        return _coerce(value, options[0], where)
+    if origin in (list, List):
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(f"{where}: expected a list, got {value!r}.")
+        (item,) = get_args(annotation) or (Any,)
+        return [_coerce(v, item, where) for v in value]
+    if annotation is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: expected true or false, got {value!r}.")
+        return value
+    if annotation is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{where}: expected an integer, got {value!r}.")
+        return value
+    if annotation is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{where}: expected a number, got {value!r}.")
+        return float(value)
+    if annotation is str:
+        if value is None or isinstance(value, (dict, list)):
+            raise ConfigError(f"{where}: expected a string, got {value!r}.")
+        return str(value)
+    return value
+
+
+def _build_section(name: str, cls: type, data: Any, source: str) -> Any:
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: section '{name}' must be a mapping, got {data!r}.")
+    valid = _field_names(cls)
+    hints = get_type_hints(cls)
+    kwargs = {}
+    for key, value in data.items():
+        if key not in valid:
+            raise _unknown_key(str(key), valid, f"{source} (section '{name}')")
+        where = f"{source}: {name}.{key}"
+        value = _coerce(value, hints[key], where)
+        choices = VALID_CHOICES.get((name, key))
+        if choices and value not in choices:
+            raise ConfigError(f"{where}: must be one of {', '.join(choices)}, got {value!r}.")
+        kwargs[key] = value
+    return cls(**kwargs)
+
+
+def from_dict(data: Mapping[str, Any], source: str = "recipe") -> RecipeConfig:
+    """Validate and build a :class:`RecipeConfig` from merged plain data."""
+    for key in data:
+        if key not in TOP_LEVEL_KEYS or key == "base":
+            raise _unknown_key(str(key), [k for k in TOP_LEVEL_KEYS if k != "base"], source)
+    sections = {name: _build_section(name, cls, data.get(name), source) for name, cls in SECTIONS.items()}
+    config = RecipeConfig(name=str(data.get("name") or ""), description=str(data.get("description") or ""), **sections)
+    validate(config, source)
+    return config
+
+
+def validate(config: RecipeConfig, source: str = "recipe") -> None:
+    """Cross-field checks."""
+    m, t = config.model, config.train
+    if m.d_model % 2:
+        raise ConfigError(f"{source}: model.d_model must be even (content ‖ position halves), got {m.d_model}.")
+    if not (m.use_words or m.use_tags or m.char_encoder != "none"):
+        raise ConfigError(f"{source}: the model has no lexical input; enable model.use_words, model.use_tags or a model.char_encoder.")
+    positive = {"model.num_layers": m.num_layers, "model.num_heads": m.num_heads, "model.d_kv": m.d_kv, "model.d_ff": m.d_ff,
+                "model.max_len": m.max_len, "train.batch_size": t.batch_size, "train.subbatch_tokens": t.subbatch_tokens,
+                "train.evals_per_epoch": t.evals_per_epoch, "train.max_epochs": t.max_epochs, "train.lr": t.lr}
+    for key, value in positive.items():
+        if value <= 0:
+            raise ConfigError(f"{source}: {key} must be positive, got {value}.")
+    if len(t.adam_betas) != 2:
+        raise ConfigError(f"{source}: train.adam_betas must have two numbers, got {t.adam_betas}.")
+
+
+def load_recipe(path: Union[str, Path], overrides: Sequence[str] = ()) -> RecipeConfig:
+    """Load a recipe file with its ``base:`` chain and ``--set`` overrides; name defaults to the file stem."""
+    path = Path(path)
+    data = apply_overrides(load_raw(path), overrides)
+    if not data.get("name"):
+        data["name"] = path.stem
+    return from_dict(data, source=str(path))
+
+
+def recipe_from_yaml_text(text: str, source: str = "recipe") -> RecipeConfig:
+    """A resolved recipe saved in a run directory (``recipe.yaml``)."""
+    data = yaml.safe_load(text) or {}
+    return from_dict(data, source=source)

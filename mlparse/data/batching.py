@@ -1,0 +1,89 @@
+"""Token-budget batching: sort by length, pack greedily, give results back in the original order.
+
+A sub-batch of sentences is padded to its longest member, so its cost is
+``len(batch) * cost(max_length)``; :func:`pack_by_tokens` keeps every
+sub-batch under a budget (a sentence that alone exceeds it gets a sub-batch of
+its own).  Training uses it to split a 250-sentence batch into sub-batches for
+gradient accumulation; decoding uses it through :func:`map_in_batches`.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Callable, List, Optional, Sequence, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def padded_tokens(length: int) -> int:
+    """Default cost of one sentence position: words plus the start and stop tokens."""
+    return length + 2
+
+
+def pack_by_tokens(
+    lengths: Sequence[int],
+    budget: int,
+    cost: Callable[[int], int] = padded_tokens,
+    indices: Optional[Sequence[int]] = None,
+) -> List[List[int]]:
+    """Group item indices into sub-batches whose padded cost stays within ``budget``.
+
+    Args:
+        lengths: length of every item.
+        budget: most ``len(group) * cost(max length in group)`` per group.
+        cost: cost of one item of a given length when padded.
+        indices: the items to pack (default: all), e.g. one training batch.
+
+    Returns: groups of indices; items sorted by length (longest first, ties by index),
+    so each group holds similar lengths.  Every index appears exactly once.
+    """
+    if budget <= 0:
+        raise ValueError(f"token budget must be positive, got {budget}")
+    chosen = list(range(len(lengths))) if indices is None else list(indices)
+    order = sorted(chosen, key=lambda i: (-lengths[i], i))
+    groups: List[List[int]] = []
+    current: List[int] = []
+    current_max = 0
+    for index in order:
+        item_cost = cost(lengths[index])
+        new_max = max(current_max, item_cost)
+        if current and new_max * (len(current) + 1) > budget:
+            groups.append(current)
+            current, current_max = [], 0
+            new_max = item_cost
+        current.append(index)
+        current_max = new_max
+    if current:
+        groups.append(current)
+    return groups
+
+
+def map_in_batches(
+    items: Sequence[T],
+    lengths: Sequence[int],
+    budget: int,
+    function: Callable[[List[T]], List[R]],
+    cost: Callable[[int], int] = padded_tokens,
+) -> List[R]:
+    """Apply ``function`` to token-budget sub-batches and return its results in the order of ``items``."""
+    if len(items) != len(lengths):
+        raise ValueError(f"{len(items)} items but {len(lengths)} lengths")
+    results: List[Optional[R]] = [None] * len(items)
+    for group in pack_by_tokens(lengths, budget, cost):
+        outputs = function([items[i] for i in group])
+        if len(outputs) != len(group):
+            raise ValueError(f"batch function returned {len(outputs)} results for {len(group)} items")
+        for index, output in zip(group, outputs):
+            results[index] = output
+    return results  # type: ignore[return-value]
+
+
+def epoch_batches(num_items: int, batch_size: int, seed: int, epoch: int) -> List[List[int]]:
+    """The shuffled batches of one epoch: a permutation fixed by (seed, epoch), cut into ``batch_size`` pieces.
+
+    Recomputing it gives the same batches, which is what lets a resumed run continue mid-epoch.
+    """
+    order = list(range(num_items))
+    random.Random(seed * 1_000_003 + epoch).shuffle(order)
+    return [order[start:start + batch_size] for start in range(0, num_items, batch_size)]
