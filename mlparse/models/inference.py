@@ -1,0 +1,102 @@
+"""Using a trained span parser: load it from a run directory, read input sentences, parse them.
+
+Input (``mlparse parse``): either bracketed trees (any root convention, one or
+several lines each; their words and POS tags are used) or tokenized text, one
+sentence per line, words separated by spaces.  For tokenized text the POS tags
+come from the model's tagging head when it was trained with one; otherwise the
+leaves get the placeholder tag ``UNK`` (a model that takes tags as input
+refuses tokenized text).  An empty input line gives an empty output line, so
+output line k always answers input line k.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Optional, Sequence, Union
+
+import torch
+
+from mlparse.data.batching import map_in_batches
+from mlparse.data.vocab import UNKNOWN_TAG
+from mlparse.models.span_parser import Sentence, SpanParser
+from mlparse.trees.tree import Tree
+
+
+class ParseInputError(ValueError):
+    """A problem with the input or the model file, with a message meant for the user."""
+
+
+@dataclass
+class InputSentence:
+    line: int  # 1-based input line where it starts
+    sentence: Optional[Sentence]  # None for an empty line
+
+
+def best_checkpoint(model: Union[str, Path]) -> Path:
+    """``RUN_DIR/checkpoints/best.pt`` for a run directory, or the file itself."""
+    path = Path(model)
+    if path.is_dir():
+        candidate = path / "checkpoints" / "best.pt"
+        if not candidate.is_file():
+            raise ParseInputError(f"{path} has no checkpoints/best.pt (is it a finished run directory?)")
+        return candidate
+    if not path.is_file():
+        raise ParseInputError(f"model not found: {path}")
+    return path
+
+
+def load_parser(model: Union[str, Path], device: Optional[torch.device] = None) -> SpanParser:
+    """The model saved in a run directory's best checkpoint, in eval mode."""
+    path = best_checkpoint(model)
+    device = device or torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        saved = torch.load(path, map_location=device, weights_only=False)
+        parser = SpanParser.from_spec(saved["spec"])
+        parser.load_state_dict(saved["model"])
+    except (KeyError, RuntimeError, EOFError, OSError) as error:
+        raise ParseInputError(f"{path}: not a span-parser checkpoint ({error})") from None
+    return parser.to(device).eval()
+
+
+def read_input(text: str, parser: SpanParser) -> List[InputSentence]:
+    """Sentences from bracketed trees or tokenized lines (see the module doc)."""
+    stripped = text.lstrip()
+    if stripped.startswith("("):
+        from mlparse.trees.reader import parse_bracketed
+
+        try:
+            result = parse_bracketed(text)
+        except ValueError as error:
+            raise ParseInputError(f"input: {error}") from None
+        lines = list(getattr(result, "lines", []) or range(1, len(result.trees) + 1))
+        return [InputSentence(line, [(leaf.tag, leaf.word) for leaf in tree.leaves()])
+                for line, tree in zip(lines, result.trees)]
+    if parser.config.use_tags:
+        raise ParseInputError("this model takes POS tags as input: give bracketed trees, e.g. (S (DT the) (NN dog)), "
+                              "instead of tokenized text")
+    out = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        words = line.split()
+        out.append(InputSentence(number, [(UNKNOWN_TAG, word) for word in words] if words else None))
+    return out
+
+
+def parse_input(parser: SpanParser, sentences: Sequence[InputSentence], budget: int = 5000,
+                decoder: Optional[str] = None) -> List[Optional[Tree]]:
+    """Trees for the sentences (None for empty lines); too-long sentences are a clear error naming the line."""
+    decoder = decoder or ("torch" if parser.device().type == "cuda" else "cython")
+    for item in sentences:
+        if item.sentence is not None and len(item.sentence) > parser.max_words:
+            raise ParseInputError(
+                f"line {item.line}: sentence of {len(item.sentence)} words is longer than this model's maximum of "
+                f"{parser.max_words} (the size of its position table, model.max_len={parser.config.max_len})")
+    present = [(k, item.sentence) for k, item in enumerate(sentences) if item.sentence is not None]
+    trees = map_in_batches([s for _, s in present], [len(s) for _, s in present], budget,
+                           lambda group: parser.parse(group, decoder=decoder))
+    out: List[Optional[Tree]] = [None] * len(sentences)
+    for (k, _), tree in zip(present, trees):
+        out[k] = tree
+    return out
+
+

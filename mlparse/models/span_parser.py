@@ -1,0 +1,246 @@
+"""The self-attentive span parser of Kitaev & Klein (2018).
+
+Lexical inputs (words, tags, CharLSTM/CharConcat) + learned positions →
+factored (or unfactored) transformer encoder → span label scores
+``s(i, j, l)`` (label 0 = EMPTY, scored 0) → CKY.  Labels are collapsed unary
+chains (``S::VP``) plus the EMPTY label of binarization nodes
+(:mod:`mlparse.structs.chart`).
+
+Training minimises the structured hinge loss
+``max(0, max_T [s(T) + Δ(T, T*)] - s(T*))`` with Δ the Hamming distance on
+labelled spans; the most violating tree comes from loss-augmented CKY, either
+per sentence on the CPU (:mod:`mlparse.structs.cky`, Cython) or batched in
+torch (:mod:`mlparse.structs.cky_torch`).  Gradients flow through the scores
+of the predicted and gold spans.  An optional tagging head adds a softmax
+over POS tags.
+
+A *sentence* here is a list of ``(tag, word)`` pairs; the tag is the gold (or
+given) POS tag, used as a tag-embedding input when ``use_tags`` and written on
+the predicted tree's leaves unless the tagging head predicts them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from mlparse.config import ModelConfig
+from mlparse.data.vocab import ParserVocab
+from mlparse.modules.embeddings import LexicalConfig, LexicalEmbedding
+from mlparse.modules.encoder import PartitionedTransformerEncoder
+from mlparse.modules.span_scorer import SpanScorer
+from mlparse.modules.tag_head import TagHead
+from mlparse.structs import cky, cky_torch
+from mlparse.structs.chart import LabelVocab, tree_from_chart
+from mlparse.structs.chart_tree import ChartTree, GoldSpans, hamming_cost
+from mlparse.trees.tree import Leaf, Tree
+
+Sentence = Sequence[Tuple[str, str]]  # (tag, word) pairs
+
+
+@dataclass
+class SentenceBatch:
+    """Padded model inputs for B sentences of at most N words (T = N + 2 with start/stop).
+
+    mask: BoolTensor[B, T]; words, tags: LongTensor[B, T]; chars: LongTensor[B, T, C];
+    char_lengths: LongTensor[B, T]; lengths: the sentence lengths n_b.
+    """
+
+    mask: Tensor
+    words: Tensor
+    tags: Tensor
+    chars: Tensor
+    char_lengths: Tensor
+    lengths: List[int]
+
+
+@dataclass
+class LossOutput:
+    """Summed losses of a sub-batch (differentiable) and counts for logging."""
+
+    loss: Tensor  # hinge + scaled tag loss, summed over sentences
+    hinge: float
+    tag_loss: float
+    sentences: int
+
+
+class SentenceTooLongError(ValueError):
+    """A sentence longer than the model's position table allows."""
+
+
+class SpanParser(nn.Module):
+    """Span parser: ``forward(batch)`` gives ``(span scores [B, N+1, N+1, L], tag logits [B, T, n_tags] | None)``."""
+
+    def __init__(self, config: ModelConfig, vocab: ParserVocab, labels: LabelVocab) -> None:
+        super().__init__()
+        self.config = config
+        self.vocab = vocab
+        self.labels = labels
+        half = config.d_model // 2
+        char_model = None if config.char_encoder == "none" else config.char_encoder
+        lexical = LexicalConfig(
+            num_words=len(vocab.words), num_tags=len(vocab.tags), num_chars=len(vocab.chars),
+            use_words=config.use_words, use_tags=config.use_tags, char_model=char_model,  # type: ignore[arg-type]
+            d_content=half, d_position=half, factored=config.factored, max_len=config.max_len,
+            d_char_emb_lstm=config.d_char_emb, d_char_emb_concat=config.d_char_emb,
+            concat_chars=config.char_concat_letters,
+            word_dropout=config.word_emb_dropout, tag_dropout=config.tag_emb_dropout,
+            char_dropout=config.morpho_emb_dropout, char_input_dropout=config.char_input_dropout,
+            unk_word_index=vocab.words.index("<unk>") if config.use_words else None,
+        )
+        self.embedding = LexicalEmbedding(lexical)
+        self.encoder = PartitionedTransformerEncoder(
+            n_layers=config.num_layers, d_content=half, d_position=half, n_heads=config.num_heads,
+            d_k=config.d_kv, d_v=config.d_kv, d_ff=config.d_ff, attention_dropout=config.attention_dropout,
+            relu_dropout=config.relu_dropout, residual_dropout=config.residual_dropout, factored=config.factored,
+        )
+        self.scorer = SpanScorer(config.d_model, config.d_label_hidden, len(labels))
+        self.tagger: Optional[TagHead] = TagHead(config.d_model, len(vocab.tags), config.d_tag_hidden) if config.predict_tags else None
+        self.unk_dropout_enabled = False
+
+    # -- inputs ---------------------------------------------------------------
+    @property
+    def max_words(self) -> int:
+        """Longest sentence the position table allows (start and stop take two positions)."""
+        return self.config.max_len - 2
+
+    def enable_unk_dropout(self) -> None:
+        """Training: replace words of training count c by UNK with probability 1/(1+c)."""
+        if self.config.use_words:
+            counts = torch.tensor(self.vocab.count_table(), dtype=torch.float32)
+            self.embedding.set_word_counts(counts)
+            self.unk_dropout_enabled = True
+
+    def device(self) -> torch.device:
+        return self.embedding.position_table.device
+
+    def make_batch(self, sentences: Sequence[Sentence]) -> SentenceBatch:
+        """Index and pad ``sentences`` (lists of (tag, word)) on the model's device."""
+        for sentence in sentences:
+            if len(sentence) == 0:
+                raise ValueError("cannot parse an empty sentence")
+            if len(sentence) > self.max_words:
+                raise SentenceTooLongError(
+                    f"sentence of {len(sentence)} words is longer than this model's maximum of {self.max_words} "
+                    f"(model.max_len={self.config.max_len} positions, including start/stop)")
+        lengths = [len(s) for s in sentences]
+        batch, width = len(sentences), max(lengths) + 2
+        words = torch.zeros((batch, width), dtype=torch.long)
+        tags = torch.zeros((batch, width), dtype=torch.long)
+        mask = torch.zeros((batch, width), dtype=torch.bool)
+        char_lists = [self.vocab.char_ids([w for _, w in s]) for s in sentences]
+        max_chars = max(len(c) for chars in char_lists for c in chars)
+        chars = torch.zeros((batch, width, max_chars), dtype=torch.long)
+        char_lengths = torch.zeros((batch, width), dtype=torch.long)
+        for b, sentence in enumerate(sentences):
+            t = len(sentence) + 2
+            words[b, :t] = torch.tensor(self.vocab.word_ids([w for _, w in sentence]))
+            tags[b, :t] = torch.tensor(self.vocab.tag_ids([tag for tag, _ in sentence]))
+            mask[b, :t] = True
+            for position, ids in enumerate(char_lists[b]):
+                chars[b, position, :len(ids)] = torch.tensor(ids)
+                char_lengths[b, position] = len(ids)
+        device = self.device()
+        return SentenceBatch(mask.to(device), words.to(device), tags.to(device), chars.to(device),
+                             char_lengths.to(device), lengths)
+
+    # -- model ----------------------------------------------------------------
+    def forward(self, batch: SentenceBatch, golds: Optional[Sequence[GoldSpans]] = None, decoder: str = "cython"):  # type: ignore[no-untyped-def]
+        """Without ``golds``: ``(scores [B, N+1, N+1, L], tag logits [B, T, n_tags] | None)``.
+
+        With ``golds`` (one dict per sentence): the :class:`LossOutput` (going through
+        ``forward`` lets a DistributedDataParallel wrapper see the computation).
+        """
+        z = self.embedding(batch.mask, words=batch.words, tags=batch.tags, chars=batch.chars, char_lengths=batch.char_lengths)
+        h = self.encoder(z, batch.mask)
+        scores = self.scorer(h)
+        tag_logits = self.tagger(h) if self.tagger is not None else None
+        if golds is None:
+            return scores, tag_logits
+        return self._loss_from_scores(batch, scores, tag_logits, golds, decoder)
+
+    # -- training -------------------------------------------------------------
+    def loss(self, sentences: Sequence[Sentence], golds: Sequence[GoldSpans], decoder: str = "cython") -> LossOutput:
+        """Summed hinge loss (plus the scaled tag loss) over ``sentences`` with gold spans ``golds``.
+
+        ``decoder``: ``"cython"`` decodes each sentence on the CPU; ``"torch"`` decodes the batch on the model's device.
+        """
+        return self(self.make_batch(sentences), list(golds), decoder)
+
+    def _loss_from_scores(self, batch: SentenceBatch, scores: Tensor, tag_logits: Optional[Tensor],
+                          golds: Sequence[GoldSpans], decoder: str) -> LossOutput:
+        scores = scores.float()
+        if decoder == "torch":
+            hinge, _ = cky_torch.hinge_loss_batch(scores, batch.lengths, list(golds))
+        else:
+            hinge = self._hinge_cython(scores, batch.lengths, golds)
+        total = hinge
+        tag_value = 0.0
+        if tag_logits is not None:
+            word_mask = batch.mask.clone()
+            word_mask[:, 0] = False
+            word_mask[torch.arange(len(batch.lengths)), torch.tensor(batch.lengths) + 1] = False
+            tag_loss = TagHead.loss(tag_logits.float(), batch.tags, word_mask, reduction="sum")
+            total = total + self.config.tag_loss_scale * tag_loss
+            tag_value = float(tag_loss.detach())
+        return LossOutput(loss=total, hinge=float(hinge.detach()), tag_loss=tag_value, sentences=len(batch.lengths))
+
+    @staticmethod
+    def _hinge_cython(scores: Tensor, lengths: Sequence[int], golds: Sequence[GoldSpans]) -> Tensor:
+        array = scores.detach().cpu().numpy()
+        predicted: List[ChartTree] = [cky.decode(array[b], gold=golds[b], length=n) for b, n in enumerate(lengths)]
+        pred_sum = cky_torch.sum_span_scores(scores, [tree.spans for tree in predicted])
+        gold_sum = cky_torch.sum_span_scores(scores, cky_torch.gold_span_lists(golds))
+        hamming = torch.tensor([float(hamming_cost(t.spans, g)) for t, g in zip(predicted, golds)],
+                               dtype=scores.dtype, device=scores.device)
+        return torch.clamp(pred_sum + hamming - gold_sum, min=0.0).sum()
+
+    # -- inference ------------------------------------------------------------
+    @torch.no_grad()
+    def parse(self, sentences: Sequence[Sentence], decoder: str = "cython") -> List[Tree]:
+        """Trees for ``sentences`` (un-binarized, chains expanded, TOP-rooted).
+
+        Leaves carry the input tags unless the model predicts tags.
+        """
+        batch = self.make_batch(sentences)
+        scores, tag_logits = self(batch)
+        scores = scores.float()
+        if decoder == "torch":
+            charts = cky_torch.decode_batch(scores, batch.lengths)
+        else:
+            array = scores.cpu().numpy()
+            charts = [cky.decode(array[b], length=n) for b, n in enumerate(batch.lengths)]
+        predicted_tags: Optional[np.ndarray] = None
+        if tag_logits is not None:
+            logits = tag_logits.float()
+            logits[..., : self.vocab.tags.num_specials] = float("-inf")  # never predict pad/unk/start/stop
+            predicted_tags = logits.argmax(-1).cpu().numpy()
+        trees = []
+        for b, (sentence, chart) in enumerate(zip(sentences, charts)):
+            if predicted_tags is not None:
+                leaves = [Leaf(self.vocab.tags.token(int(predicted_tags[b, k + 1])), word) for k, (_, word) in enumerate(sentence)]
+            else:
+                leaves = [Leaf(tag, word) for tag, word in sentence]
+            trees.append(tree_from_chart(chart, self.labels, leaves))
+        return trees
+
+    # -- persistence ----------------------------------------------------------
+    def spec(self) -> Dict[str, object]:
+        """What :func:`SpanParser.from_spec` needs besides the weights."""
+        return {"model_config": self.config.__dict__.copy(), "vocab": self.vocab.to_dict(), "labels": self.labels.to_list()}
+
+    @classmethod
+    def from_spec(cls, spec: Dict[str, object]) -> "SpanParser":
+        config = ModelConfig(**spec["model_config"])  # type: ignore[arg-type]
+        return cls(config, ParserVocab.from_dict(spec["vocab"]), LabelVocab(spec["labels"]))  # type: ignore[arg-type]
+
+
+def build_parser(config: ModelConfig, train_trees: Sequence[Tree], word_min_count: int = 1) -> SpanParser:
+    """A fresh (untrained) parser with vocabularies and labels built from TOP-rooted training trees."""
+    sentences = [[(leaf.tag, leaf.word) for leaf in tree.leaves()] for tree in train_trees]
+    vocab = ParserVocab.build(sentences, word_min_count)
+    return SpanParser(config, vocab, LabelVocab.from_trees(train_trees))

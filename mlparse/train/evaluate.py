@@ -1,0 +1,113 @@
+"""The one place where mlparse calls the evalb port: gold vs predicted trees → scores and report text.
+
+Scoring is strict: a sentence that evalb would exclude (word or length
+mismatch, unparseable line) is an error with a clear message, never silently
+dropped from the score.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence, Union
+
+from mlparse.results import SplitScores
+from mlparse.trees.tree import Tree
+
+
+class EvaluationError(ValueError):
+    """evalb refused sentences in strict mode."""
+
+
+@dataclass
+class EvalOutcome:
+    scores: SplitScores
+    report: str  # the evalb port's report text
+
+
+def _nan_to_none(value: float) -> Union[float, None]:
+    return None if value != value else round(float(value), 4)
+
+
+def score_lines(gold_lines: Sequence[str], test_lines: Sequence[str], params: str, with_tags: bool = False) -> EvalOutcome:
+    """Score bracketed lines with the evalb port in strict mode.
+
+    ``params``: a parameter file shipped in evalb/params (``COLLINS.prm``, ``spmrl.prm``, ...) or a path;
+    the SPMRL parameter files select the evalb_spmrl program.
+    """
+    from evalb.api import EvalbError, score_trees as evalb_score
+
+    spmrl = Path(params).name.startswith("spmrl")
+    try:
+        result = evalb_score(list(gold_lines), list(test_lines), params, spmrl=spmrl, strict=True)
+    except EvalbError as error:
+        raise EvaluationError(str(error)) from None
+    every = result.all
+    report = report_text(result)
+    scores = SplitScores(
+        recall=_nan_to_none(every.recall), precision=_nan_to_none(every.precision), f1=_nan_to_none(every.fmeasure),
+        complete_match=_nan_to_none(every.complete_match),
+        tagging_accuracy=_nan_to_none(every.tagging_accuracy) if with_tags else None,
+        sentences=every.sentences, error_sentences=every.error_sentences, skip_sentences=every.skip_sentences,
+    )
+    if scores.f1 is None:
+        scores.f1 = 0.0
+    return EvalOutcome(scores=scores, report=report)
+
+
+def report_text(result: object) -> str:
+    """The evalb port's report (header, per-sentence rows, summary) for an ``EvalbResult``."""
+    import evalb.api as api
+
+    formatter = getattr(api, "format_report", None)
+    if formatter is not None:
+        text = formatter(result)
+        return text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+    from evalb.report import HEADER, format_sentences, format_summary
+
+    rows = [row if isinstance(row, tuple) else dataclasses.astuple(row) for row in result.sentences]  # type: ignore[attr-defined]
+    data = HEADER + format_sentences(rows) + format_summary(result.all, result.cutoff, result.cutoff_len)  # type: ignore[attr-defined]
+    return data.decode("utf-8", "replace")
+
+
+def score_trees(gold: Sequence[Tree], predicted: Sequence[Tree], params: str, with_tags: bool = False) -> EvalOutcome:
+    """evalb (strict) on two lists of trees; ``with_tags`` reports evalb's tagging accuracy."""
+    if len(gold) != len(predicted):
+        raise EvaluationError(f"{len(gold)} gold trees but {len(predicted)} predicted trees")
+    return score_lines([t.to_bracketed() for t in gold], [t.to_bracketed() for t in predicted], params, with_tags)
+
+
+def retagged(tree: Tree, tags: Sequence[str]) -> Tree:
+    """A copy of ``tree`` whose leaves carry ``tags`` (same words, same brackets)."""
+    copy = tree.copy()
+    leaves = copy.leaves()
+    if len(leaves) != len(tags):
+        raise EvaluationError(f"{len(tags)} tags for a tree of {len(leaves)} words: {tree.to_bracketed()[:120]}")
+    for leaf, tag in zip(leaves, tags):
+        leaf.tag = tag
+    return copy
+
+
+def score_parses(gold: Sequence[Tree], predicted: Sequence[Tree], params: str, predicted_tags: bool = False) -> EvalOutcome:
+    """Bracket scores of parses against gold trees.
+
+    Parses normally carry the gold POS tags already.  When the tags were predicted (tagging
+    head), brackets are scored on copies that carry the gold tags (so that evalb's
+    tag-based punctuation deletion cannot make a sentence mismatch), and the tagging
+    accuracy over all words is computed here from the predicted tags.
+    """
+    if not predicted_tags:
+        return score_trees(gold, predicted, params)
+    if len(gold) != len(predicted):
+        raise EvaluationError(f"{len(gold)} gold trees but {len(predicted)} predicted trees")
+    correct = total = 0
+    scored = []
+    for g, p in zip(gold, predicted):
+        gold_tags, pred_tags = g.tags(), p.tags()
+        correct += sum(a == b for a, b in zip(gold_tags, pred_tags))
+        total += len(gold_tags)
+        scored.append(retagged(p, gold_tags))
+    outcome = score_trees(gold, scored, params)
+    outcome.scores.tagging_accuracy = round(100.0 * correct / total, 4) if total else None
+    return outcome

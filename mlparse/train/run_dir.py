@@ -1,0 +1,104 @@
+"""Run directories ``runs/<recipe>/<run-id>/``: paths, results.json and log.jsonl (atomic), environment facts."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Dict, List
+
+import mlparse
+from mlparse.config import RecipeConfig
+from mlparse.io_utils import atomic_write_json, atomic_write_text
+from mlparse.results import LogEntry, RunResults
+
+
+def run_id_for(config: RecipeConfig) -> str:
+    """A run id derived from the resolved recipe: the same recipe (and overrides) resumes the same run."""
+    return config.hash()[:12]
+
+
+@dataclass(frozen=True)
+class RunDir:
+    path: Path
+
+    @classmethod
+    def for_recipe(cls, runs_dir: Path, config: RecipeConfig) -> "RunDir":
+        return cls(Path(runs_dir) / config.name / run_id_for(config))
+
+    @property
+    def recipe(self) -> Path:
+        return self.path / "recipe.yaml"
+
+    @property
+    def results(self) -> Path:
+        return self.path / "results.json"
+
+    @property
+    def log(self) -> Path:
+        return self.path / "log.jsonl"
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.path / "checkpoints"
+
+    @property
+    def best(self) -> Path:
+        return self.checkpoints / "best.pt"
+
+    @property
+    def last(self) -> Path:
+        return self.checkpoints / "last.pt"
+
+    def pred(self, split: str) -> Path:
+        return self.path / f"{split}.pred.trees"
+
+    def evalb(self, split: str) -> Path:
+        return self.path / f"{split}.evalb"
+
+    # -- writing ---------------------------------------------------------------
+    def write_results(self, results: RunResults) -> None:
+        atomic_write_json(self.results, results.to_json_dict())
+
+    def read_results(self) -> RunResults | None:
+        if not self.results.is_file():
+            return None
+        try:
+            return RunResults.from_json_dict(json.loads(self.results.read_text(encoding="utf-8")))
+        except (ValueError, TypeError):
+            return None
+
+    def write_log(self, entries: List[Dict[str, Any]]) -> None:
+        """Rewrite log.jsonl from the entries kept in the training state (so a resumed run never duplicates lines)."""
+        known = set(LogEntry.__dataclass_fields__)
+        lines = [json.dumps({k: v for k, v in e.items() if k in known}, ensure_ascii=False) for e in entries]
+        atomic_write_text(self.log, "".join(line + "\n" for line in lines))
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def hardware_info(device: str) -> Dict[str, Any]:
+    import torch
+
+    info: Dict[str, Any] = {
+        "device": device, "cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(),
+        "machine": platform.machine(), "platform": platform.platform(),
+    }
+    if device.startswith("cuda") and torch.cuda.is_available():
+        info["gpu"] = torch.cuda.get_device_name(0)
+        info["gpu_count"] = torch.cuda.device_count()
+    return info
+
+
+def versions() -> Dict[str, str]:
+    import numpy
+    import torch
+
+    return {"python": sys.version.split()[0], "torch": torch.__version__, "numpy": numpy.__version__,
+            "mlparse": mlparse.__version__}

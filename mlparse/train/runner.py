@@ -1,0 +1,212 @@
+"""``mlparse run``: a recipe → a finished run directory (train, pick the best checkpoint, score dev and test).
+
+Steps: resolve the recipe and its run directory (resume when it exists,
+``fresh`` starts over); make sure the prepared splits exist (preparing them
+when the source is known); build vocabularies and the model; train
+(:class:`~mlparse.train.trainer.Trainer`); load ``best.pt``, parse dev and
+test, write predicted trees, evalb reports and ``results.json``.
+``results.json`` says ``running`` from the start and is rewritten atomically.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import torch
+import torch.distributed as dist
+
+from mlparse.config import RecipeConfig
+from mlparse.models.span_parser import SpanParser, build_parser
+from mlparse.results import COMPLETE, FAILED, RUNNING, RunResults
+from mlparse.train import checkpoint
+from mlparse.train.corpus import DataError, Split, golds_of, read_split, sentence_of
+from mlparse.train.evaluate import score_parses
+from mlparse.train.run_dir import RunDir, hardware_info, now_iso, run_id_for, versions
+from mlparse.train.trainer import DistInfo, Reporter, Trainer, parse_sentences, resolve_decoder
+from mlparse.trees.writer import write_trees
+
+
+#: Families that ``mlparse demo`` prepares (the WSJ sample, or a synthetic treebank without it).
+DEMO_FAMILIES = ("ptb-sample", "synthetic")
+
+
+class RunError(RuntimeError):
+    """A user-facing failure of ``mlparse run`` (bad data, missing treebank, ...)."""
+
+
+@dataclass
+class RunOptions:
+    runs_dir: Path = Path("runs")
+    max_minutes: Optional[float] = None
+    fresh: bool = False
+
+
+def pick_device(config: RecipeConfig, local_rank: int = 0) -> torch.device:
+    choice = config.train.device
+    if choice == "cuda" or (choice == "auto" and torch.cuda.is_available()):
+        if not torch.cuda.is_available():
+            raise RunError("train.device is 'cuda' but no CUDA device is available")
+        return torch.device("cuda", local_rank)
+    return torch.device("cpu")
+
+
+def ensure_prepared(config: RecipeConfig) -> None:
+    """Prepare the data set when a split file is missing and the family is in the catalog."""
+    missing = [s for s in ("train", "dev", "test") if not config.data.split_path(s).is_file()]
+    if not missing:
+        return
+    if any(getattr(config.data, s) for s in missing):
+        raise RunError(f"split file(s) not found: {', '.join(str(config.data.split_path(s)) for s in missing)}")
+    try:
+        from mlparse.data.prepare import prepare_family
+    except ImportError:
+        raise RunError(f"prepared data not found ({config.data.split_path(missing[0])}); "
+                       f"run `mlparse prepare {config.data.family}` first") from None
+    try:
+        prepare_family(config.data.family, languages=[config.data.language], out=Path(config.data.root))
+    except Exception as error:  # the prepare pipeline's own errors carry user-facing messages
+        hint = ("`mlparse demo` writes the demo data" if config.data.family in DEMO_FAMILIES
+                else f"run `mlparse prepare {config.data.family} --source ...` to point at the treebank")
+        raise RunError(f"prepared data not found ({config.data.split_path(missing[0])}) and preparing it failed: {error}\n"
+                       f"{hint}") from None
+    still = [s for s in missing if not config.data.split_path(s).is_file()]
+    if still:
+        raise RunError(f"`mlparse prepare {config.data.family}` did not produce {config.data.split_path(still[0])}")
+
+
+def load_splits(config: RecipeConfig) -> tuple:
+    try:
+        train, dev, test = (read_split(config.data.split_path(s)) for s in ("train", "dev", "test"))
+    except DataError as error:
+        raise RunError(str(error)) from None
+    trees = train.trees
+    if config.data.max_train_length:
+        trees = [t for t in trees if len(t.leaves()) <= config.data.max_train_length]
+    if config.data.max_train_sentences:
+        trees = trees[: config.data.max_train_sentences]
+    too_long = [len(t.leaves()) for t in trees if len(t.leaves()) > config.model.max_len - 2]
+    if too_long:
+        raise RunError(f"{len(too_long)} training sentence(s) longer than model.max_len - 2 = {config.model.max_len - 2} "
+                       f"words (longest {max(too_long)}); raise model.max_len or set data.max_train_length")
+    return Split(train.path, trees), dev, test
+
+
+def _dist_info() -> DistInfo:
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    return DistInfo(rank=int(os.environ.get("RANK", "0")), world=world)
+
+
+def run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Reporter] = None) -> RunResults:
+    """Train and evaluate ``config``; returns the final results (also in ``results.json``)."""
+    info = _dist_info()
+    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    device = pick_device(config, local_rank)
+    if info.active and not dist.is_initialized():
+        dist.init_process_group(backend="nccl" if device.type == "cuda" else "gloo")
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
+    if config.train.num_threads:
+        torch.set_num_threads(config.train.num_threads)
+    run_dir = RunDir.for_recipe(options.runs_dir, config)
+    if info.is_main:
+        if options.fresh and run_dir.path.exists():
+            shutil.rmtree(run_dir.path)
+        run_dir.path.mkdir(parents=True, exist_ok=True)
+    if info.active:
+        dist.barrier()
+    previous = run_dir.read_results()
+    if previous is not None and previous.status == COMPLETE and not options.fresh:
+        return previous
+    results = RunResults(
+        mlparse_version=versions()["mlparse"], status=RUNNING, recipe=config.name, recipe_hash=config.hash(),
+        run_id=run_id_for(config), system=f"mlparse span ({_lexical_name(config)})", dataset=config.data.family,
+        language=config.data.language, hardware=hardware_info(str(device)) | {"processes": info.world},
+        versions=versions(), started_at=(previous.started_at if previous and previous.started_at else now_iso()),
+    )
+    try:
+        if info.is_main:
+            run_dir.recipe.write_text(config.to_yaml(), encoding="utf-8")
+            run_dir.write_results(results)
+            ensure_prepared(config)
+        if info.active:
+            dist.barrier()
+        return _train_and_evaluate(config, options, run_dir, results, device, info, reporter)
+    except BaseException as error:
+        if info.is_main and not isinstance(error, KeyboardInterrupt):
+            results.status, results.error, results.finished_at = FAILED, str(error) or type(error).__name__, now_iso()
+            run_dir.write_results(results)
+        raise
+
+
+def _lexical_name(config: RecipeConfig) -> str:
+    parts = {"lstm": ["CharLSTM"], "concat": ["CharConcat"], "none": []}[config.model.char_encoder]
+    if config.model.use_words:
+        parts.append("words")
+    if config.model.use_tags:
+        parts.append("tags")
+    return " + ".join(parts)
+
+
+def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunDir, results: RunResults,
+                        device: torch.device, info: DistInfo, reporter: Optional[Reporter]) -> RunResults:
+    train, dev, test = load_splits(config)
+    checkpoint.seed_everything(config.train.seed)
+    model = build_parser(config.model, train.trees, config.model.word_min_count).to(device)
+    golds = golds_of(train.trees, model.labels)
+    if info.active:  # different dropout streams per rank; DDP copies rank 0's initial weights
+        checkpoint.seed_everything(config.train.seed + 7919 * info.rank)
+    trainer = Trainer(config, model, train, golds, dev, run_dir.checkpoints, device, config.data.evalb_params,
+                      dist_info=info, reporter=reporter if info.is_main else None, max_minutes=options.max_minutes,
+                      on_log=lambda entries: _progress_update(run_dir, results, entries))
+    trainer.resume()
+    state = trainer.fit()
+    if info.active:
+        dist.barrier()
+    results.training_seconds = round(state.training_seconds, 3)
+    results.epochs = round(state.train_sentences / max(1, len(train.trees)), 4)
+    results.best_step = state.best_step
+    if not info.is_main:
+        return results
+    best = checkpoint.load(run_dir.best, map_location=device)
+    final = SpanParser.from_spec(best["spec"]).to(device)
+    final.load_state_dict(best["model"])
+    decoder = resolve_decoder(config, device)
+    parse_seconds, parsed = 0.0, 0
+    with_tags = config.model.predict_tags
+    for split_name, split in (("dev", dev), ("test", test)):
+        sentences = [sentence_of(t) for t in split.trees]
+        start = time.perf_counter()
+        predicted = parse_sentences(final, sentences, config.eval.subbatch_tokens, decoder)
+        parse_seconds += time.perf_counter() - start
+        parsed += len(sentences)
+        write_trees(run_dir.pred(split_name), predicted)
+        outcome = score_parses(split.trees, predicted, config.data.evalb_params, predicted_tags=with_tags)
+        _write_text(run_dir.evalb(split_name), outcome.report)
+        setattr(results, split_name, outcome.scores)
+    results.parse_sentences_per_second = round(parsed / max(parse_seconds, 1e-9), 2)
+    results.status, results.finished_at = COMPLETE, now_iso()
+    run_dir.write_results(results)
+    return results
+
+
+def _progress_update(run_dir: RunDir, results: RunResults, entries: list) -> None:
+    """After each dev check: rewrite log.jsonl, and results.json (still ``running``) with the progress so far."""
+    run_dir.write_log(entries)
+    if entries:
+        last = entries[-1]
+        best = max(entries, key=lambda e: e["dev_f1"])
+        results.training_seconds = last.get("elapsed_seconds")
+        results.epochs = last.get("epoch")
+        results.best_step = best["step"]
+        run_dir.write_results(results)
+
+
+def _write_text(path: Path, text: str) -> None:
+    from mlparse.io_utils import atomic_write_text
+
+    atomic_write_text(path, text)

@@ -1,0 +1,48 @@
+"""Learning-rate schedule of Kitaev & Klein (2018), Appendix A.2.
+
+Linear warm-up from 0 to the base rate over the first ``warmup_steps``
+updates; afterwards the rate is multiplied by ``decay_factor`` whenever the
+dev score has not improved for ``patience_checks`` consecutive evaluations
+(5 epochs × 4 evaluations per epoch in the paper).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Dict
+
+
+@dataclass
+class WarmupPlateauSchedule:
+    base_lr: float
+    warmup_steps: int
+    patience_checks: int
+    decay_factor: float = 0.5
+    scale: float = 1.0  # product of the decays so far
+    best: float = float("-inf")
+    bad_checks: int = 0
+
+    def lr(self, step: int) -> float:
+        """Learning rate for update number ``step`` (1-based)."""
+        warm = min(1.0, step / self.warmup_steps) if self.warmup_steps > 0 else 1.0
+        return self.base_lr * self.scale * warm
+
+    def observe(self, score: float) -> bool:
+        """Record a dev score; returns True when the rate was just decayed."""
+        if score > self.best:
+            self.best = score
+            self.bad_checks = 0
+            return False
+        self.bad_checks += 1
+        if self.patience_checks > 0 and self.bad_checks >= self.patience_checks:
+            self.scale *= self.decay_factor
+            self.bad_checks = 0
+            return True
+        return False
+
+    def state_dict(self) -> Dict[str, float]:
+        return asdict(self)
+
+    def load_state_dict(self, state: Dict[str, float]) -> None:
+        for key, value in state.items():
+            setattr(self, key, value)

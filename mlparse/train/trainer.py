@@ -1,0 +1,343 @@
+"""The training loop: batches, gradient accumulation, schedule, dev checks, checkpoints, resume, DDP.
+
+One *update* processes ``train.batch_size`` sentences (250 in the paper),
+split into sub-batches under ``train.subbatch_tokens`` whose gradients are
+accumulated (the loss is normalised by the whole batch, so the update does
+not depend on how it was split).  Dev F1 (evalb port, strict) is computed
+``train.evals_per_epoch`` times per epoch; the best model is kept in
+``checkpoints/best.pt`` and the full training state in ``checkpoints/last.pt``
+after every check, both written atomically.
+
+Under DistributedDataParallel each rank takes every ``world``-th sentence of a
+batch; only rank 0 evaluates and writes, and broadcasts the dev score so that
+all ranks keep the same schedule and stop together.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import torch
+import torch.distributed as dist
+from torch import nn
+
+from mlparse.config import RecipeConfig
+from mlparse.data.batching import epoch_batches, map_in_batches, pack_by_tokens
+from mlparse.models.span_parser import LossOutput, SpanParser
+from mlparse.structs.chart_tree import GoldSpans
+from mlparse.train import checkpoint
+from mlparse.train.corpus import Sentence, Split, sentence_of
+from mlparse.train.evaluate import EvalOutcome, score_parses
+from mlparse.train.schedule import WarmupPlateauSchedule
+from mlparse.trees.tree import Tree
+
+
+@dataclass
+class TrainState:
+    """Everything besides weights and optimizer that a resumed run needs."""
+
+    step: int = 0  # optimizer updates so far
+    epoch: int = 0  # current epoch (0-based)
+    batch_in_epoch: int = 0  # next batch of the current epoch
+    checks: int = 0
+    checks_since_best: int = 0
+    best_f1: float = float("-inf")
+    best_step: int = 0
+    training_seconds: float = 0.0
+    train_sentences: int = 0
+    train_tokens: int = 0
+    done: bool = False
+    stop_reason: str = ""
+    log: List[Dict[str, Any]] = field(default_factory=list)
+    recent_loss: float = 0.0
+
+
+@dataclass
+class StepInfo:
+    """Passed to the progress callback after every update."""
+
+    step: int
+    epoch: float
+    loss: float
+    lr: float
+    sentences_per_second: float
+    tokens_per_second: float
+    dev_f1: Optional[float]
+    best_f1: Optional[float]
+
+
+class Reporter:
+    """Progress callbacks (no-op); the CLI renders them with rich."""
+
+    def on_step(self, info: StepInfo) -> None:  # pragma: no cover - trivial
+        pass
+
+    def on_eval(self, info: StepInfo, improved: bool, lr_decayed: bool) -> None:  # pragma: no cover - trivial
+        pass
+
+
+@dataclass
+class DistInfo:
+    rank: int = 0
+    world: int = 1
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+    @property
+    def active(self) -> bool:
+        return self.world > 1
+
+
+def resolve_decoder(config: RecipeConfig, device: torch.device) -> str:
+    choice = config.train.decoder
+    if choice == "auto":
+        return "torch" if device.type == "cuda" else "cython"
+    return choice
+
+
+def parse_sentences(model: SpanParser, sentences: Sequence[Sentence], budget: int, decoder: str) -> List[Tree]:
+    """Parse in token-budget sub-batches; trees in input order."""
+    was_training = model.training
+    model.eval()
+    try:
+        return map_in_batches(list(sentences), [len(s) for s in sentences], budget,
+                              lambda group: model.parse(group, decoder=decoder))
+    finally:
+        model.train(was_training)
+
+
+class Trainer:
+    """Trains ``model`` on ``train`` with dev checks on ``dev``; checkpoints under ``checkpoint_dir``."""
+
+    def __init__(
+        self,
+        config: RecipeConfig,
+        model: SpanParser,
+        train: Split,
+        train_golds: Sequence[GoldSpans],
+        dev: Split,
+        checkpoint_dir: Path,
+        device: torch.device,
+        evalb_params: str,
+        dist_info: DistInfo = DistInfo(),
+        reporter: Optional[Reporter] = None,
+        max_minutes: Optional[float] = None,
+        on_log: Optional[Callable[[List[Dict[str, Any]]], None]] = None,
+    ) -> None:
+        self.config = config
+        self.model = model
+        self.train_sentences = train.sentences
+        self.train_golds = list(train_golds)
+        self.train_lengths = [len(s) for s in self.train_sentences]
+        self.dev = dev
+        self.dev_trees = dev.trees[: config.eval.max_sentences] if config.eval.max_sentences else dev.trees
+        self.checkpoint_dir = Path(checkpoint_dir)
+        self.device = device
+        self.evalb_params = evalb_params
+        self.dist = dist_info
+        self.reporter = reporter or Reporter()
+        self.max_minutes = max_minutes if max_minutes is not None else config.train.max_minutes
+        self.on_log = on_log
+        self.decoder = resolve_decoder(config, device)
+        t = config.train
+        self.state = TrainState()
+        self.network: nn.Module = model
+        if dist_info.active:
+            self.network = nn.parallel.DistributedDataParallel(
+                model, device_ids=[device.index] if device.type == "cuda" else None)
+        self.optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=tuple(t.adam_betas), eps=t.adam_eps)  # type: ignore[arg-type]
+        patience_checks = int(round(t.lr_decay_patience_epochs * t.evals_per_epoch))
+        self.schedule = WarmupPlateauSchedule(t.lr, t.warmup_steps, patience_checks, t.lr_decay_factor)
+        self.stop_checks = int(round(t.patience_epochs * t.evals_per_epoch))
+        self.autocast = device.type == "cuda" and t.bf16
+        if config.train.unk_word_dropout:
+            model.enable_unk_dropout()
+
+    # -- checkpoints ---------------------------------------------------------
+    @property
+    def last_path(self) -> Path:
+        return self.checkpoint_dir / "last.pt"
+
+    @property
+    def best_path(self) -> Path:
+        return self.checkpoint_dir / "best.pt"
+
+    def save_last(self) -> None:
+        if not self.dist.is_main:
+            return
+        checkpoint.save_atomic({
+            "spec": self.model.spec(), "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
+            "schedule": self.schedule.state_dict(), "state": asdict(self.state), "rng": checkpoint.rng_state(),
+            "recipe_hash": self.config.hash(),
+        }, self.last_path)
+
+    def save_best(self, dev_f1: float) -> None:
+        if not self.dist.is_main:
+            return
+        checkpoint.save_atomic({"spec": self.model.spec(), "model": self.model.state_dict(),
+                                "step": self.state.step, "dev_f1": dev_f1}, self.best_path)
+
+    def resume(self) -> bool:
+        """Load ``last.pt`` if it exists; returns whether it did."""
+        if not self.last_path.is_file():
+            return False
+        saved = checkpoint.load(self.last_path, map_location=self.device)
+        self.model.load_state_dict(saved["model"])
+        self.optimizer.load_state_dict(saved["optimizer"])
+        self.schedule.load_state_dict(saved["schedule"])
+        self.state = TrainState(**saved["state"])
+        if self.best_path.is_file():  # best.pt may be newer than last.pt if a run died between the two writes
+            best = checkpoint.load(self.best_path)
+            self.state.best_f1 = max(self.state.best_f1, float(best["dev_f1"]))
+        if self.dist.active and not self.dist.is_main:
+            checkpoint.seed_everything(self.config.train.seed + 7919 * self.dist.rank + self.state.step)
+        else:
+            checkpoint.set_rng_state(saved["rng"])
+        return True
+
+    # -- one update ----------------------------------------------------------
+    def train_step(self, batch: Sequence[int]) -> float:
+        """One optimizer update over the sentences ``batch`` (indices); returns the summed loss of this rank."""
+        t = self.config.train
+        mine = list(batch)[self.dist.rank::self.dist.world]
+        scale = self.dist.world / len(batch)  # DDP averages over ranks: the result is the batch mean
+        groups = pack_by_tokens(self.train_lengths, t.subbatch_tokens, indices=mine)
+        self.network.train()
+        self.optimizer.zero_grad(set_to_none=True)
+        total = 0.0
+        for k, group in enumerate(groups):
+            sync = k == len(groups) - 1
+            context = self.network.no_sync() if (self.dist.active and not sync) else _null_context()
+            with context:
+                with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=self.autocast):
+                    out = self._loss(group)
+                (out.loss * scale).backward()
+            total += float(out.loss.detach())
+        if t.clip_grad_norm:
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), t.clip_grad_norm)
+        self.state.step += 1
+        lr = self.schedule.lr(self.state.step)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        self.optimizer.step()
+        self.state.train_sentences += len(batch)
+        self.state.train_tokens += sum(len(self.train_sentences[i]) for i in batch)
+        return total
+
+    def _loss(self, group: Sequence[int]) -> LossOutput:
+        sentences = [self.train_sentences[i] for i in group]
+        golds = [self.train_golds[i] for i in group]
+        return self.network(self.model.make_batch(sentences), golds, self.decoder)
+
+    # -- evaluation ----------------------------------------------------------
+    def evaluate_dev(self) -> EvalOutcome:
+        sentences = [sentence_of(tree) for tree in self.dev_trees]
+        predicted = parse_sentences(self.model, sentences, self.config.eval.subbatch_tokens, self.decoder)
+        return score_parses(self.dev_trees, predicted, self.evalb_params, predicted_tags=self.config.model.predict_tags)
+
+    def _check(self, epoch_float: float) -> tuple:
+        """Dev check on rank 0, broadcast to the others; returns (f1, improved, decayed)."""
+        f1 = float("nan")
+        if self.dist.is_main:
+            f1 = self.evaluate_dev().scores.f1 or 0.0
+        if self.dist.active:
+            box = [f1]
+            dist.broadcast_object_list(box, src=0)
+            f1 = float(box[0])
+        if math.isnan(f1):
+            f1 = 0.0
+        improved = f1 > self.state.best_f1
+        self.state.checks += 1
+        if improved:
+            self.state.best_f1, self.state.best_step, self.state.checks_since_best = f1, self.state.step, 0
+            self.save_best(f1)
+        else:
+            self.state.checks_since_best += 1
+        decayed = self.schedule.observe(f1)
+        self.state.log.append({
+            "step": self.state.step, "epoch": round(epoch_float, 4), "dev_f1": f1, "lr": self.schedule.lr(self.state.step),
+            "train_loss": self.state.recent_loss, "elapsed_seconds": round(self.state.training_seconds, 3), "best": improved,
+        })
+        if self.stop_checks > 0 and self.state.checks_since_best >= self.stop_checks:
+            self.state.done, self.state.stop_reason = True, "patience"
+        return f1, improved, decayed
+
+    # -- the loop ------------------------------------------------------------
+    def fit(self) -> TrainState:
+        t = self.config.train
+        n = len(self.train_sentences)
+        session_start = time.monotonic()
+        base_seconds = self.state.training_seconds
+        last_check_step = self.state.step if self.state.log else -1
+        window_start, window_sentences, window_tokens = time.monotonic(), 0, 0
+        while not self.state.done:
+            if self.state.epoch >= t.max_epochs:
+                self.state.done, self.state.stop_reason = True, "max_epochs"
+                break
+            batches = [b for b in epoch_batches(n, t.batch_size, t.seed, self.state.epoch) if len(b) >= self.dist.world]
+            evals = max(1, min(t.evals_per_epoch, len(batches)))
+            check_at = {max(0, round((k + 1) * len(batches) / evals) - 1) for k in range(evals)}
+            index = self.state.batch_in_epoch
+            if index >= len(batches):
+                self.state.epoch, self.state.batch_in_epoch = self.state.epoch + 1, 0
+                continue
+            loss = self.train_step(batches[index])
+            self.state.recent_loss = loss / max(1, len(batches[index]) // self.dist.world)
+            window_sentences += len(batches[index])
+            window_tokens += sum(len(self.train_sentences[i]) for i in batches[index])
+            self.state.batch_in_epoch = index + 1
+            epoch_float = self.state.epoch + self.state.batch_in_epoch / len(batches)
+            if self.state.batch_in_epoch >= len(batches):
+                self.state.epoch, self.state.batch_in_epoch = self.state.epoch + 1, 0
+            self.state.training_seconds = base_seconds + (time.monotonic() - session_start)
+            out_of_time = self._out_of_time()
+            elapsed = max(1e-9, time.monotonic() - window_start)
+            info = StepInfo(self.state.step, epoch_float, self.state.recent_loss, self.schedule.lr(self.state.step),
+                            window_sentences / elapsed, window_tokens / elapsed, None,
+                            self.state.best_f1 if self.state.log else None)
+            self.reporter.on_step(info)
+            if index in check_at or out_of_time:
+                f1, improved, decayed = self._check(epoch_float)
+                last_check_step = self.state.step
+                if out_of_time and not self.state.done:
+                    self.state.done, self.state.stop_reason = True, "max_minutes"
+                if self.state.epoch >= t.max_epochs and not self.state.done:
+                    self.state.done, self.state.stop_reason = True, "max_epochs"
+                self.state.training_seconds = base_seconds + (time.monotonic() - session_start)
+                self.save_last()
+                if self.dist.is_main and self.on_log is not None:
+                    self.on_log(self.state.log)
+                info.dev_f1, info.best_f1 = f1, self.state.best_f1
+                self.reporter.on_eval(info, improved, decayed)
+                window_start, window_sentences, window_tokens = time.monotonic(), 0, 0
+        if self.state.step != last_check_step and self.state.step > 0 and not self.state.log:
+            self._check(float(self.state.epoch))
+        self.save_last()
+        if self.dist.is_main and self.on_log is not None:
+            self.on_log(self.state.log)
+        return self.state
+
+    def _out_of_time(self) -> bool:
+        """Past the time bound? Under DDP rank 0 decides for everybody (clocks differ; checks must not)."""
+        if self.max_minutes is None:
+            return False
+        late = self.state.training_seconds >= self.max_minutes * 60.0
+        if self.dist.active:
+            box = [late]
+            dist.broadcast_object_list(box, src=0)
+            late = bool(box[0])
+        return late
+
+
+class _null_context:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *args: object) -> None:
+        return None

@@ -1,0 +1,132 @@
+"""The span parser: shapes, gradients, hinge loss, decoders agree, a tiny model overfits."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import torch
+
+from mlparse.config import ModelConfig
+from mlparse.data.vocab import ParserVocab
+from mlparse.models.span_parser import SentenceTooLongError, SpanParser
+from mlparse.structs.chart import LabelVocab, gold_spans
+from mlparse.train.corpus import sentence_of
+from mlparse.train.evaluate import score_trees
+from test_run_fixtures import TINY_MODEL, tiny_trees
+
+
+def make_model(**overrides: object) -> tuple:
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    trees = tiny_trees()
+    vocab = ParserVocab.build([sentence_of(t) for t in trees])
+    labels = LabelVocab.from_trees(trees)
+    config = ModelConfig(**{**TINY_MODEL, **overrides})  # type: ignore[arg-type]
+    return SpanParser(config, vocab, labels), trees, labels
+
+
+def test_forward_shapes_and_empty_label_zero() -> None:
+    model, trees, labels = make_model()
+    sentences = [sentence_of(t) for t in trees[:3]]
+    batch = model.make_batch(sentences)
+    scores, tag_logits = model(batch)
+    n = max(len(s) for s in sentences)
+    assert scores.shape == (3, n + 1, n + 1, len(labels))
+    assert torch.all(scores[..., 0] == 0)
+    assert tag_logits is None
+    assert batch.mask.shape == (3, n + 2) and batch.mask.sum().item() == sum(len(s) + 2 for s in sentences)
+
+
+@pytest.mark.parametrize("variant", [
+    {}, {"factored": False}, {"char_encoder": "concat", "d_char_emb": 4}, {"use_words": False},
+    {"use_tags": True, "char_encoder": "none"}, {"predict_tags": True, "d_tag_hidden": 16},
+])
+def test_backward_reaches_every_parameter(variant: dict) -> None:
+    model, trees, labels = make_model(**variant)
+    golds = [gold_spans(t, labels) for t in trees]
+    out = model.loss([sentence_of(t) for t in trees], golds)
+    assert out.loss.item() > 0 and out.sentences == len(trees)
+    out.loss.backward()
+    missing = [name for name, p in model.named_parameters() if p.requires_grad and (p.grad is None or not torch.isfinite(p.grad).all())]
+    # the embedding rows of unused specials may get zero grads, but every tensor must get a gradient
+    assert not missing, missing
+    if variant.get("predict_tags"):
+        assert out.tag_loss > 0
+
+
+def test_hinge_loss_zero_when_gold_wins_by_margin() -> None:
+    model, trees, labels = make_model()
+    golds = [gold_spans(t, labels) for t in trees]
+    n = max(len(t.leaves()) for t in trees)
+    scores = torch.full((len(trees), n + 1, n + 1, len(labels)), -2.0)
+    scores[..., 0] = 0.0  # EMPTY
+    for b, gold in enumerate(golds):
+        for (i, j), label in gold.items():
+            scores[b, i, j, label] = 2.0  # every wrong choice loses by 2 > the Hamming cost 1
+    lengths = [len(t.leaves()) for t in trees]
+    assert model._hinge_cython(scores, lengths, golds).item() == 0.0
+    scores_low = scores * 0.25  # margins 0.5 < 1: the augmented decoder finds a violation
+    assert model._hinge_cython(scores_low, lengths, golds).item() > 0
+
+
+def test_cython_and_torch_decoders_agree_on_loss_and_parses() -> None:
+    model, trees, labels = make_model()
+    model.eval()
+    golds = [gold_spans(t, labels) for t in trees]
+    sentences = [sentence_of(t) for t in trees]
+    a = model.loss(sentences, golds, decoder="cython").loss.item()
+    b = model.loss(sentences, golds, decoder="torch").loss.item()
+    assert a == pytest.approx(b, rel=1e-5)
+    assert [t.to_bracketed() for t in model.parse(sentences, "cython")] == [t.to_bracketed() for t in model.parse(sentences, "torch")]
+
+
+def test_tiny_model_overfits_to_f1_100() -> None:
+    model, trees, labels = make_model()
+    golds = [gold_spans(t, labels) for t in trees]
+    sentences = [sentence_of(t) for t in trees]
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    for _ in range(80):
+        optimizer.zero_grad()
+        out = model.loss(sentences, golds)
+        out.loss.backward()
+        optimizer.step()
+        if out.hinge == 0.0:
+            break
+    model.eval()
+    predicted = model.parse(sentences)
+    assert score_trees(trees, predicted, "COLLINS.prm").scores.f1 == 100.0
+    assert [t.to_bracketed() for t in predicted] == [t.to_bracketed() for t in trees]
+
+
+def test_predicted_trees_carry_input_tags_unless_tagging_head() -> None:
+    model, trees, _ = make_model()
+    model.eval()
+    sentence = [("XX", w) for _, w in sentence_of(trees[1])]
+    (tree,) = model.parse([sentence])
+    assert tree.tags() == ["XX"] * len(sentence) and tree.words() == [w for _, w in sentence]
+    tagger, _, _ = make_model(predict_tags=True, d_tag_hidden=16)
+    tagger.eval()
+    (tagged,) = tagger.parse([sentence])
+    assert all(tag in tagger.vocab.tags and tag not in ("<pad>", "<unk>", "<start>", "<stop>") for tag in tagged.tags())
+
+
+def test_too_long_sentence_is_a_clear_error() -> None:
+    model, _, _ = make_model(max_len=10)
+    with pytest.raises(SentenceTooLongError, match="longer than this model's maximum of 8"):
+        model.parse([[("NN", "w")] * 9])
+    assert len(model.parse([[("NN", "w")] * 8])) == 1
+
+
+def test_spec_round_trip_restores_the_same_model() -> None:
+    model, trees, _ = make_model()
+    model.eval()
+    clone = SpanParser.from_spec(model.spec())
+    clone.load_state_dict(model.state_dict())
+    clone.eval()
+    sentences = [sentence_of(t) for t in trees]
+    a, _ = model(model.make_batch(sentences))
+    b, _ = clone(clone.make_batch(sentences))
+    assert torch.equal(a, b)
+    assert dataclasses.asdict(clone.config) == dataclasses.asdict(model.config)

@@ -1,0 +1,74 @@
+"""`mlparse parse`: tokenized and bracketed input, empty lines, length limit, tagging head."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mlparse.cli import app
+from mlparse.config import load_recipe
+from mlparse.train.run_dir import RunDir
+from mlparse.train.runner import RunOptions, run_recipe
+from test_run_fixtures import TINY_TREES, write_tiny_recipe
+
+runner = CliRunner()
+
+
+def train_tiny(tmp_path: Path, **model: object) -> Path:
+    recipe = write_tiny_recipe(tmp_path, model={"max_len": 12, **model}, train={"max_epochs": 40, "batch_size": 8})
+    config = load_recipe(recipe)
+    run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
+    return RunDir.for_recipe(tmp_path / "runs", config).path
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return train_tiny(tmp_path_factory.mktemp("parse"))
+
+
+def test_bracketed_input_reparses_with_gold_tags(run_dir: Path, tmp_path: Path) -> None:
+    source = tmp_path / "in.trees"
+    # multi-line trees and another root convention are fine: only words and tags are used
+    source.write_text("( (S (NP (DT the) (NN dog))\n   (VP (VBZ barks)) (. .)) )\n" + "\n".join(TINY_TREES[1:4]) + "\n")
+    out = tmp_path / "out.trees"
+    result = runner.invoke(app, ["parse", "--model", str(run_dir), "--input", str(source), "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = out.read_text().splitlines()
+    assert len(lines) == 4
+    assert lines == TINY_TREES[:4]  # the model was trained to fit these trees
+
+
+def test_tokenized_input_gets_placeholder_tags_and_keeps_empty_lines(run_dir: Path, tmp_path: Path) -> None:
+    source = tmp_path / "in.txt"
+    source.write_text("the dog barks .\n\nhello\n")
+    result = runner.invoke(app, ["parse", "--model", str(run_dir), "--input", str(source)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3 and lines[1] == ""
+    assert lines[0].startswith("(TOP ") and "(UNK dog)" in lines[0] and "(UNK .)" in lines[0]
+    assert lines[2] == "(TOP (NP (UNK hello)))"
+
+
+def test_sentence_beyond_position_table_is_a_clear_error(run_dir: Path, tmp_path: Path) -> None:
+    source = tmp_path / "long.txt"
+    source.write_text("a b\n" + " ".join(["w"] * 11) + "\n")
+    result = runner.invoke(app, ["parse", "--model", str(run_dir), "--input", str(source)])
+    assert result.exit_code == 1
+    assert "line 2" in result.output and "11 words" in result.output and "maximum of 10" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_missing_model_is_a_clear_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["parse", "--model", str(tmp_path)], input="a b\n")
+    assert result.exit_code == 1 and "best.pt" in result.output
+
+
+def test_tagging_head_predicts_tags_for_tokenized_input(tmp_path: Path) -> None:
+    run_dir = train_tiny(tmp_path, predict_tags=True, d_tag_hidden=16)
+    results = (run_dir / "results.json").read_text()
+    assert '"tagging_accuracy": null' not in results  # reported when tags are predicted
+    result = runner.invoke(app, ["parse", "--model", str(run_dir)], input="the dog barks .\n")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == TINY_TREES[0]  # words and tags both learned

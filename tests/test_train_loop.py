@@ -1,0 +1,160 @@
+"""Trainer: CPU determinism, exact resume after an interruption, schedule, time bound."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from mlparse.config import load_recipe
+from mlparse.results import COMPLETE, FAILED
+from mlparse.train import checkpoint
+from mlparse.train.runner import RunOptions, run_recipe
+from mlparse.train.run_dir import RunDir
+from mlparse.train.schedule import WarmupPlateauSchedule
+from mlparse.train.trainer import Reporter
+from test_run_fixtures import write_tiny_recipe
+
+#: Dropout and UNK replacement on, so that results depend on the random streams.
+NOISY_MODEL = {"residual_dropout": 0.1, "word_emb_dropout": 0.2, "char_input_dropout": 0.1}
+NOISY_TRAIN = {"unk_word_dropout": True, "batch_size": 3, "evals_per_epoch": 2, "max_epochs": 4}
+
+
+class Interrupt(Exception):
+    pass
+
+
+class StopAfter(Reporter):
+    """Raises after ``steps`` updates (simulates a crash between checkpoints)."""
+
+    def __init__(self, steps: int) -> None:
+        self.steps = steps
+        self.seen: list = []
+
+    def on_step(self, info) -> None:  # type: ignore[no-untyped-def]
+        self.seen.append(info.step)
+        if info.step >= self.steps:
+            raise Interrupt()
+
+
+class Record(Reporter):
+    def __init__(self) -> None:
+        self.steps: list = []
+
+    def on_step(self, info) -> None:  # type: ignore[no-untyped-def]
+        self.steps.append(info.step)
+
+
+def weights(path: Path) -> dict:
+    return checkpoint.load(path)["model"]
+
+
+def same_weights(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def log_without_times(run_dir: RunDir) -> list:
+    entries = [json.loads(line) for line in run_dir.log.read_text().splitlines()]
+    for entry in entries:
+        entry.pop("elapsed_seconds")
+    return entries
+
+
+def test_cpu_training_is_deterministic_for_a_seed(tmp_path: Path) -> None:
+    recipe = write_tiny_recipe(tmp_path, model=NOISY_MODEL, train=NOISY_TRAIN)
+    config = load_recipe(recipe)
+    run_recipe(config, RunOptions(runs_dir=tmp_path / "a"))
+    run_recipe(config, RunOptions(runs_dir=tmp_path / "b"))
+    a, b = RunDir.for_recipe(tmp_path / "a", config), RunDir.for_recipe(tmp_path / "b", config)
+    assert same_weights(weights(a.last), weights(b.last))
+    assert log_without_times(a) == log_without_times(b)
+    assert a.pred("dev").read_text() == b.pred("dev").read_text()
+    other = load_recipe(recipe, ["train.seed=2"])
+    run_recipe(other, RunOptions(runs_dir=tmp_path / "c"))
+    assert not same_weights(weights(a.last), weights(RunDir.for_recipe(tmp_path / "c", other).last))
+
+
+def test_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
+    recipe = write_tiny_recipe(tmp_path, model=NOISY_MODEL, train=NOISY_TRAIN)
+    config = load_recipe(recipe)
+    reference = run_recipe(config, RunOptions(runs_dir=tmp_path / "ref"))
+    # 8 trees / batch 3 -> 3 batches per epoch, dev checks (and checkpoints) after the 2nd and 3rd:
+    # steps 2, 3, 5, 6.  The crash comes after update 5, before its check: updates 4 and 5 are
+    # lost and replayed after resuming from step 3's checkpoint.
+    crash = StopAfter(5)
+    with pytest.raises(Interrupt):
+        run_recipe(config, RunOptions(runs_dir=tmp_path / "run"), crash)
+    run_dir = RunDir.for_recipe(tmp_path / "run", config)
+    assert json.loads(run_dir.results.read_text())["status"] == FAILED
+    assert checkpoint.load(run_dir.last)["state"]["step"] == 3
+    again = Record()
+    resumed = run_recipe(config, RunOptions(runs_dir=tmp_path / "run"), again)
+    assert again.steps[0] == 4  # continued after the checkpoint, did not start over
+    assert resumed.status == COMPLETE
+    ref_dir = RunDir.for_recipe(tmp_path / "ref", config)
+    assert same_weights(weights(ref_dir.last), weights(run_dir.last))
+    assert same_weights(weights(ref_dir.best), weights(run_dir.best))
+    assert log_without_times(ref_dir) == log_without_times(run_dir)
+    assert resumed.dev.f1 == reference.dev.f1 and resumed.test.f1 == reference.test.f1
+    # a finished run is not trained again
+    finished = Record()
+    assert run_recipe(config, RunOptions(runs_dir=tmp_path / "run"), finished).status == COMPLETE
+    assert finished.steps == []
+    # --fresh starts over
+    fresh = Record()
+    run_recipe(config, RunOptions(runs_dir=tmp_path / "run", fresh=True), fresh)
+    assert fresh.steps[0] == 1
+
+
+def test_max_minutes_stops_and_evaluates_best(tmp_path: Path) -> None:
+    recipe = write_tiny_recipe(tmp_path, train={"max_epochs": 1000})
+    config = load_recipe(recipe)
+    results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs", max_minutes=0.0))
+    state = checkpoint.load(RunDir.for_recipe(tmp_path / "runs", config).last)["state"]
+    assert state["step"] == 1 and state["stop_reason"] == "max_minutes"
+    assert results.status == COMPLETE and results.dev is not None and results.best_step == 1
+
+
+def test_patience_stops_training(tmp_path: Path) -> None:
+    recipe = write_tiny_recipe(tmp_path, train={"max_epochs": 1000, "patience_epochs": 2, "lr": 1e-9, "warmup_steps": 0})
+    config = load_recipe(recipe)
+    run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
+    state = checkpoint.load(RunDir.for_recipe(tmp_path / "runs", config).last)["state"]
+    assert state["stop_reason"] == "patience"
+    assert state["checks_since_best"] == 2 and state["epoch"] < 10
+
+
+def test_schedule_warmup_and_plateau_halving() -> None:
+    schedule = WarmupPlateauSchedule(base_lr=1.0, warmup_steps=4, patience_checks=3, decay_factor=0.5)
+    assert [schedule.lr(s) for s in (1, 2, 4, 10)] == [0.25, 0.5, 1.0, 1.0]
+    assert not schedule.observe(50.0)
+    assert [schedule.observe(49.0) for _ in range(3)] == [False, False, True]
+    assert schedule.lr(10) == 0.5
+    assert not schedule.observe(51.0) and schedule.bad_checks == 0
+    restored = WarmupPlateauSchedule(1.0, 4, 3)
+    restored.load_state_dict(schedule.state_dict())
+    assert restored == schedule
+
+
+class PeekResults(Reporter):
+    """Reads results.json at every dev check, while the run is in progress."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.seen: list = []
+
+    def on_eval(self, info, improved: bool, lr_decayed: bool) -> None:  # type: ignore[no-untyped-def]
+        self.seen.append(json.loads(self.path.read_text()))
+
+
+def test_results_json_says_running_with_progress_during_training(tmp_path: Path) -> None:
+    recipe = write_tiny_recipe(tmp_path, train={"max_epochs": 3})
+    config = load_recipe(recipe)
+    peek = PeekResults(RunDir.for_recipe(tmp_path / "runs", config).results)
+    final = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"), peek)
+    assert [r["status"] for r in peek.seen] == ["running"] * 3
+    assert [r["epochs"] for r in peek.seen] == [1.0, 2.0, 3.0]
+    assert all(r["dev"] is None for r in peek.seen)
+    assert final.status == COMPLETE and final.epochs == 3.0
