@@ -316,9 +316,31 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
         raise ConfigError(f"{source}: train.adam_betas must have two numbers, got {t.adam_betas}.")
 
 
+def recipes_dir() -> Path:
+    """The bundled recipes (``recipes/`` of the repository, shipped in the package as ``mlparse/recipes``)."""
+    return Path(__file__).resolve().parent / "recipes"
+
+
+def resolve_recipe(name_or_path: Union[str, Path]) -> Path:
+    """A recipe file: the path itself, else a bundled recipe by name (``hebrew``, ``free/icelandic``)."""
+    path = Path(name_or_path)
+    if path.is_file():
+        return path
+    bundled = recipes_dir() / (str(name_or_path) if path.suffix == ".yaml" else f"{name_or_path}.yaml")
+    if bundled.is_file():
+        return bundled
+    names = sorted(str(p.relative_to(recipes_dir()))[: -len(".yaml")] for p in recipes_dir().rglob("*.yaml"))
+    close = difflib.get_close_matches(str(name_or_path), names, n=1)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    raise ConfigError(f"recipe '{name_or_path}' not found: no such file, and no bundled recipe of that name "
+                      f"(bundled: {', '.join(names)}).{hint}")
+
+
 def load_recipe(path: Union[str, Path], overrides: Sequence[str] = ()) -> RecipeConfig:
-    """Load a recipe file with its ``base:`` chain and ``--set`` overrides; name defaults to the file stem."""
-    path = Path(path)
+    """Load a recipe file (or bundled recipe name) with its ``base:`` chain and ``--set`` overrides.
+
+    The recipe's name defaults to the file stem."""
+    path = resolve_recipe(path)
     data = apply_overrides(load_raw(path), overrides)
     if not data.get("name"):
         data["name"] = path.stem

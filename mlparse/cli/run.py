@@ -60,7 +60,7 @@ def _launch_distributed(processes: int) -> int:
 
 @app.command("run")
 def run_command(
-    recipe: Path = typer.Argument(..., help="Recipe YAML, e.g. recipes/demo.yaml."),
+    recipe: str = typer.Argument(..., help="Recipe YAML (recipes/hebrew.yaml) or a bundled recipe name (hebrew, free/icelandic)."),
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where run directories go."),
     max_minutes: Optional[float] = typer.Option(None, "--max-minutes", help="Bound the training time (minutes)."),
     gpus: int = typer.Option(1, "--gpus", help="Processes for DistributedDataParallel (GPUs; gloo on CPU)."),
@@ -87,11 +87,11 @@ def run_command(
         console.print(f"run directory: {run_dir.path}")
     options = RunOptions(runs_dir=runs_dir, max_minutes=max_minutes, fresh=fresh)
     try:
-        if main and sys.stderr.isatty():
-            with RichReporter(config.train.max_epochs) as reporter:
+        if main:
+            with reporter_for(config) as reporter:
                 results = run_recipe(config, options, reporter)  # type: ignore[arg-type]
         else:
-            results = run_recipe(config, options, _PlainReporter() if main else None)  # type: ignore[arg-type]
+            results = run_recipe(config, options, None)
     except (RunError, EvaluationError, ValueError) as error:
         console.print(f"[red]error:[/red] {error}", highlight=False)
         raise typer.Exit(1)
@@ -114,6 +114,12 @@ def run_command(
 class _PlainReporter:
     """Without a terminal: one line per dev check."""
 
+    def __enter__(self) -> "_PlainReporter":
+        return self
+
+    def __exit__(self, *args: object) -> None:
+        pass
+
     def on_step(self, info) -> None:  # type: ignore[no-untyped-def]
         pass
 
@@ -121,3 +127,10 @@ class _PlainReporter:
         console.print(f"epoch {info.epoch:.2f} step {info.step}: loss {info.loss:.3f} dev F1 {info.dev_f1:.2f}"
                       f"{' (best)' if improved else ''} lr {info.lr:.2e} {info.sentences_per_second:.1f} sent/s",
                       highlight=False)
+
+
+def reporter_for(config):  # type: ignore[no-untyped-def]
+    """A context manager yielding the training reporter: a live rich display on a terminal, else plain lines."""
+    if sys.stderr.isatty():
+        return RichReporter(config.train.max_epochs)
+    return _PlainReporter()
