@@ -6,7 +6,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, IO, Union
+from typing import IO, Any, Callable, Union
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -18,20 +18,21 @@ def _current_umask() -> int:
 
 
 #: mkstemp creates files 0600; finished files get the permissions an ordinary open() would give.
-_FILE_MODE = 0o666 & ~_current_umask()
+FILE_MODE = 0o666 & ~_current_umask()
 
 
-def atomic_write(path: PathLike, write: Callable[[IO[str]], None], encoding: str = "utf-8") -> None:
-    """Call ``write(handle)`` on a temporary file beside ``path``, fsync, then rename over ``path``."""
+def _atomic(path: PathLike, mode: str, write: Callable[[IO[Any]], None], encoding: str | None) -> None:
+    """Write through a temporary file beside ``path``: fsync it, then rename it over ``path``."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding=encoding, newline="\n") as handle:
+        os.fchmod(fd, FILE_MODE)
+        newline = "\n" if "b" not in mode else None
+        with os.fdopen(fd, mode, encoding=encoding, newline=newline) as handle:
             write(handle)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp_name, _FILE_MODE)
         os.replace(tmp_name, target)
     except BaseException:
         try:
@@ -39,6 +40,16 @@ def atomic_write(path: PathLike, write: Callable[[IO[str]], None], encoding: str
         except FileNotFoundError:
             pass
         raise
+
+
+def atomic_write(path: PathLike, write: Callable[[IO[str]], None], encoding: str = "utf-8") -> None:
+    """Call ``write(handle)`` on a text handle; the result appears at ``path`` all at once or not at all."""
+    _atomic(path, "w", write, encoding)
+
+
+def atomic_write_binary(path: PathLike, write: Callable[[IO[bytes]], None]) -> None:
+    """As :func:`atomic_write`, for a binary handle (``torch.save(obj, handle)``, say)."""
+    _atomic(path, "wb", write, None)
 
 
 def atomic_write_text(path: PathLike, text: str, encoding: str = "utf-8") -> None:
@@ -50,19 +61,4 @@ def atomic_write_json(path: PathLike, data: Any) -> None:
 
 
 def atomic_write_bytes(path: PathLike, data: bytes) -> None:
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp_name, _FILE_MODE)
-        os.replace(tmp_name, target)
-    except BaseException:
-        try:
-            os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
-        raise
+    atomic_write_binary(path, lambda handle: handle.write(data))

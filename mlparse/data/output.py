@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, Iterable, List
 
-from mlparse.io_utils import atomic_write_json
+from mlparse.io_utils import FILE_MODE, atomic_write_json
 
 
 def write_prepared(out_dir: Path, splits: Dict[str, Iterable[str]], manifest: dict, stale: Iterable[str] = ()) -> None:
@@ -29,6 +29,7 @@ def write_prepared(out_dir: Path, splits: Dict[str, Iterable[str]], manifest: di
         for name, lines in splits.items():
             fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out_dir)
             temporary.append((tmp_name, out_dir / name))
+            os.fchmod(fd, FILE_MODE)
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
                 for line in lines:
                     handle.write(line)

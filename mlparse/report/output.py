@@ -17,13 +17,6 @@ def default_plots_dir(out: Path) -> Path:
     return out.with_name(f"{out.stem}_plots")
 
 
-def _readable(path: Path) -> None:
-    """Atomic writes create 0600 files (mkstemp); a report is meant to be shared: apply the umask."""
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(path, 0o666 & ~umask)
-
-
 def write_plots(report: Report, plots_dir: Path, plots=None) -> Dict[str, Path]:
     """Write every plot as ``<plots_dir>/<name>.png``; returns title → path."""
     from mlparse.report.plots import report_plots
@@ -32,7 +25,6 @@ def write_plots(report: Report, plots_dir: Path, plots=None) -> Dict[str, Path]:
     for plot in plots if plots is not None else report_plots(report):
         path = plots_dir / f"{plot.name}.png"
         atomic_write_bytes(path, plot.png)
-        _readable(path)
         written[plot.title] = path
     return written
 
@@ -78,7 +70,6 @@ def write_report(report: Report, fmt: str, out: Path, plots_dir: Optional[Path] 
         plots_dir = default_plots_dir(out)
     text = render(report, fmt, plots_dir=plots_dir, out=out)
     atomic_write_text(out, text)
-    _readable(out)
     written = [out]
     if plots_dir is not None and plots_dir.is_dir():
         written += sorted(plots_dir.glob("*.png"))

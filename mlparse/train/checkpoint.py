@@ -8,39 +8,19 @@ the same random stream.
 
 from __future__ import annotations
 
-import os
 import random
-import tempfile
 from pathlib import Path
 from typing import Any, Dict, Union
 
 import numpy as np
 import torch
 
+from mlparse.io_utils import atomic_write_binary
+
 
 def save_atomic(obj: Any, path: Union[str, Path]) -> None:
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600 files; give the usual permissions
-        with os.fdopen(fd, "wb") as handle:
-            torch.save(obj, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, target)
-    except BaseException:
-        try:
-            os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
-        raise
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
+    """``torch.save`` through :func:`mlparse.io_utils.atomic_write_binary`."""
+    atomic_write_binary(path, lambda handle: torch.save(obj, handle))
 
 
 def load(path: Union[str, Path], map_location: Union[str, torch.device] = "cpu") -> Dict[str, Any]:
