@@ -36,6 +36,7 @@ from mlparse.data.sources import (
 )
 from mlparse.data.splits import SPLITS, SplitPlan, plan_splits
 from mlparse.data.steps import build_pipeline, run_fused
+from mlparse.trees.reader import paused_gc
 
 
 class ProgressHook:
@@ -181,27 +182,28 @@ def read_and_normalize(
     progress.start(f"{spec.family}/{spec.name}", sum(path.stat().st_size for path, _ in ordered))
     tree_index = 0
     try:
-        for path, split in ordered:
-            display = path.relative_to(root).as_posix()
-            data = path.read_bytes()
-            sources.append(SourceFile(display, sha256_bytes(data), len(data), split))
-            reading = reader(path, display, spec.reader.options)
-            repairs.extend(reading.repairs)
-            exclusions.extend(reading.exclusions)
-            for tree, line in zip(reading.trees, reading.lines):
-                target = plan.tree_split(tree_index) if plan.tree_split else split
-                tree_index += 1
-                result, reason = run_fused(steps, tree)  # the tree is fresh from the reader
-                if result is None:
-                    exclusions.append(Issue(display, line, reason))
-                    continue
-                try:
-                    stats[target].add(result)
-                except ValueError as error:  # e.g. a label that already holds the unary joiner
-                    exclusions.append(Issue(display, line, f"unusable tree: {error}"))
-                    continue
-                lines[target].append(result.to_bracketed())
-            progress.advance(len(data))
+        with paused_gc():  # trees hold no cycles: the collector would only walk them
+            for path, split in ordered:
+                display = path.relative_to(root).as_posix()
+                data = path.read_bytes()
+                sources.append(SourceFile(display, sha256_bytes(data), len(data), split))
+                reading = reader(path, display, spec.reader.options)
+                repairs.extend(reading.repairs)
+                exclusions.extend(reading.exclusions)
+                for tree, line in zip(reading.trees, reading.lines):
+                    target = plan.tree_split(tree_index) if plan.tree_split else split
+                    tree_index += 1
+                    result, reason = run_fused(steps, tree)  # the tree is fresh from the reader
+                    if result is None:
+                        exclusions.append(Issue(display, line, reason))
+                        continue
+                    try:
+                        stats[target].add(result)
+                    except ValueError as error:  # e.g. a label that already holds the unary joiner
+                        exclusions.append(Issue(display, line, f"unusable tree: {error}"))
+                        continue
+                    lines[target].append(result.to_bracketed())
+                progress.advance(len(data))
     finally:
         progress.stop()
     return lines, stats, repairs, exclusions, sources
