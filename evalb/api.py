@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .engine import run
+from .lines import split_lines
 from .params import EvalbParams, load_params
 from .report import HEADER, format_sentences, format_summary
 from .results import EvalbResult, Problem, SentenceResult, summarize
@@ -106,8 +107,7 @@ def format_report(result: EvalbResult) -> bytes:
 
     An aborted run has no summary, as in the original.
     """
-    rows = [(r.line, r.length, r.status, r.matched, r.gold_brackets, r.test_brackets, r.crossing, r.words, r.correct_tags) for r in result.sentences]
-    text = HEADER + format_sentences(rows)
+    text = HEADER + format_sentences([r.to_row() for r in result.sentences])
     if not result.aborted:
         text += format_summary(result.all, result.cutoff, result.cutoff_len)
     return text
@@ -115,11 +115,7 @@ def format_report(result: EvalbResult) -> bytes:
 
 def read_tree_lines(path: str | Path) -> list[bytes]:
     """The lines of a one-tree-per-line file, split like ``fgets`` would (no limit on length)."""
-    data = Path(path).read_bytes()
-    lines = data.split(b"\n")
-    if lines[-1] == b"":
-        lines.pop()
-    return lines
+    return split_lines(Path(path).read_bytes())[0]
 
 
 def score_files(

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from .engine import run
+from .lines import split_lines
 from .params import EvalbParams, ParamFileError, c_atoi, read_param_file
 from .report import HEADER, format_compact, format_sentences, format_status_file, format_summary
 from .results import Problem, summarize
@@ -140,11 +141,7 @@ def _read_lines(name: bytes | None, which: str, err) -> tuple[list[bytes], bool]
     except OSError:
         err(b"Can't open %s file (%s)\n" % (which.encode(), shown))
         return None
-    lines = data.split(b"\n")
-    ends_with_newline = lines[-1] == b""
-    if ends_with_newline:
-        lines.pop()
-    return lines, ends_with_newline
+    return split_lines(data)
 
 
 def strict_message(problems: list[Problem], errors: int, skips: int, aborted: bool, prog: str) -> str:

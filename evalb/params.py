@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .lines import split_lines
+
 #: Bytes that C's ``isspace`` accepts in the "C" locale.
 C_SPACE = b" \t\n\v\f\r"
 
@@ -149,10 +151,7 @@ def read_param_file(path: str | Path, params: EvalbParams | None = None) -> tupl
     except OSError as exc:
         raise ParamFileError(f"Can't open parameter file ({path})") from exc
     warnings: list[str] = []
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    for number, raw in enumerate(lines, start=1):
+    for number, raw in enumerate(split_lines(data)[0], start=1):
         line = raw[:1] + raw[1:].rstrip(C_SPACE)
         if line[:1] == b"#" or len(line) < 3:
             continue

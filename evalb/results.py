@@ -35,6 +35,13 @@ class SentenceResult:
     def from_row(cls, row: Row) -> "SentenceResult":
         return cls(*row)
 
+    def to_row(self) -> Row:
+        """The engine's row tuple (the inverse of :meth:`from_row`)."""
+        return (
+            self.line, self.length, self.status, self.matched, self.gold_brackets,
+            self.test_brackets, self.crossing, self.words, self.correct_tags,
+        )
+
     @property
     def recall(self) -> float:
         return 0.0 if self.gold_brackets == 0 else 100.0 * self.matched / self.gold_brackets

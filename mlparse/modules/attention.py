@@ -170,6 +170,19 @@ class FactoredMultiHeadAttention(nn.Module):
         batch, length, _ = y.shape
         return y.view(batch, length, self.n_heads, d).transpose(1, 2)
 
+    def _merge_heads(self, y: Tensor) -> Tensor:
+        """[B, H, T, d] -> [B, T, H * d] (the inverse of :meth:`_heads`)."""
+        batch, _, length, d = y.shape
+        return y.transpose(1, 2).reshape(batch, length, self.n_heads * d)
+
+    def _project_halves(self, x_c: Tensor, x_p: Tensor, w_content: nn.Linear, w_position: nn.Linear, d: int) -> Tensor:
+        """Factored projection: ``[x_c W^c ; x_p W^p]`` per head, ``Tensor[B, H, T, 2 * d]``.
+
+        ``x_c: Tensor[B, T, d_content]``, ``x_p: Tensor[B, T, d_position]``; ``d`` is the
+        per-head size of each half.
+        """
+        return torch.cat([self._heads(w_content(x_c), d), self._heads(w_position(x_p), d)], dim=-1)
+
     def project_qkv(self, x: Tensor, ablate: AbstractSet[str] = frozenset()) -> tuple[Tensor, Tensor, Tensor]:
         """Per-head queries, keys and values.
 
@@ -196,15 +209,26 @@ class FactoredMultiHeadAttention(nn.Module):
         if "position" in ablate:
             q_p = torch.zeros_like(q_p)
         q = torch.cat([q_c, q_p], dim=-1)
-        k = torch.cat([self._heads(self.w_k_content(x_c), hk), self._heads(self.w_k_position(x_p), hk)], dim=-1)
-        v = torch.cat([self._heads(self.w_v_content(x_c), hv), self._heads(self.w_v_position(x_p), hv)], dim=-1)
+        k = self._project_halves(x_c, x_p, self.w_k_content, self.w_k_position, hk)
+        v = self._project_halves(x_c, x_p, self.w_v_content, self.w_v_position, hv)
         return q, k, v
 
-    def _resolve(
-        self, ablate: AbstractSet[str] | None, window: AttentionWindow | None
-    ) -> tuple[frozenset[str], AttentionWindow | None]:
+    def _prepare(
+        self, x: Tensor, mask: Tensor, ablate: AbstractSet[str] | None, window: AttentionWindow | None
+    ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        """``q, k, v`` (see :meth:`project_qkv`) and the allowed pairs ``BoolTensor[B, 1, T, T]``.
+
+        ``ablate``/``window`` default to the module attributes when None.
+        """
         parts = check_ablation(self.ablate if ablate is None else ablate)
-        return parts, (self.window if window is None else window)
+        q, k, v = self.project_qkv(x, parts)
+        allowed = allowed_pairs(mask, self.window if window is None else window).unsqueeze(1)
+        return q, k, v, allowed
+
+    def _masked_logits(self, q: Tensor, k: Tensor, allowed: Tensor) -> Tensor:
+        """``q . k / sqrt(d_k)``: ``Tensor[B, H, T, T]``, disallowed pairs = -inf."""
+        logits = torch.matmul(q, k.transpose(-1, -2)) * self.scale
+        return logits.masked_fill(~allowed, float("-inf"))
 
     def attention_logits(
         self,
@@ -214,21 +238,8 @@ class FactoredMultiHeadAttention(nn.Module):
         window: AttentionWindow | None = None,
     ) -> Tensor:
         """Scaled logits ``q . k / sqrt(d_k)``: ``Tensor[B, H, T, T]``, disallowed pairs = -inf."""
-        parts, win = self._resolve(ablate, window)
-        q, k, _ = self.project_qkv(x, parts)
-        logits = torch.matmul(q, k.transpose(-1, -2)) * self.scale
-        allowed = allowed_pairs(mask, win).unsqueeze(1)
-        return logits.masked_fill(~allowed, float("-inf"))
-
-    def _combine(self, out: Tensor) -> Tensor:
-        """[B, H, T, d_v] -> [B, T, d_model] through the output projection(s)."""
-        batch, _, length, _ = out.shape
-        if not self.factored:
-            return self.w_o(out.transpose(1, 2).reshape(batch, length, self.n_heads * self.d_v))
-        hv = self.d_v // 2
-        out_c = out[..., :hv].transpose(1, 2).reshape(batch, length, self.n_heads * hv)
-        out_p = out[..., hv:].transpose(1, 2).reshape(batch, length, self.n_heads * hv)
-        return torch.cat([self.w_o_content(out_c), self.w_o_position(out_p)], dim=-1)
+        q, k, _, allowed = self._prepare(x, mask, ablate, window)
+        return self._masked_logits(q, k, allowed)
 
     def forward(
         self,
@@ -237,19 +248,26 @@ class FactoredMultiHeadAttention(nn.Module):
         ablate: AbstractSet[str] | None = None,
         window: AttentionWindow | None = None,
     ) -> Tensor:
-        parts, win = self._resolve(ablate, window)
-        q, k, v = self.project_qkv(x, parts)
-        allowed = allowed_pairs(mask, win).unsqueeze(1)  # [B, 1, T, T]
+        q, k, v, allowed = self._prepare(x, mask, ablate, window)
         p_drop = self.attention_dropout if self.training else 0.0
         if self.use_sdpa and not self.record_attention:
             out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, dropout_p=p_drop, scale=self.scale)
         else:
-            logits = torch.matmul(q, k.transpose(-1, -2)) * self.scale
-            probs = torch.softmax(logits.masked_fill(~allowed, float("-inf")), dim=-1)
+            probs = torch.softmax(self._masked_logits(q, k, allowed), dim=-1)
             if self.record_attention:
                 self.last_attention = probs.detach()
             out = torch.matmul(F.dropout(probs, p_drop, training=self.training), v)
         return self._combine(out)
+
+    def _combine(self, out: Tensor) -> Tensor:
+        """[B, H, T, d_v] -> [B, T, d_model] through the output projection(s)."""
+        if not self.factored:
+            return self.w_o(self._merge_heads(out))
+        hv = self.d_v // 2
+        return torch.cat(
+            [self.w_o_content(self._merge_heads(out[..., :hv])), self.w_o_position(self._merge_heads(out[..., hv:]))],
+            dim=-1,
+        )
 
     def extra_repr(self) -> str:
         return (

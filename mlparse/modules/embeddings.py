@@ -155,6 +155,18 @@ class LexicalEmbedding(nn.Module):
         replace = inner & (torch.rand_like(p_unk) < p_unk)
         return words.masked_fill(replace, int(self.config.unk_word_index))  # type: ignore[arg-type]
 
+    def _char_vectors(self, chars: Tensor, char_lengths: Tensor) -> Tensor:
+        """Word vectors from characters: ``Tensor[B, T, d_lexical]``.
+
+        ``chars: LongTensor[B, T, C]``, ``char_lengths: LongTensor[B, T]``. A CharConcat
+        output whose size differs from ``d_lexical`` goes through ``char_projection``.
+        """
+        if self.char_lstm is not None:
+            return self.char_lstm(chars, char_lengths)
+        assert self.char_concat is not None
+        vectors = self.char_concat.forward_chars(chars, char_lengths)
+        return vectors if self.char_projection is None else self.char_projection(vectors)
+
     def content(
         self,
         mask: Tensor,
@@ -176,14 +188,7 @@ class LexicalEmbedding(nn.Module):
         if self.char_lstm is not None or self.char_concat is not None:
             if chars is None or char_lengths is None:
                 raise ValueError("this model uses a character model: pass chars=[B, T, C] and char_lengths=[B, T]")
-            if self.char_lstm is not None:
-                char_vectors = self.char_lstm(chars, char_lengths)
-            else:
-                assert self.char_concat is not None
-                char_vectors = self.char_concat.forward_chars(chars, char_lengths)
-                if self.char_projection is not None:
-                    char_vectors = self.char_projection(char_vectors)
-            parts.append(self.char_dropout(char_vectors))
+            parts.append(self.char_dropout(self._char_vectors(chars, char_lengths)))
         total = parts[0]
         for part in parts[1:]:  # plain additions (not stack): parts may differ in dtype under autocast
             total = total + part

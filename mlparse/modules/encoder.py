@@ -14,7 +14,7 @@ so not even normalisation statistics are shared.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 
 import torch
@@ -24,29 +24,43 @@ from mlparse.modules.attention import AttentionWindow, FactoredMultiHeadAttentio
 from mlparse.modules.dropout import DropoutKind, make_dropout
 
 
-class PartitionedLayerNorm(nn.Module):
+class HalfwiseModule(nn.Module):
+    """One module over the whole ``[content ; position]`` vector, or one per half.
+
+    ``build(d)`` makes a module mapping ``Tensor[..., d]`` to ``Tensor[..., d]``. When
+    ``split`` is True it is built twice, as ``content`` (``d = d_content``) and ``position``
+    (``d = d_position``), each applied to its own half; otherwise once, as ``joint``
+    (``d = d_content + d_position``). Input/output ``Tensor[..., d_content + d_position]``.
+    """
+
+    def __init__(self, d_content: int, d_position: int, split: bool, build: Callable[[int], nn.Module]) -> None:
+        super().__init__()
+        self.d_content = d_content
+        self.split = split
+        if split:
+            self.content = build(d_content)
+            self.position = build(d_position)
+        else:
+            self.joint = build(d_content + d_position)
+
+    def forward(self, x: Tensor) -> Tensor:
+        if not self.split:
+            return self.joint(x)
+        return torch.cat([self.content(x[..., : self.d_content]), self.position(x[..., self.d_content :])], dim=-1)
+
+
+class PartitionedLayerNorm(HalfwiseModule):
     """LayerNorm over ``[content ; position]``: joint, or separately per half.
 
     Input/output ``Tensor[..., d_content + d_position]``.
     """
 
     def __init__(self, d_content: int, d_position: int, partitioned: bool) -> None:
-        super().__init__()
-        self.d_content = d_content
-        self.partitioned = partitioned and d_position > 0
-        if self.partitioned:
-            self.content = nn.LayerNorm(d_content)
-            self.position = nn.LayerNorm(d_position)
-        else:
-            self.joint = nn.LayerNorm(d_content + d_position)
-
-    def forward(self, x: Tensor) -> Tensor:
-        if not self.partitioned:
-            return self.joint(x)
-        return torch.cat([self.content(x[..., : self.d_content]), self.position(x[..., self.d_content :])], dim=-1)
+        super().__init__(d_content, d_position, partitioned and d_position > 0, nn.LayerNorm)
+        self.partitioned = self.split
 
 
-class PositionwiseFeedForward(nn.Module):
+class PositionwiseFeedForward(HalfwiseModule):
     """``W2 relu(W1 x + b1) + b2`` at every position, block-diagonal when factored.
 
     Factored: the content half goes through ``d_content -> d_ff/2 -> d_content`` and the
@@ -65,76 +79,58 @@ class PositionwiseFeedForward(nn.Module):
         factored: bool = True,
         dropout_kind: DropoutKind = "feature",
     ) -> None:
-        super().__init__()
-        self.d_content = d_content
-        self.factored = factored
-        d_model = d_content + d_position
-        if factored:
-            if d_ff % 2:
-                raise ValueError(f"factored feed-forward needs an even d_ff, got {d_ff}")
-            self.content = nn.Sequential(
-                nn.Linear(d_content, d_ff // 2), nn.ReLU(), make_dropout(relu_dropout, dropout_kind),
-                nn.Linear(d_ff // 2, d_content),
-            )
-            self.position = nn.Sequential(
-                nn.Linear(d_position, d_ff // 2), nn.ReLU(), make_dropout(relu_dropout, dropout_kind),
-                nn.Linear(d_ff // 2, d_position),
-            )
-        else:
-            self.joint = nn.Sequential(
-                nn.Linear(d_model, d_ff), nn.ReLU(), make_dropout(relu_dropout, dropout_kind),
-                nn.Linear(d_ff, d_model),
+        if factored and d_ff % 2:
+            raise ValueError(f"factored feed-forward needs an even d_ff, got {d_ff}")
+        d_hidden = d_ff // 2 if factored else d_ff
+
+        def mlp(d: int) -> nn.Module:
+            return nn.Sequential(
+                nn.Linear(d, d_hidden), nn.ReLU(), make_dropout(relu_dropout, dropout_kind), nn.Linear(d_hidden, d)
             )
 
-    def forward(self, x: Tensor) -> Tensor:
-        if not self.factored:
-            return self.joint(x)
-        return torch.cat([self.content(x[..., : self.d_content]), self.position(x[..., self.d_content :])], dim=-1)
+        super().__init__(d_content, d_position, factored, mlp)
+        self.factored = factored
 
 
 class EncoderLayer(nn.Module):
-    """One encoder layer: attention sublayer, then feed-forward sublayer, each post-norm.
+    """One encoder layer: ``x = Norm(x + Dropout(attention(x)))``, then the same around ``feed_forward``.
+
+    The two sublayers are built by the caller; ``d_content``/``d_position`` are read from
+    ``attention``. ``partitioned_layer_norm`` normalises the two halves separately (factored
+    attention only; otherwise one LayerNorm covers the whole vector).
 
     Inputs ``x: Tensor[B, T, d_model]``, ``mask: BoolTensor[B, T]`` -> ``Tensor[B, T, d_model]``.
     """
 
     def __init__(
         self,
-        d_content: int,
-        d_position: int,
-        n_heads: int = 8,
-        d_k: int = 64,
-        d_v: int = 64,
-        d_ff: int = 2048,
-        attention_dropout: float = 0.2,
-        relu_dropout: float = 0.1,
+        attention: FactoredMultiHeadAttention,
+        feed_forward: PositionwiseFeedForward,
         residual_dropout: float = 0.2,
-        factored: bool = True,
         partitioned_layer_norm: bool = False,
         dropout_kind: DropoutKind = "feature",
     ) -> None:
         super().__init__()
-        self.attention = FactoredMultiHeadAttention(
-            d_content, d_position, n_heads=n_heads, d_k=d_k, d_v=d_v,
-            attention_dropout=attention_dropout, factored=factored,
-        )
-        self.attention_dropout = make_dropout(residual_dropout, dropout_kind)
-        self.attention_norm = PartitionedLayerNorm(d_content, d_position, factored and partitioned_layer_norm)
-        self.feed_forward = PositionwiseFeedForward(
-            d_content, d_position, d_ff=d_ff, relu_dropout=relu_dropout, factored=factored, dropout_kind=dropout_kind,
-        )
-        self.feed_forward_dropout = make_dropout(residual_dropout, dropout_kind)
-        self.feed_forward_norm = PartitionedLayerNorm(d_content, d_position, factored and partitioned_layer_norm)
+        d_content, d_position = attention.d_content, attention.d_position
+        split_norm = attention.factored and partitioned_layer_norm
+        self.attention = attention
+        self.attention_residual_dropout = make_dropout(residual_dropout, dropout_kind)
+        self.attention_norm = PartitionedLayerNorm(d_content, d_position, split_norm)
+        self.feed_forward = feed_forward
+        self.feed_forward_residual_dropout = make_dropout(residual_dropout, dropout_kind)
+        self.feed_forward_norm = PartitionedLayerNorm(d_content, d_position, split_norm)
 
     def forward(self, x: Tensor, mask: Tensor) -> Tensor:
-        x = self.attention_norm(x + self.attention_dropout(self.attention(x, mask)))
-        return self.feed_forward_norm(x + self.feed_forward_dropout(self.feed_forward(x)))
+        x = self.attention_norm(x + self.attention_residual_dropout(self.attention(x, mask)))
+        return self.feed_forward_norm(x + self.feed_forward_residual_dropout(self.feed_forward(x)))
 
 
 class PartitionedTransformerEncoder(nn.Module):
     """Stack of ``n_layers`` :class:`EncoderLayer` (Table 8: 8 layers, 8 heads, d_k = d_v = 64, d_ff = 2048).
 
-    Args mirror :class:`EncoderLayer`; ``d_model = d_content + d_position``.
+    Args: the sizes and dropouts of :class:`FactoredMultiHeadAttention` and
+    :class:`PositionwiseFeedForward`, ``residual_dropout`` and ``partitioned_layer_norm`` of
+    :class:`EncoderLayer`; ``d_model = d_content + d_position``.
     ``dropout_kind`` selects per-sentence feature dropout (reference implementation) or
     element-wise dropout for the residual and ReLU dropouts; attention dropout is always
     element-wise.
@@ -170,10 +166,17 @@ class PartitionedTransformerEncoder(nn.Module):
         self.factored = factored
         self.layers = nn.ModuleList(
             EncoderLayer(
-                d_content, d_position, n_heads=n_heads, d_k=d_k, d_v=d_v, d_ff=d_ff,
-                attention_dropout=attention_dropout, relu_dropout=relu_dropout,
-                residual_dropout=residual_dropout, factored=factored,
-                partitioned_layer_norm=partitioned_layer_norm, dropout_kind=dropout_kind,
+                FactoredMultiHeadAttention(
+                    d_content, d_position, n_heads=n_heads, d_k=d_k, d_v=d_v,
+                    attention_dropout=attention_dropout, factored=factored,
+                ),
+                PositionwiseFeedForward(
+                    d_content, d_position, d_ff=d_ff, relu_dropout=relu_dropout, factored=factored,
+                    dropout_kind=dropout_kind,
+                ),
+                residual_dropout=residual_dropout,
+                partitioned_layer_norm=partitioned_layer_norm,
+                dropout_kind=dropout_kind,
             )
             for _ in range(n_layers)
         )
