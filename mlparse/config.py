@@ -19,7 +19,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union, get_args, get_origin, get_type_hints
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union, get_args, get_origin, get_type_hints
 
 import yaml
 
@@ -179,17 +179,16 @@ def load_raw(path: Union[str, Path], _seen: Tuple[Path, ...] = ()) -> Dict[str, 
     resolved = path.resolve()
     if resolved in _seen:
         raise ConfigError(f"{path}: circular 'base:' chain ({' -> '.join(map(str, _seen + (resolved,)))}).")
+    text = _read_recipe_text(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.safe_load(text) or {}
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"{path}, line {mark.line + 1}" if mark is not None else str(path)
         raise ConfigError(f"{where}: invalid YAML ({getattr(error, 'problem', error)}).") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a recipe must be a mapping of sections, got {type(data).__name__}.")
-    for key in data:
-        if key not in TOP_LEVEL_KEYS:
-            raise _unknown_key(str(key), TOP_LEVEL_KEYS, str(path))
+    _check_file_keys(path, text, data)
     base = data.pop("base", None)
     if base is not None:
         parent = load_raw(_resolve_base(str(base), path.parent), _seen + (resolved,))
@@ -197,6 +196,59 @@ def load_raw(path: Union[str, Path], _seen: Tuple[Path, ...] = ()) -> Dict[str, 
         parent.pop("description", None)
         data = deep_merge(parent, data)
     return data
+
+
+def _read_recipe_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read the recipe ({error.strerror or error}).") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise ConfigError(f"{path}, line {line}: not UTF-8 text (byte 0x{data[error.start]:02x}); "
+                          "recipes are UTF-8 YAML files.") from None
+
+
+def _key_lines(text: str) -> Dict[Tuple[str, ...], int]:
+    """1-based line of every key of the recipe's top level and its sections: ``("train", "lr") -> 12``."""
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError:
+        return {}
+    lines: Dict[Tuple[str, ...], int] = {}
+    if not isinstance(root, yaml.MappingNode):
+        return lines
+    for key_node, value_node in root.value:
+        top = str(key_node.value)
+        lines[(top,)] = key_node.start_mark.line + 1
+        if isinstance(value_node, yaml.MappingNode):
+            for inner_key, _ in value_node.value:
+                lines[(top, str(inner_key.value))] = inner_key.start_mark.line + 1
+    return lines
+
+
+def _check_file_keys(path: Path, text: str, data: Mapping[str, Any]) -> None:
+    """Unknown keys and badly typed values of one recipe file, reported with the file's line number."""
+    lines = _key_lines(text)
+
+    def where(*keys: str) -> str:
+        line = lines.get(tuple(keys))
+        return f"{path}, line {line}" if line else str(path)
+
+    for key in data:
+        if key not in TOP_LEVEL_KEYS:
+            raise _unknown_key(str(key), TOP_LEVEL_KEYS, where(str(key)))
+    for name, cls in SECTIONS.items():
+        if data.get(name) is not None:
+            _build_section(name, cls, data[name], where)
+
+
+def _check_value(section: str, key: str, value: Any, where: str) -> None:
+    choices = VALID_CHOICES.get((section, key))
+    if choices and value not in choices:
+        raise ConfigError(f"{where}: {section}.{key} must be one of {', '.join(choices)}, got {value!r}.")
 
 
 def parse_override(text: str) -> Tuple[List[str], Any]:
@@ -223,6 +275,9 @@ def apply_overrides(data: Dict[str, Any], overrides: Sequence[str]) -> Dict[str,
             valid = _field_names(SECTIONS[keys[0]])
             if keys[1] not in valid:
                 raise _unknown_key(keys[1], valid, f"--set {text} (section '{keys[0]}')")
+            hints = get_type_hints(SECTIONS[keys[0]])
+            value = _coerce(value, hints[keys[1]], f"--set {text}")
+            _check_value(keys[0], keys[1], value, f"--set {text}")
             out.setdefault(keys[0], {})
             if not isinstance(out[keys[0]], dict):
                 out[keys[0]] = {}
@@ -268,22 +323,21 @@ def _coerce(value: Any, annotation: Any, where: str) -> Any:
     return value
 
 
-def _build_section(name: str, cls: type, data: Any, source: str) -> Any:
+def _build_section(name: str, cls: type, data: Any, source: Union[str, Callable[..., str]]) -> Any:
+    """The section's dataclass; ``source`` names the recipe, or gives ``where(section[, key])`` with a line."""
+    where = source if callable(source) else (lambda *keys: source)
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: section '{name}' must be a mapping, got {data!r}.")
+        raise ConfigError(f"{where(name)}: section '{name}' must be a mapping of keys, got {data!r}.")
     valid = _field_names(cls)
     hints = get_type_hints(cls)
     kwargs = {}
     for key, value in data.items():
         if key not in valid:
-            raise _unknown_key(str(key), valid, f"{source} (section '{name}')")
-        where = f"{source}: {name}.{key}"
-        value = _coerce(value, hints[key], where)
-        choices = VALID_CHOICES.get((name, key))
-        if choices and value not in choices:
-            raise ConfigError(f"{where}: must be one of {', '.join(choices)}, got {value!r}.")
+            raise _unknown_key(str(key), valid, f"{where(name, str(key))} (section '{name}')")
+        value = _coerce(value, hints[key], f"{where(name, str(key))}: {name}.{key}")
+        _check_value(name, str(key), value, where(name, str(key)))
         kwargs[key] = value
     return cls(**kwargs)
 
@@ -300,20 +354,40 @@ def from_dict(data: Mapping[str, Any], source: str = "recipe") -> RecipeConfig:
 
 
 def validate(config: RecipeConfig, source: str = "recipe") -> None:
-    """Cross-field checks."""
-    m, t = config.model, config.train
+    """Cross-field and range checks: a value that would only fail hours into a run is refused here."""
+    m, t, d, e = config.model, config.train, config.data, config.eval
+    _check_name(config.name, source)
     if m.d_model % 2:
         raise ConfigError(f"{source}: model.d_model must be even (content ‖ position halves), got {m.d_model}.")
     if not (m.use_words or m.use_tags or m.char_encoder != "none"):
         raise ConfigError(f"{source}: the model has no lexical input; enable model.use_words, model.use_tags or a model.char_encoder.")
-    positive = {"model.num_layers": m.num_layers, "model.num_heads": m.num_heads, "model.d_kv": m.d_kv, "model.d_ff": m.d_ff,
-                "model.max_len": m.max_len, "train.batch_size": t.batch_size, "train.subbatch_tokens": t.subbatch_tokens,
-                "train.evals_per_epoch": t.evals_per_epoch, "train.max_epochs": t.max_epochs, "train.lr": t.lr}
-    for key, value in positive.items():
-        if value <= 0:
-            raise ConfigError(f"{source}: {key} must be positive, got {value}.")
-    if len(t.adam_betas) != 2:
-        raise ConfigError(f"{source}: train.adam_betas must have two numbers, got {t.adam_betas}.")
+    positive = ["model.num_layers", "model.num_heads", "model.d_kv", "model.d_ff", "model.d_label_hidden", "train.lr",
+                "train.batch_size", "train.subbatch_tokens", "train.evals_per_epoch", "train.max_epochs",
+                "train.adam_eps", "eval.subbatch_tokens"] + (["model.d_char_emb"] if m.char_encoder != "none" else [])
+    dropouts = [f"model.{name}" for name in ("attention_dropout", "relu_dropout", "residual_dropout", "word_emb_dropout",
+                                              "tag_emb_dropout", "morpho_emb_dropout", "char_input_dropout")]
+    rules = [(key, lambda v: v > 0, "must be positive") for key in positive] + [
+        (key, lambda v: 0.0 <= v < 1.0, "is a dropout probability, in [0, 1)") for key in dropouts] + [
+        ("model.max_len", lambda v: v >= 3, "counts the start and stop positions too; it must be at least 3"),
+        ("train.lr_decay_factor", lambda v: 0.0 < v <= 1.0, "must be in (0, 1]"),
+        ("train.warmup_steps", lambda v: v >= 0, "cannot be negative"),
+        ("model.word_min_count", lambda v: v >= 0, "cannot be negative"),
+        ("train.adam_betas", lambda v: len(v) == 2, "must have two numbers")] + [
+        (key, lambda v: v is None or v > 0, "must be positive (or null for no limit)")
+        for key in ("data.max_train_sentences", "data.max_train_length", "eval.max_sentences")]
+    sections = {"model": m, "train": t, "data": d, "eval": e}
+    for key, check, message in rules:
+        section, name = key.split(".")
+        value = getattr(sections[section], name)
+        if not check(value):
+            raise ConfigError(f"{source}: {key} {message}, got {value}.")
+
+
+def _check_name(name: str, source: str) -> None:
+    """The recipe name becomes a folder, ``runs/<name>/``: one plain path component."""
+    if name in (".", "..") or (name and not name.strip()) or any(sep in name for sep in ("/", "\\", "\0")):
+        raise ConfigError(f"{source}: name {name!r} cannot be a run folder name (runs/<name>/); "
+                          "use letters, digits, '-', '_' or '.' without '/'.")
 
 
 def recipes_dir() -> Path:

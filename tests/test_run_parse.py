@@ -56,7 +56,7 @@ def test_sentence_beyond_position_table_is_a_clear_error(run_dir: Path, tmp_path
     source.write_text("a b\n" + " ".join(["w"] * 11) + "\n")
     result = runner.invoke(app, ["parse", "--model", str(run_dir), "--input", str(source)])
     assert result.exit_code == 1
-    assert "line 2" in result.output and "11 words" in result.output and "maximum of 10" in result.output
+    assert f"{source}:2:" in result.output and "11 words" in result.output and "maximum of 10" in result.output
     assert "Traceback" not in result.output
 
 

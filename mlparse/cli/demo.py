@@ -14,11 +14,13 @@ from rich.console import Console
 from rich.table import Table
 
 from mlparse.cli.app import app
+from mlparse.cli.errors import fail, os_error_message
 from mlparse.cli.prepare import RichProgress
 from mlparse.data.catalog import CatalogError
 from mlparse.data.demo_data import DemoData, find_and_prepare
 from mlparse.data.issues import PrepareError
 from mlparse.data.prepare import load_manifest
+from mlparse.data.splits import SplitError
 
 console = Console()
 errors = Console(stderr=True)
@@ -78,9 +80,10 @@ def demo_command(
 ) -> None:
     try:
         data = find_and_prepare(source, out, progress=RichProgress(console))
-    except (CatalogError, PrepareError) as error:
-        errors.print(f"[bold red]error:[/] {error}", highlight=False)
-        raise typer.Exit(code=2)
+    except (CatalogError, PrepareError, SplitError) as error:
+        fail(error, 2)
+    except OSError as error:
+        fail(os_error_message(error, "cannot read or write"), 1)
     _say_where(data)
     console.print(manifest_table(data.prepared_dir))
     if prepare_only:
@@ -96,8 +99,7 @@ def demo_command(
     try:
         config = load_recipe(recipe, [f"data.root={out}"])
     except ConfigError as error:
-        errors.print(f"[bold red]error:[/] {error}", highlight=False)
-        raise typer.Exit(code=2)
+        fail(error, 2)
     budget = minutes if minutes is not None else config.train.max_minutes
     run_dir = RunDir.for_recipe(runs_dir, config)
     previous = run_dir.read_results()
@@ -110,8 +112,9 @@ def demo_command(
         with reporter_for(config) as reporter:
             results = run_recipe(config, RunOptions(runs_dir=runs_dir, max_minutes=budget, fresh=fresh), reporter)
     except (RunError, EvaluationError, ValueError) as error:
-        errors.print(f"[bold red]error:[/] {error}", highlight=False)
-        raise typer.Exit(code=1)
+        fail(error, 1)
+    except OSError as error:
+        fail(os_error_message(error, "cannot read or write"), 1)
     console.print(scores_table(results))
     speed = results.parse_sentences_per_second
     console.print(f"trained {results.training_seconds or 0:.0f} s ({results.epochs or 0:.1f} epochs); parsing "

@@ -3,48 +3,122 @@
 from __future__ import annotations
 
 import sys
+from enum import Enum
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Iterator, Optional
 
 import typer
 from rich.console import Console
 
 from mlparse.cli.app import app
+from mlparse.cli.errors import fail, os_error_message
 
 console = Console(stderr=True)
+
+#: Inputs with at least this many sentences get a progress bar (when stderr is a terminal).
+PROGRESS_MIN_SENTENCES = 200
+
+
+class InputFormat(str, Enum):
+    auto = "auto"
+    text = "text"
+    trees = "trees"
+
+
+def _read_input(input_file: Optional[Path]) -> tuple:
+    """(text, name for messages) of the input file or stdin; unreadable input is a clear error."""
+    if input_file is None or str(input_file) == "-":
+        data = sys.stdin.buffer.read()
+        name = "<stdin>"
+    else:
+        if input_file.is_dir():
+            fail(f"--input {input_file} is a folder, not a file", 2)
+        if not input_file.is_file():
+            fail(f"input file not found: {input_file}", 2)
+        try:
+            data = input_file.read_bytes()
+        except OSError as error:
+            fail(os_error_message(error, "cannot read"), 2)
+        name = str(input_file)
+    try:
+        return data.decode("utf-8"), name
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        fail(f"{name}:{line}: not UTF-8 text (byte 0x{data[error.start]:02x}); mlparse parse reads UTF-8", 2)
+
+
+class _Progress:
+    """A transient progress bar on stderr, only for long inputs on a terminal."""
+
+    def __init__(self, total: int) -> None:
+        self.bar = None
+        if total >= PROGRESS_MIN_SENTENCES and console.is_terminal:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.bar = Progress(TextColumn("parsing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                console=console, transient=True)
+            self.task = self.bar.add_task("parse", total=total)
+
+    def __enter__(self) -> Optional[Callable[[int], None]]:
+        if self.bar is None:
+            return None
+        self.bar.start()
+        return lambda done: self.bar.advance(self.task, done)  # type: ignore[union-attr]
+
+    def __exit__(self, *args: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _lines(trees) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    for tree in trees:
+        yield (tree.to_bracketed() if tree is not None else "") + "\n"
 
 
 @app.command("parse")
 def parse_command(
     model: Path = typer.Option(..., "--model", help="A run directory (its checkpoints/best.pt is used) or a .pt file."),
-    input_file: Optional[Path] = typer.Option(None, "--input", help="Tokenized sentences (one per line) or bracketed trees; default stdin."),
-    output_file: Optional[Path] = typer.Option(None, "--output", help="Where the trees go (one per line); default stdout."),
-    subbatch_tokens: int = typer.Option(5000, "--batch-tokens", help="Token budget of one forward pass."),
+    input_file: Optional[Path] = typer.Option(
+        None, "--input", help="UTF-8 input: tokenized sentences (one per line, words separated by spaces) or "
+        "bracketed trees (one or several lines each); default (or -): stdin."),
+    output_file: Optional[Path] = typer.Option(
+        None, "--output", help="Where the trees go (one per line, written all at once); default stdout."),
+    input_format: InputFormat = typer.Option(
+        InputFormat.auto, "--format", help="auto: trees when the first non-blank line starts a tree, "
+        "'(S (' or '(NN word)', else tokenized text."),
+    subbatch_tokens: int = typer.Option(5000, "--batch-tokens", min=1, help="Token budget of one forward pass."),
 ) -> None:
     """Parse tokenized text or re-parse bracketed trees (their words and POS tags are used).
 
+    Output line k answers input sentence k; an empty input line gives an empty output line.
     Tokenized input gets POS tags from the model's tagging head when it has one, else the
-    placeholder tag UNK.  An empty input line gives an empty output line.
+    placeholder tag UNK.  Words holding ( or ) are written -LRB- / -RRB-, as in the Penn
+    Treebank, so that every output tree reads back.  A sentence longer than the model's
+    position table (model.max_len - 2 words) is an error naming its line.
     """
     from mlparse.io_utils import atomic_write_text
     from mlparse.models.inference import ParseInputError, load_parser, parse_input, read_input
 
+    text, name = _read_input(input_file)
     try:
         parser = load_parser(model)
-        if input_file is not None:
-            if not input_file.is_file():
-                raise ParseInputError(f"input file not found: {input_file}")
-            text = input_file.read_text(encoding="utf-8")
-        else:
-            text = sys.stdin.read()
-        sentences = read_input(text, parser)
-        trees = parse_input(parser, sentences, budget=subbatch_tokens)
-    except (ParseInputError, UnicodeDecodeError) as error:
-        console.print(f"[red]error:[/red] {error}", highlight=False)
-        raise typer.Exit(1)
-    output = "".join((tree.to_bracketed() if tree is not None else "") + "\n" for tree in trees)
-    if output_file is not None:
-        atomic_write_text(output_file, output)
-        console.print(f"{sum(t is not None for t in trees)} trees written to {output_file}", highlight=False)
-    else:
+        sentences = read_input(text, parser, source=name, input_format=input_format.value)
+        count = sum(item.sentence is not None for item in sentences)
+        with _Progress(count) as progress:
+            trees = parse_input(parser, sentences, budget=subbatch_tokens, source=name, progress=progress)
+    except ParseInputError as error:
+        fail(error, 1)
+    output = "".join(_lines(trees))
+    if output_file is None:
         sys.stdout.write(output)
+        sys.stdout.flush()
+        if count == 0:
+            console.print(f"no sentence in {name}", highlight=False)
+        return
+    if output_file.is_dir():
+        fail(f"--output {output_file} is a folder; give a file name", 2)
+    try:
+        atomic_write_text(output_file, output)
+    except OSError as error:
+        fail(os_error_message(error, "cannot write", output_file), 1)
+    console.print(f"{count} trees written to {output_file}", highlight=False, soft_wrap=True)

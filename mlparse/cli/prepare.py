@@ -9,12 +9,15 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
+from rich.text import Text
 
 from mlparse.cli.app import app
+from mlparse.cli.errors import fail, os_error_message
 from mlparse.data.catalog import CatalogError, family_names
-from mlparse.data.issues import PrepareError
+from mlparse.data.issues import Issue, PrepareError
 from mlparse.data.prepare import PrepareReport, ProgressHook, prepare_family
 from mlparse.data.sources import SourceNotFoundError
+from mlparse.data.splits import SplitError
 
 console = Console()
 error_console = Console(stderr=True)
@@ -92,17 +95,37 @@ def prepare_command(
     ),
     out: Path = typer.Option(Path("data"), "--out", "-o", help="Output folder."),
 ) -> None:
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out} is a file; give a folder", 2)
     try:
         report = prepare_family(family, source=source, languages=language, out=out, progress=RichProgress(console))
-    except (CatalogError, PrepareError, SourceNotFoundError) as error:
-        error_console.print(f"[bold red]error:[/] {error}", highlight=False, markup=True, soft_wrap=True)
-        raise typer.Exit(code=2)
+    except (CatalogError, PrepareError, SourceNotFoundError, SplitError) as error:
+        fail(error, 2)
+    except OSError as error:
+        fail(os_error_message(error, "cannot read or write"), 1)
     console.print(summary_table(report))
-    console.print(f"found: {', '.join(report.found)}")
+    console.print(f"found: {', '.join(report.found)}", highlight=False)
     for name, where in report.not_found.items():
-        console.print(f"[yellow]not found:[/] {name}: {where}", highlight=False, soft_wrap=True)
+        console.print(Text.assemble(("not found: ", "yellow"), f"{name}: {where}"), soft_wrap=True)
     for result in report.results:
-        console.print(f"wrote {result.out_dir}", highlight=False)
+        _show_issues(result.manifest.exclusions, "left out", result.out_dir)
+        console.print(f"wrote {result.out_dir}", highlight=False, soft_wrap=True)
+
+
+#: Excluded trees listed on the terminal per language (all of them are in manifest.json).
+SHOWN_ISSUES = 5
+
+
+def _show_issues(issues: List[Issue], what: str, out_dir: Path) -> None:
+    """The first few trees left out, each with file:line and reason, so that none goes unnoticed."""
+    if not issues:
+        return
+    console.print(Text.assemble((f"{len(issues):,} tree(s) {what}", "yellow"),
+                                f" (all listed in {out_dir / 'manifest.json'}):"), soft_wrap=True)
+    for issue in issues[:SHOWN_ISSUES]:
+        console.print(Text(f"  {issue}"), soft_wrap=True)
+    if len(issues) > SHOWN_ISSUES:
+        console.print(Text(f"  ... and {len(issues) - SHOWN_ISSUES:,} more"))
 
 
 __all__ = ["prepare_command", "family_names"]

@@ -10,6 +10,7 @@ from typing import Optional
 import typer
 
 from mlparse.cli.app import app
+from mlparse.cli.errors import fail, os_error_message, print_warning
 
 
 class Format(str, Enum):
@@ -59,27 +60,36 @@ def report(
 
     errors = Console(stderr=True)
     if not runs_dir.is_dir():
-        errors.print(Text.assemble(("error: ", "red"), f"runs folder not found: {runs_dir}"))
-        raise typer.Exit(2)
+        fail(f"runs folder not found: {runs_dir}" + (" (it is a file)" if runs_dir.exists() else ""), 2)
+    if out is not None and out.is_dir():
+        fail(f"--out {out} is a folder; give a file name, e.g. {out / ('leaderboard.' + _SUFFIX[format.value])}", 2)
+    if plots is not None and plots.exists() and not plots.is_dir():
+        fail(f"--plots {plots} is a file; give a folder", 2)
     try:
         result = build_report(runs_dir, split=split.value, select=select.value, published_mode=published.value)
     except PublishedDataError as error:
-        errors.print(Text.assemble(("error: ", "red"), str(error)))
-        raise typer.Exit(2)
+        fail(error, 2)
     if out is not None or format != Format.table:  # the terminal table shows them itself
         for warning in result.all_warnings():
-            errors.print(Text.assemble(("warning: ", "yellow"), warning))
-    if out is not None:
-        written = write_report(result, format.value, out, plots_dir=plots)
-        errors.print(Text(f"wrote {', '.join(str(path) for path in written)}"))
-        return
-    if format == Format.table:
-        from mlparse.report.render_text import print_report
+            print_warning(warning, errors)
+    try:
+        if out is not None:
+            written = write_report(result, format.value, out, plots_dir=plots)
+            errors.print(Text(f"wrote {', '.join(str(path) for path in written)}"), soft_wrap=True)
+            return
+        if format == Format.table:
+            from mlparse.report.render_text import print_report
 
-        if plots is not None:
-            from mlparse.report.output import write_plots
+            if plots is not None:
+                from mlparse.report.output import write_plots
 
-            write_plots(result, plots)
-        print_report(result, Console())
-        return
-    sys.stdout.write(render(result, format.value, plots_dir=plots))
+                write_plots(result, plots)
+            print_report(result, Console())
+            return
+        sys.stdout.write(render(result, format.value, plots_dir=plots))
+    except OSError as error:
+        fail(os_error_message(error, "cannot write", out if out is not None else plots), 1)
+
+
+#: File suffix per format, for the --out hint.
+_SUFFIX = {"table": "txt", "markdown": "md", "csv": "csv", "json": "json", "html": "html"}

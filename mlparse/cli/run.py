@@ -10,8 +10,10 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from mlparse.cli.app import app
+from mlparse.cli.errors import fail, os_error_message, print_error
 
 console = Console(stderr=True)
 
@@ -43,48 +45,102 @@ class RichReporter:
     def on_step(self, info) -> None:  # type: ignore[no-untyped-def]
         self.progress.update(self.task, completed=info.epoch, status=self._status(info))
 
+    def on_note(self, message: str) -> None:
+        console.print(Text(f"note: {message}"), soft_wrap=True)
+
     def on_eval(self, info, improved: bool, lr_decayed: bool) -> None:  # type: ignore[no-untyped-def]
         self.dev = f"{info.dev_f1:.2f}" + ("*" if improved else f" (best {info.best_f1:.2f})")
         if lr_decayed:
-            console.print(f"step {info.step}: dev F1 has not improved; learning rate now {info.lr:.2e}")
+            console.print(f"step {info.step}: dev F1 has not improved; learning rate now {info.lr:.2e}", highlight=False)
         self.progress.update(self.task, completed=info.epoch, status=self._status(info))
 
 
 def _launch_distributed(processes: int) -> int:
-    """Re-run this command under torchrun with ``processes`` workers (one per GPU, or gloo on CPU)."""
-    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={processes}",
-               "-m", "mlparse", *sys.argv[1:]]
-    console.print(f"launching {processes} processes: {' '.join(command[1:])}")
-    return subprocess.call(command)
+    """Re-run this command under torchrun with ``processes`` workers (one per GPU, or gloo on CPU).
+
+    torchrun runs in this process so that a failed worker (which has printed its own error)
+    ends the command with that worker's exit status, without the launcher's traceback.
+    """
+    import logging
+
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
+    from torch.distributed.run import main as torchrun
+
+    arguments = ["--standalone", f"--nproc_per_node={processes}", "-m", "mlparse", *sys.argv[1:]]
+    console.print(f"launching {processes} processes: torchrun {' '.join(arguments)}", highlight=False, soft_wrap=True)
+    logging.getLogger("torch.distributed.elastic").setLevel(logging.CRITICAL)
+    try:
+        torchrun(arguments)
+    except ChildFailedError as error:
+        codes = [failure.exitcode for failure in error.failures.values() if failure.exitcode and failure.exitcode > 0]
+        return codes[0] if codes else 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # the launcher itself failed (rendezvous, a signal)
+        print_error(f"torchrun failed: {type(error).__name__}: {error}")
+        return 1
+    return 0
+
+
+def _check_processes(config, gpus: int) -> None:  # type: ignore[no-untyped-def]
+    """Refuse what cannot work before any process starts: CUDA asked for but absent, more GPUs than exist."""
+    import torch
+
+    from mlparse.train.runner import RunError
+
+    if gpus < 1:
+        raise RunError(f"--gpus must be at least 1, got {gpus}")
+    device = config.train.device
+    cuda = torch.cuda.is_available()
+    if device == "cuda" and not cuda:
+        raise RunError("train.device is 'cuda' but no CUDA device is available (use --set train.device=cpu)")
+    if gpus > 1 and cuda and device != "cpu" and gpus > torch.cuda.device_count():
+        raise RunError(f"--gpus {gpus} but only {torch.cuda.device_count()} CUDA device(s) are visible")
 
 
 @app.command("run")
 def run_command(
     recipe: str = typer.Argument(..., help="Recipe YAML (recipes/hebrew.yaml) or a bundled recipe name (hebrew, free/icelandic)."),
-    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where run directories go."),
-    max_minutes: Optional[float] = typer.Option(None, "--max-minutes", help="Bound the training time (minutes)."),
-    gpus: int = typer.Option(1, "--gpus", help="Processes for DistributedDataParallel (GPUs; gloo on CPU)."),
-    fresh: bool = typer.Option(False, "--fresh", help="Delete an existing run directory and start over."),
-    overrides: List[str] = typer.Option([], "--set", help="Override a recipe key, e.g. --set train.lr=0.001 (repeatable)."),
+    runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where run directories go: <runs-dir>/<recipe name>/<run id>/."),
+    max_minutes: Optional[float] = typer.Option(
+        None, "--max-minutes", help="Bound the training time (minutes; overrides train.max_minutes). The best "
+        "checkpoint so far is then scored on dev and test; 0 trains one update."),
+    gpus: int = typer.Option(1, "--gpus", help="Processes for DistributedDataParallel under torchrun: one per GPU, "
+                             "or CPU processes talking over gloo when there is no GPU."),
+    fresh: bool = typer.Option(False, "--fresh", help="Delete an existing run directory of this recipe and start over."),
+    overrides: List[str] = typer.Option([], "--set", help="Override a recipe key, e.g. --set train.lr=0.001 (repeatable; "
+                                        "values are read as YAML)."),
 ) -> None:
-    """Train and evaluate RECIPE; an existing run directory for the same resolved recipe is resumed."""
-    if gpus > 1 and "LOCAL_RANK" not in os.environ:
-        raise typer.Exit(_launch_distributed(gpus))
+    """Train and evaluate RECIPE; running the same recipe again resumes it.
+
+    Everything goes to RUNS_DIR/<name>/<run id>/: the resolved recipe, log.jsonl, checkpoints,
+    predicted trees, evalb reports and results.json.  The run id is a hash of the resolved recipe
+    (overrides included), so the same command resumes an interrupted run, or shows the results of
+    a finished one (--fresh trains again).  Data problems (unreadable trees, a dev or test sentence
+    longer than the model allows, a missing evalb parameter file) are reported before training.
+    """
     from mlparse.config import ConfigError, load_recipe
 
     try:
         config = load_recipe(recipe, overrides)
     except ConfigError as error:
-        console.print(f"[red]error:[/red] {error}")
-        raise typer.Exit(2)
+        fail(error, 2)
     from mlparse.train.evaluate import EvaluationError
     from mlparse.train.runner import RunError, RunOptions, run_recipe
     from mlparse.train.run_dir import RunDir
 
+    launcher = "LOCAL_RANK" not in os.environ
+    if launcher:
+        try:
+            _check_processes(config, gpus)
+        except RunError as error:
+            fail(error, 2)
+        if gpus > 1:
+            raise typer.Exit(_launch_distributed(gpus))
     main = os.environ.get("RANK", "0") == "0"
     run_dir = RunDir.for_recipe(runs_dir, config)
     if main:
-        console.print(f"run directory: {run_dir.path}")
+        console.print(f"run directory: {run_dir.path}", highlight=False, soft_wrap=True)
     options = RunOptions(runs_dir=runs_dir, max_minutes=max_minutes, fresh=fresh)
     try:
         if main:
@@ -93,8 +149,23 @@ def run_command(
         else:
             results = run_recipe(config, options, None)
     except (RunError, EvaluationError, ValueError) as error:
-        console.print(f"[red]error:[/red] {error}", highlight=False)
-        raise typer.Exit(1)
+        if not main:  # every process meets the same problem; process 0 reports it
+            raise typer.Exit(1)
+        fail(error, 1)
+    except OSError as error:
+        if not main:
+            raise typer.Exit(1)
+        fail(os_error_message(error, "cannot read or write"), 1)
+    except KeyboardInterrupt:
+        if main:
+            print_error(f"interrupted; the same command resumes from the last dev check ({run_dir.last})")
+        raise typer.Exit(130)
+    except RuntimeError as error:
+        if main:
+            raise
+        # under DDP, a collective operation fails here when another process has stopped
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        fail(f"process {os.environ.get('RANK')} stopped ({first[:200]})", 1)
     finally:
         import torch.distributed as dist
 
@@ -108,7 +179,7 @@ def run_command(
             console.print(f"{split}: F1 {scores.f1:.2f}  LP {scores.precision or 0:.2f}  LR {scores.recall or 0:.2f}  "
                           f"complete match {scores.complete_match or 0:.2f}  ({scores.sentences} sentences)")
     console.print(f"parse speed {results.parse_sentences_per_second} sentences/s; training {results.training_seconds} s")
-    console.print(f"results: {run_dir.results}")
+    console.print(f"results: {run_dir.results}", highlight=False, soft_wrap=True)
 
 
 class _PlainReporter:
@@ -122,6 +193,9 @@ class _PlainReporter:
 
     def on_step(self, info) -> None:  # type: ignore[no-untyped-def]
         pass
+
+    def on_note(self, message: str) -> None:
+        console.print(Text(f"note: {message}"), soft_wrap=True)
 
     def on_eval(self, info, improved: bool, lr_decayed: bool) -> None:  # type: ignore[no-untyped-def]
         console.print(f"epoch {info.epoch:.2f} step {info.step}: loss {info.loss:.3f} dev F1 {info.dev_f1:.2f}"

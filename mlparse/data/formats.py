@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from mlparse.data.issues import Issue, PrepareError
 from mlparse.data.sinica import SinicaFormatError, parse_icg_line
-from mlparse.trees.errors import TreeReadError
+from mlparse.trees.errors import TreeEncodingError, TreeReadError
 from mlparse.trees.reader import parse_bracketed, read_text
 from mlparse.trees.tree import Tree
 
@@ -51,6 +51,11 @@ def _check_options(fmt: str, options: Mapping[str, Any], allowed: tuple) -> None
 def _text(path: Path, display: str, encoding: str) -> str:
     try:
         return read_text(path, encoding)
+    except TreeEncodingError as error:
+        detail = error.detail.split(" (pass ")[0]  # the reader's hint names a Python argument, not the catalog
+        raise PrepareError(f"{display}:{error.line}:{error.column}: cannot decode: {detail}; the catalog entry of "
+                           f"this treebank (treebanks/<family>.yaml) reads it as {encoding}: set its reader "
+                           "encoding, e.g. reader: {format: bracketed, encoding: iso-8859-1}") from None
     except TreeReadError as error:
         raise PrepareError(f"{display}:{error.line}:{error.column}: {error.message}") from None
     except OSError as error:

@@ -80,6 +80,11 @@ def ranges_scheme(root: Path, pattern: Optional[str], options: Mapping[str, Any]
         "unused_files": len(unused),
     }
     missing = [split for split in SPLITS if not files[split]]
+    if unused and len(missing) == len(SPLITS):
+        names = ", ".join(path.name for path in unused[:3]) + (", ..." if len(unused) > 3 else "")
+        ranges = "; ".join(f"{split} {', '.join(definition[split]) or '-'}" for split in SPLITS)
+        raise SplitError(f"none of the {len(unused)} file(s) matching {pattern} in {root} belongs to a split "
+                         f"({ranges}, numbers taken from the path by '{key.pattern}'); found: {names}")
     return SplitPlan(files, definition, missing=missing, unused=unused)
 
 

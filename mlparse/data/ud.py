@@ -41,7 +41,7 @@ def iter_blocks(text: str) -> Iterator[Tuple[int, str]]:
 
 def check_sentence(tokens: "conllu.TokenList") -> Optional[str]:
     """``None`` if the basic dependency tree is well formed, else the reason."""
-    words = [token for token in tokens if isinstance(token["id"], int)]
+    words = [token for token in tokens if isinstance(token.get("id"), int)]
     if not words:
         return "no syntactic words"
     n = len(words)
@@ -50,7 +50,7 @@ def check_sentence(tokens: "conllu.TokenList") -> Optional[str]:
         return f"word IDs are not 1..{n} in order"
     heads = []
     for token in words:
-        head = token["head"]
+        head = token.get("head")
         if not isinstance(head, int):
             return f"word {token['id']} has no integer HEAD ({head!r})"
         if not 0 <= head <= n:
@@ -75,16 +75,38 @@ def check_sentence(tokens: "conllu.TokenList") -> Optional[str]:
     return None
 
 
+#: Columns of a CoNLL-U word line: ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC.
+CONLLU_COLUMNS = 10
+
+
+def _bad_columns(block: str, first_line: int) -> Optional[Tuple[int, str]]:
+    """``(line, reason)`` of the first word line of a block without exactly ten tab-separated columns."""
+    for offset, text in enumerate(block.split("\n")):
+        if text.startswith("#") or "\t" not in text:
+            continue
+        count = len(text.split("\t"))
+        if count != CONLLU_COLUMNS:
+            return first_line + offset, f"a word line has {count} tab-separated columns, CoNLL-U has {CONLLU_COLUMNS}"
+    return None
+
+
 def read_conllu_file(path: Path, display: str, encoding: str = "utf-8"):
     """Valid blocks, their stats inputs, and exclusions for one file."""
+    data = path.read_bytes()
     try:
-        text = path.read_bytes().decode(encoding)
+        text = data.decode(encoding)
     except UnicodeDecodeError as error:
-        raise PrepareError(f"{display}: byte {error.start} is not valid {encoding}") from None
+        line = data[: error.start].count(b"\n") + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise PrepareError(f"{display}:{line}:{column}: byte 0x{data[error.start]:02x} is not valid {encoding}") from None
     kept: List[str] = []
     exclusions: List[Issue] = []
     words_per_sentence: List[List[Tuple[str, str]]] = []
     for line, block in iter_blocks(text):
+        bad_line = _bad_columns(block, line)
+        if bad_line is not None:
+            exclusions.append(Issue(display, bad_line[0], bad_line[1]))
+            continue
         try:
             sentences = conllu.parse(block + "\n\n")
         except Exception as error:  # conllu raises its own ParseException and ValueError
@@ -99,7 +121,7 @@ def read_conllu_file(path: Path, display: str, encoding: str = "utf-8"):
             continue
         kept.append(block)
         words_per_sentence.append(
-            [(str(t["upos"]), str(t["deprel"])) for t in sentences[0] if isinstance(t["id"], int)]
+            [(str(t.get("upos")), str(t.get("deprel"))) for t in sentences[0] if isinstance(t.get("id"), int)]
         )
     return kept, words_per_sentence, exclusions, sha256_bytes(text.encode(encoding)), len(text.encode(encoding))
 

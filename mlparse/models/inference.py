@@ -11,9 +11,10 @@ output line k always answers input line k.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence, Union
+from typing import Callable, List, Optional, Sequence, Union
 
 import torch
 
@@ -54,46 +55,93 @@ def load_parser(model: Union[str, Path], device: Optional[torch.device] = None) 
         saved = torch.load(path, map_location=device, weights_only=False)
         parser = SpanParser.from_spec(saved["spec"])
         parser.load_state_dict(saved["model"])
-    except (KeyError, RuntimeError, EOFError, OSError) as error:
-        raise ParseInputError(f"{path}: not a span-parser checkpoint ({error})") from None
+    except Exception as error:  # unpickling failures share no base class; none of them is a usable model
+        detail = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
+        raise ParseInputError(f"{path}: not a span-parser checkpoint ({type(error).__name__}"
+                              f"{': ' + detail if detail else ''})") from None
     return parser.to(device).eval()
 
 
-def read_input(text: str, parser: SpanParser) -> List[InputSentence]:
-    """Sentences from bracketed trees or tokenized lines (see the module doc)."""
-    stripped = text.lstrip()
-    if stripped.startswith("("):
+#: Input formats of ``mlparse parse``.
+INPUT_FORMATS = ("auto", "text", "trees")
+
+#: Bracket characters cannot appear in a bracketed tree's words; treebanks write them as these tokens.
+_BRACKET_WORDS = {"(": "-LRB-", ")": "-RRB-"}
+
+#: A first line that starts a tree: "( (", "(LABEL (", a one-word tree "(TAG word)", or only "(" / "(LABEL".
+_TREE_START = re.compile(r"^\s*\((\s*|[^\s()]+\s+)\(|^\s*\([^\s()]+\s+[^\s()]+\s*\)|^\s*\(\s*[^\s()]*\s*$")
+
+
+def escape_word(word: str) -> str:
+    """``(`` and ``)`` inside a word become ``-LRB-`` and ``-RRB-``, as in the Penn Treebank."""
+    if "(" not in word and ")" not in word:
+        return word
+    return "".join(_BRACKET_WORDS.get(char, char) for char in word)
+
+
+def looks_like_trees(text: str) -> bool:
+    """Is ``text`` bracketed trees rather than tokenized sentences?  Decided on its first non-blank line:
+    ``( (S``, ``(S (NP``, ``(NN word)``, or a line that only opens a bracket (``(`` or ``(S``)."""
+    for line in text.splitlines():
+        if line.strip():
+            return _TREE_START.match(line) is not None
+    return False
+
+
+def read_input(text: str, parser: SpanParser, source: str = "<stdin>", input_format: str = "auto") -> List[InputSentence]:
+    """Sentences from bracketed trees or tokenized lines (see the module doc).
+
+    ``input_format``: ``trees``, ``text``, or ``auto`` (trees when the first non-blank line starts a
+    tree, ``(S (`` or ``(NN word)``; a tokenized sentence such as ``( see below ) ...`` stays text).
+    Words holding ``(`` or ``)`` are written ``-LRB-`` / ``-RRB-``, so that every output tree can be read back.
+    """
+    if input_format not in INPUT_FORMATS:
+        raise ParseInputError(f"unknown input format {input_format!r}; use one of {', '.join(INPUT_FORMATS)}")
+    if input_format == "trees" or (input_format == "auto" and looks_like_trees(text)):
         from mlparse.trees.reader import parse_bracketed
 
         try:
-            result = parse_bracketed(text)
+            result = parse_bracketed(text, source=source)
         except ValueError as error:
-            raise ParseInputError(f"input: {error}") from None
+            hint = "" if input_format == "trees" else "\n(the input was read as trees; --format text reads it as tokenized text)"
+            raise ParseInputError(f"{error}{hint}") from None
         lines = list(getattr(result, "lines", []) or range(1, len(result.trees) + 1))
         return [InputSentence(line, [(leaf.tag, leaf.word) for leaf in tree.leaves()])
                 for line, tree in zip(lines, result.trees)]
     if parser.config.use_tags:
-        raise ParseInputError("this model takes POS tags as input: give bracketed trees, e.g. (S (DT the) (NN dog)), "
-                              "instead of tokenized text")
+        raise ParseInputError(f"{source}: this model takes POS tags as input: give bracketed trees, e.g. "
+                              "(S (DT the) (NN dog)), instead of tokenized text")
     out = []
     for number, line in enumerate(text.splitlines(), start=1):
         words = line.split()
-        out.append(InputSentence(number, [(UNKNOWN_TAG, word) for word in words] if words else None))
+        out.append(InputSentence(number, [(UNKNOWN_TAG, escape_word(word)) for word in words] if words else None))
     return out
 
 
 def parse_input(parser: SpanParser, sentences: Sequence[InputSentence], budget: int = 5000,
-                decoder: Optional[str] = None) -> List[Optional[Tree]]:
-    """Trees for the sentences (None for empty lines); too-long sentences are a clear error naming the line."""
+                decoder: Optional[str] = None, source: str = "<stdin>",
+                progress: Optional[Callable[[int], None]] = None) -> List[Optional[Tree]]:
+    """Trees for the sentences (None for empty lines); too-long sentences are a clear error naming the line.
+
+    ``progress`` is called with the number of sentences of each finished sub-batch.
+    """
+    if budget <= 0:
+        raise ParseInputError(f"the token budget of a forward pass must be positive, got {budget}")
     decoder = decoder or ("torch" if parser.device().type == "cuda" else "cython")
     for item in sentences:
         if item.sentence is not None and len(item.sentence) > parser.max_words:
             raise ParseInputError(
-                f"line {item.line}: sentence of {len(item.sentence)} words is longer than this model's maximum of "
+                f"{source}:{item.line}: sentence of {len(item.sentence)} words is longer than this model's maximum of "
                 f"{parser.max_words} (the size of its position table, model.max_len={parser.config.max_len})")
     present = [(k, item.sentence) for k, item in enumerate(sentences) if item.sentence is not None]
-    trees = map_in_batches([s for _, s in present], [len(s) for _, s in present], budget,
-                           lambda group: parser.parse(group, decoder=decoder))
+
+    def parse_group(group: List[Sentence]) -> List[Tree]:
+        trees = parser.parse(group, decoder=decoder)
+        if progress is not None:
+            progress(len(group))
+        return trees
+
+    trees = map_in_batches([s for _, s in present], [len(s) for _, s in present], budget, parse_group)
     out: List[Optional[Tree]] = [None] * len(sentences)
     for (k, _), tree in zip(present, trees):
         out[k] = tree

@@ -243,4 +243,8 @@ def build_parser(config: ModelConfig, train_trees: Sequence[Tree], word_min_coun
     """A fresh (untrained) parser with vocabularies and labels built from TOP-rooted training trees."""
     sentences = [[(leaf.tag, leaf.word) for leaf in tree.leaves()] for tree in train_trees]
     vocab = ParserVocab.build(sentences, word_min_count)
-    return SpanParser(config, vocab, LabelVocab.from_trees(train_trees))
+    labels = LabelVocab.from_trees(train_trees)
+    if len(labels) < 2:
+        raise ValueError("the training trees hold no constituent at all (each is a lone word under TOP): "
+                         "a span parser has no label to learn")
+    return SpanParser(config, vocab, labels)

@@ -48,19 +48,56 @@ def leaderboard_table(board: Leaderboard, report: Report) -> Table:
 INFO_HEADERS = ("System", "Speed", "Train time", "Hardware")
 
 
-def runs_tables(report: Report) -> list:
-    """The run details as two tables (scores; system, speed and hardware) to fit a terminal."""
+#: Columns repeated in every part of a run table split to fit the terminal.
+KEY_HEADERS = ("Run", "State")
+
+
+def _column_width(header: str, cells: list) -> int:
+    """Width of a column that shows every cell unwrapped: the longest text plus padding and a border."""
+    return max([len(header), *(len(str(cell)) for cell in cells)]) + 3
+
+
+def _pack_columns(indices: list, widths: dict, room: int) -> list:
+    """Split ``indices`` into consecutive groups whose widths add up to at most ``room`` (one group at least each)."""
+    groups: list = []
+    current: list = []
+    used = 0
+    for i in indices:
+        if current and used + widths[i] > room:
+            groups.append(current)
+            current, used = [], 0
+        current.append(i)
+        used += widths[i]
+    if current:
+        groups.append(current)
+    return groups
+
+
+def runs_tables(report: Report, width: int = 0) -> list:
+    """The run details as tables (scores; system, speed and hardware) that fit a terminal ``width`` wide.
+
+    Scores are never cut or wrapped: when they do not fit beside the run name, they are spread
+    over several tables, each repeating the run name and state (``width`` 0: no limit).
+    """
     headers, rows = detail_table(report)
     columns = detail_columns(report)
     styles = [None if record.state == "complete" else "yellow" for record in report.records]
+    widths = {i: _column_width(header, [row[i] for row in rows]) for i, header in enumerate(headers)}
+    key = [i for i, header in enumerate(headers) if header in KEY_HEADERS]
+    scores = [i for i, header in enumerate(headers) if header not in INFO_HEADERS and header not in KEY_HEADERS]
+    room = (width - 1 - sum(widths[i] for i in key)) if width else 0
+    groups = _pack_columns(scores, widths, room) if room > 0 else [scores]
+    parts = [("Runs: scores (* shown on the leaderboards)" + (f", part {n + 1}/{len(groups)}" if len(groups) > 1 else ""),
+              key + group) for n, group in enumerate(groups)]
+    parts.append(("Runs: system, speed, hardware", [i for i, header in enumerate(headers)
+                                                    if header in INFO_HEADERS or header == "Run"]))
     tables = []
-    for title, keep in (("Runs: scores (* shown on the leaderboards)", lambda h: h not in INFO_HEADERS),
-                        ("Runs: system, speed, hardware", lambda h: h in INFO_HEADERS or h == "Run")):
-        picked = [i for i, header in enumerate(headers) if keep(header)]
+    for title, picked in parts:
         table = Table(title=title, title_justify="left", header_style="bold")
         for i in picked:
-            table.add_column(headers[i], justify="right" if columns[i].numeric else "left",
-                             no_wrap=columns[i].numeric)
+            fixed = columns[i].numeric or headers[i] in KEY_HEADERS
+            table.add_column(headers[i], justify="right" if columns[i].numeric else "left", no_wrap=fixed,
+                             min_width=widths[i] - 3 if fixed else None)
         for row, style in zip(rows, styles):
             table.add_row(*[row[i] for i in picked], style=style)
         tables.append(table)
@@ -84,7 +121,7 @@ def print_report(report: Report, console: Console) -> None:
                        style="dim"))
     console.print()
     if report.records:
-        for table in runs_tables(report):
+        for table in runs_tables(report, console.width):
             console.print(table)
     else:
         console.print(f"No runs found under {report.runs_dir}.")

@@ -39,11 +39,18 @@ def rng_state() -> Dict[str, Any]:
 
 
 def set_rng_state(state: Dict[str, Any]) -> None:
+    """Restore :func:`rng_state`.  Generator states must be CPU byte tensors: a checkpoint loaded with
+    ``map_location="cuda"`` carries them on the GPU, so they are brought back first."""
     random.setstate(state["python"])
     np.random.set_state(state["numpy"])
-    torch.set_rng_state(state["torch"])
+    torch.set_rng_state(state["torch"].cpu())
     if "cuda" in state and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(state["cuda"])
+        saved = [s.cpu() for s in state["cuda"]]
+        if len(saved) == torch.cuda.device_count():
+            torch.cuda.set_rng_state_all(saved)
+        else:  # resumed on a machine with another number of GPUs: restore what matches
+            for index, generator_state in enumerate(saved[: torch.cuda.device_count()]):
+                torch.cuda.set_rng_state(generator_state, index)
 
 
 def seed_everything(seed: int) -> None:

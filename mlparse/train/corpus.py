@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Sequence, Tuple, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
-from mlparse.structs.chart import LabelVocab, gold_spans
+from mlparse.structs.chart import TOP, LabelVocab, gold_spans
 from mlparse.structs.chart_tree import GoldSpans
 from mlparse.trees.reader import read_bracketed_file
 from mlparse.trees.tree import Tree
@@ -24,6 +24,13 @@ class Split:
 
     path: Path
     trees: List[Tree]
+    lines: Optional[List[int]] = None  # 1-based line where each tree starts in ``path``
+
+    def where(self, index: int) -> str:
+        """``path:line`` of tree ``index`` (for messages)."""
+        if self.lines is not None and index < len(self.lines):
+            return f"{self.path}:{self.lines[index]}"
+        return f"{self.path} (tree {index + 1})"
 
     @property
     def sentences(self) -> List[Sentence]:
@@ -42,12 +49,40 @@ def read_split(path: Union[str, Path]) -> Split:
     """Read a prepared ``.trees`` file (one tree per line)."""
     path = Path(path)
     if not path.is_file():
-        raise DataError(f"prepared split not found: {path}")
-    result = read_bracketed_file(path)
+        raise DataError(f"prepared split not found: {path}" + (" (it is a folder)" if path.is_dir() else ""))
+    try:
+        result = read_bracketed_file(path)
+    except OSError as error:
+        raise DataError(f"{path}: cannot read ({error.strerror or error})") from None
     trees = list(result.trees)
     if not trees:
-        raise DataError(f"{path}: no trees")
-    return Split(path=path, trees=trees)
+        raise DataError(f"{path}: no trees (an empty split file; prepare the data again or point the recipe elsewhere)")
+    split = Split(path=path, trees=trees, lines=list(result.lines))
+    for index, tree in enumerate(trees):
+        if tree.label != TOP:
+            raise DataError(f"{split.where(index)}: the tree's root is {tree.label!r}, but prepared trees are rooted "
+                            f"in {TOP}: (TOP (S ...)); `mlparse prepare` writes them so")
+    return split
+
+
+def check_lengths(split: Split, max_words: int, setting: str) -> None:
+    """A clear error, naming file and line, for the first sentence longer than ``max_words``."""
+    for index, tree in enumerate(split.trees):
+        length = len(tree.leaves())
+        if length > max_words:
+            longer = sum(1 for t in split.trees if len(t.leaves()) > max_words)
+            raise DataError(f"{split.where(index)}: sentence of {length} words is longer than the model allows "
+                            f"({max_words} words; {longer} sentence(s) of this file are longer); {setting}")
+
+
+def locate_bad_tree(split: Split, error: Exception) -> str:
+    """The message of ``error`` prefixed with ``file:line`` of the first tree of ``split`` that raises it."""
+    for index, tree in enumerate(split.trees):
+        try:
+            LabelVocab.from_trees([tree])
+        except ValueError as tree_error:
+            return f"{split.where(index)}: {tree_error}"
+    return f"{split.path}: {error}"
 
 
 def golds_of(trees: Sequence[Tree], labels: LabelVocab) -> List[GoldSpans]:

@@ -30,6 +30,17 @@ def _nan_to_none(value: float) -> Union[float, None]:
     return None if value != value else round(float(value), 4)
 
 
+def check_params(params: str) -> None:
+    """Fail now, not after training, when the evalb parameter file cannot be read."""
+    from evalb.params import BUILTIN_PARAMS, load_params
+
+    try:
+        load_params(params)
+    except (OSError, ValueError):
+        raise EvaluationError(f"data.evalb_params: cannot read the evalb parameter file {params!r}: it is neither a "
+                              f"file nor one shipped with evalb ({', '.join(BUILTIN_PARAMS)})") from None
+
+
 def score_lines(gold_lines: Sequence[str], test_lines: Sequence[str], params: str, with_tags: bool = False) -> EvalOutcome:
     """Score bracketed lines with the evalb port in strict mode.
 
@@ -39,6 +50,7 @@ def score_lines(gold_lines: Sequence[str], test_lines: Sequence[str], params: st
     from evalb.api import EvalbError, score_trees as evalb_score
 
     spmrl = Path(params).name.startswith("spmrl")
+    check_params(params)
     try:
         result = evalb_score(list(gold_lines), list(test_lines), params, spmrl=spmrl, strict=True)
     except EvalbError as error:

@@ -15,7 +15,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import torch
 import torch.distributed as dist
@@ -24,8 +24,8 @@ from mlparse.config import RecipeConfig
 from mlparse.models.span_parser import SpanParser, build_parser
 from mlparse.results import COMPLETE, FAILED, RUNNING, RunResults
 from mlparse.train import checkpoint
-from mlparse.train.corpus import DataError, Split, golds_of, read_split, sentence_of
-from mlparse.train.evaluate import score_parses
+from mlparse.train.corpus import DataError, Split, check_lengths, golds_of, locate_bad_tree, read_split, sentence_of
+from mlparse.train.evaluate import check_params, score_parses
 from mlparse.train.run_dir import RunDir, hardware_info, now_iso, run_id_for, versions
 from mlparse.train.trainer import DistInfo, Reporter, Trainer, parse_sentences, resolve_decoder
 from mlparse.trees.writer import write_trees
@@ -58,8 +58,13 @@ def pick_device(config: RecipeConfig, local_rank: int = 0) -> torch.device:
 def ensure_prepared(config: RecipeConfig) -> None:
     """Prepare the data set when a split file is missing and the family is in the catalog."""
     missing = [s for s in ("train", "dev", "test") if not config.data.split_path(s).is_file()]
-    if not missing:
+    if not missing and _complete_preparation(config):
         return
+    problem = f"prepared data not found ({config.data.split_path(missing[0])})" if missing else ""
+    if not missing:  # split files without manifest.json: a `mlparse prepare` stopped while renaming its files
+        missing = ["train", "dev", "test"]
+        problem = (f"{config.data.split_path('train').parent} has split files but no manifest.json "
+                   "(an interrupted `mlparse prepare`?)")
     if any(getattr(config.data, s) for s in missing):
         raise RunError(f"split file(s) not found: {', '.join(str(config.data.split_path(s)) for s in missing)}")
     try:
@@ -72,28 +77,65 @@ def ensure_prepared(config: RecipeConfig) -> None:
     except Exception as error:  # the prepare pipeline's own errors carry user-facing messages
         hint = ("`mlparse demo` writes the demo data" if config.data.family in DEMO_FAMILIES
                 else f"run `mlparse prepare {config.data.family} --source ...` to point at the treebank")
-        raise RunError(f"prepared data not found ({config.data.split_path(missing[0])}) and preparing it failed: {error}\n"
-                       f"{hint}") from None
+        raise RunError(f"{problem} and preparing it failed: {error}\n{hint}") from None
     still = [s for s in missing if not config.data.split_path(s).is_file()]
     if still:
         raise RunError(f"`mlparse prepare {config.data.family}` did not produce {config.data.split_path(still[0])}")
 
 
-def load_splits(config: RecipeConfig) -> tuple:
+def _complete_preparation(config: RecipeConfig) -> bool:
+    """Are catalog-derived split files backed by their manifest.json?
+
+    ``mlparse prepare`` removes the manifest before renaming the new split files into place and
+    writes it last, so split files without it may mix two preparations.  Explicit split paths
+    (``data.train`` ...) and families outside the catalog are taken as they are.
+    """
+    if any(getattr(config.data, s) for s in ("train", "dev", "test")):
+        return True
+    try:
+        from mlparse.data.catalog import family_names
+    except ImportError:
+        return True
+    if config.data.family not in family_names():
+        return True
+    return (config.data.split_path("train").parent / "manifest.json").is_file()
+
+
+def load_splits(config: RecipeConfig, notes: Optional[List[str]] = None) -> tuple:
+    """Train, dev and test splits, checked before any training: readable, TOP-rooted, and every
+    dev/test sentence within the model's length (a problem found after hours of training is too late).
+
+    Training sentences left out by ``data.max_train_length`` / ``data.max_train_sentences`` are
+    counted in ``notes`` (never dropped silently)."""
     try:
         train, dev, test = (read_split(config.data.split_path(s)) for s in ("train", "dev", "test"))
     except DataError as error:
         raise RunError(str(error)) from None
-    trees = train.trees
+    keep = list(range(len(train.trees)))
     if config.data.max_train_length:
-        trees = [t for t in trees if len(t.leaves()) <= config.data.max_train_length]
+        keep = [k for k in keep if len(train.trees[k].leaves()) <= config.data.max_train_length]
     if config.data.max_train_sentences:
-        trees = trees[: config.data.max_train_sentences]
-    too_long = [len(t.leaves()) for t in trees if len(t.leaves()) > config.model.max_len - 2]
-    if too_long:
-        raise RunError(f"{len(too_long)} training sentence(s) longer than model.max_len - 2 = {config.model.max_len - 2} "
-                       f"words (longest {max(too_long)}); raise model.max_len or set data.max_train_length")
-    return Split(train.path, trees), dev, test
+        keep = keep[: config.data.max_train_sentences]
+    if not keep:
+        raise RunError(f"{train.path}: no training tree left after data.max_train_length={config.data.max_train_length}")
+    if notes is not None and len(keep) < len(train.trees):
+        longer = sum(1 for tree in train.trees if config.data.max_train_length
+                     and len(tree.leaves()) > config.data.max_train_length)
+        reasons = ([f"{longer} longer than data.max_train_length={config.data.max_train_length}"] if longer else []) + (
+            [f"the rest beyond data.max_train_sentences={config.data.max_train_sentences}"]
+            if config.data.max_train_sentences and len(train.trees) - longer > len(keep) else [])
+        notes.append(f"training on {len(keep):,} of the {len(train.trees):,} trees of {train.path} "
+                     f"({'; '.join(reasons)})")
+    lines = [train.lines[k] for k in keep] if train.lines is not None else None
+    train = Split(train.path, [train.trees[k] for k in keep], lines)
+    max_words = config.model.max_len - 2
+    try:
+        check_lengths(train, max_words, "raise model.max_len or set data.max_train_length")
+        for split in (dev, test):
+            check_lengths(split, max_words, "raise model.max_len (dev and test sentences are never dropped)")
+    except DataError as error:
+        raise RunError(str(error)) from None
+    return train, dev, test
 
 
 def _dist_info() -> DistInfo:
@@ -154,10 +196,18 @@ def _lexical_name(config: RecipeConfig) -> str:
 
 def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunDir, results: RunResults,
                         device: torch.device, info: DistInfo, reporter: Optional[Reporter]) -> RunResults:
-    train, dev, test = load_splits(config)
+    notes: List[str] = []
+    train, dev, test = load_splits(config, notes)
+    if reporter is not None and info.is_main:
+        for note in notes:
+            getattr(reporter, "on_note", lambda message: None)(note)
+    check_params(config.data.evalb_params)
     checkpoint.seed_everything(config.train.seed)
-    model = build_parser(config.model, train.trees, config.model.word_min_count).to(device)
-    golds = golds_of(train.trees, model.labels)
+    try:
+        model = build_parser(config.model, train.trees, config.model.word_min_count).to(device)
+        golds = golds_of(train.trees, model.labels)
+    except ValueError as error:  # a tree the span chart cannot represent: say which one
+        raise RunError(locate_bad_tree(train, error)) from None
     if info.active:  # different dropout streams per rank; DDP copies rank 0's initial weights
         checkpoint.seed_everything(config.train.seed + 7919 * info.rank)
     trainer = Trainer(config, model, train, golds, dev, run_dir.checkpoints, device, config.data.evalb_params,
@@ -172,6 +222,9 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     results.best_step = state.best_step
     if not info.is_main:
         return results
+    if not run_dir.best.is_file():
+        raise RunError(f"training made no update, so there is no {run_dir.best} to evaluate ({len(train.trees)} "
+                       f"training sentence(s) for {info.world} process(es), train.max_epochs={config.train.max_epochs})")
     best = checkpoint.load(run_dir.best, map_location=device)
     final = SpanParser.from_spec(best["spec"]).to(device)
     final.load_state_dict(best["model"])

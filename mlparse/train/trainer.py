@@ -16,6 +16,7 @@ all ranks keep the same schedule and stop together.
 from __future__ import annotations
 
 import math
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -34,6 +35,10 @@ from mlparse.train.corpus import Sentence, Split, sentence_of
 from mlparse.train.evaluate import EvalOutcome, score_parses
 from mlparse.train.schedule import WarmupPlateauSchedule
 from mlparse.trees.tree import Tree
+
+
+class ResumeError(ValueError):
+    """``last.pt`` cannot be resumed (unreadable, or trained on other data); the message says what to do."""
 
 
 @dataclass
@@ -79,6 +84,10 @@ class Reporter:
     def on_eval(self, info: StepInfo, improved: bool, lr_decayed: bool) -> None:  # pragma: no cover - trivial
         pass
 
+    def on_note(self, message: str) -> None:  # pragma: no cover - trivial
+        """Something the user should know about the run (training sentences left out on purpose, say)."""
+        pass
+
 
 @dataclass
 class DistInfo:
@@ -92,6 +101,18 @@ class DistInfo:
     @property
     def active(self) -> bool:
         return self.world > 1
+
+
+def bf16_autocast(device: torch.device, wanted: bool, warn: bool = True) -> bool:
+    """Use bf16 autocast?  Only on CUDA, and only where the GPU supports bf16 (pre-Ampere GPUs
+    such as the V100 or T4 do not: torch would refuse at the first step); then fp32, with a warning."""
+    if not wanted or device.type != "cuda":
+        return False
+    if not torch.cuda.is_bf16_supported():
+        if warn:
+            sys.stderr.write("warning: this GPU does not support bf16; training in fp32 (train.bf16 ignored)\n")
+        return False
+    return True
 
 
 def resolve_decoder(config: RecipeConfig, device: torch.device) -> str:
@@ -155,7 +176,7 @@ class Trainer:
         patience_checks = int(round(t.lr_decay_patience_epochs * t.evals_per_epoch))
         self.schedule = WarmupPlateauSchedule(t.lr, t.warmup_steps, patience_checks, t.lr_decay_factor)
         self.stop_checks = int(round(t.patience_epochs * t.evals_per_epoch))
-        self.autocast = device.type == "cuda" and t.bf16
+        self.autocast = bf16_autocast(device, t.bf16, warn=dist_info.is_main)
         if config.train.unk_word_dropout:
             model.enable_unk_dropout()
 
@@ -187,7 +208,17 @@ class Trainer:
         """Load ``last.pt`` if it exists; returns whether it did."""
         if not self.last_path.is_file():
             return False
-        saved = checkpoint.load(self.last_path, map_location=self.device)
+        try:  # on the CPU: the optimizer moves its state to the parameters' device, RNG states must stay
+            saved = checkpoint.load(self.last_path, map_location="cpu")
+            spec = saved["spec"]
+        except Exception as error:  # unpickling errors have no common base class
+            raise ResumeError(f"cannot resume from {self.last_path} ({type(error).__name__}: {error}); "
+                              "--fresh starts the run over") from None
+        mine = self.model.spec()
+        for part, what in (("vocab", "vocabulary"), ("labels", "span labels"), ("model_config", "model settings")):
+            if spec.get(part) != mine[part]:
+                raise ResumeError(f"cannot resume from {self.last_path}: the checkpoint and the training data disagree "
+                                  f"on the {what} (were the data prepared again?); --fresh starts the run over")
         self.model.load_state_dict(saved["model"])
         self.optimizer.load_state_dict(saved["optimizer"])
         self.schedule.load_state_dict(saved["schedule"])
