@@ -62,6 +62,7 @@ class RunResults:
     versions: Dict[str, str] = field(default_factory=dict)  # python, torch, mlparse
     started_at: Optional[str] = None  # ISO 8601
     finished_at: Optional[str] = None
+    notes: List[str] = field(default_factory=list)  # what the user should know, e.g. training trees left out on purpose
 
     def to_json_dict(self) -> Dict[str, Any]:
         return asdict(self)
@@ -78,6 +79,9 @@ class RunResults:
                 kwargs[split] = SplitScores(**{k: v for k, v in value.items() if k in split_known})
             elif value is not None:
                 kwargs[split] = None
+        if "notes" in kwargs:
+            notes = kwargs["notes"]
+            kwargs["notes"] = [note for note in notes if isinstance(note, str)] if isinstance(notes, list) else []
         return cls(**kwargs)
 
 

@@ -24,8 +24,7 @@ from mlparse.train import checkpoint
 from mlparse.train.corpus import sentence_of
 from mlparse.train.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
-from mlparse.train.trainer import Reporter
-from test_run_fixtures import REPO, TINY_TREES, tiny_trees, write_tiny_recipe
+from test_run_fixtures import REPO, TINY_TREES, Record, tiny_trees, write_tiny_recipe
 
 runner = CliRunner()
 
@@ -70,14 +69,6 @@ def test_run_reports_bad_recipe_and_missing_data(tmp_path: Path) -> None:
     result = runner.invoke(app, ["run", str(recipe), "--runs-dir", str(tmp_path / "runs")])
     assert result.exit_code == 1
     assert "nowhere.trees" in result.output and "Traceback" not in result.output
-
-
-class Record(Reporter):
-    def __init__(self) -> None:
-        self.steps: list = []
-
-    def on_step(self, info) -> None:  # type: ignore[no-untyped-def]
-        self.steps.append(info.step)
 
 
 def test_sigkill_mid_training_then_resume(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Tiny hand-written treebank and recipe shared by the span-parser, trainer and run tests.
+"""Tiny hand-written treebank, recipe and recording reporter shared by the span-parser, trainer and run tests.
 
 Not a test module by itself; the one test here checks that the fixture trees are well formed.
 """
@@ -10,6 +10,7 @@ from typing import Any, Dict, List
 
 import yaml
 
+from mlparse.train.trainer import Reporter, StepInfo
 from mlparse.trees.reader import parse_bracketed
 from mlparse.trees.tree import Tree
 
@@ -36,6 +37,20 @@ TINY_TRAIN: Dict[str, Any] = {
     "lr": 0.01, "batch_size": 4, "warmup_steps": 2, "max_epochs": 6, "patience_epochs": 100, "num_threads": 1,
     "evals_per_epoch": 1, "unk_word_dropout": False, "subbatch_tokens": 20,
 }
+
+
+class Record(Reporter):
+    """A reporter that keeps the step of every update and every note, in order."""
+
+    def __init__(self) -> None:
+        self.steps: List[int] = []
+        self.notes: List[str] = []
+
+    def on_step(self, info: StepInfo) -> None:
+        self.steps.append(info.step)
+
+    def on_note(self, message: str) -> None:
+        self.notes.append(message)
 
 
 def tiny_trees() -> List[Tree]:

@@ -15,7 +15,7 @@ from mlparse.train.runner import RunOptions, run_recipe
 from mlparse.train.run_dir import RunDir
 from mlparse.train.schedule import WarmupPlateauSchedule
 from mlparse.train.trainer import Reporter
-from test_run_fixtures import write_tiny_recipe
+from test_run_fixtures import TINY_TREES, Record, write_tiny_recipe
 
 #: Dropout and UNK replacement on, so that results depend on the random streams.
 NOISY_MODEL = {"residual_dropout": 0.1, "word_emb_dropout": 0.2, "char_input_dropout": 0.1}
@@ -37,14 +37,6 @@ class StopAfter(Reporter):
         self.seen.append(info.step)
         if info.step >= self.steps:
             raise Interrupt()
-
-
-class Record(Reporter):
-    def __init__(self) -> None:
-        self.steps: list = []
-
-    def on_step(self, info) -> None:  # type: ignore[no-untyped-def]
-        self.steps.append(info.step)
 
 
 def weights(path: Path) -> dict:
@@ -158,3 +150,20 @@ def test_results_json_says_running_with_progress_during_training(tmp_path: Path)
     assert [r["epochs"] for r in peek.seen] == [1.0, 2.0, 3.0]
     assert all(r["dev"] is None for r in peek.seen)
     assert final.status == COMPLETE and final.epochs == 3.0
+
+
+def test_training_notes_are_kept_in_results_json(tmp_path: Path) -> None:
+    recipe = write_tiny_recipe(tmp_path, train={"max_epochs": 1})
+    config = load_recipe(recipe, ["data.max_train_sentences=3"])
+    record = Record()
+    final = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"), record)
+    train_file = tmp_path / "data" / "train.trees"
+    expected = [f"training on 3 of the {len(TINY_TREES)} trees of {train_file} "
+                "(the rest beyond data.max_train_sentences=3)"]
+    assert record.notes == expected  # still on the terminal
+    assert final.notes == expected
+    saved = json.loads(RunDir.for_recipe(tmp_path / "runs", config).results.read_text())
+    assert saved["status"] == COMPLETE and saved["notes"] == expected
+    # a run that leaves nothing out has no notes
+    plain = run_recipe(load_recipe(recipe), RunOptions(runs_dir=tmp_path / "runs"), Record())
+    assert plain.notes == []

@@ -185,8 +185,8 @@ def test_read_file_latin1_and_source_name(tmp_path: Path) -> None:
     with pytest.raises(TreeEncodingError) as caught:
         read_bracketed_file(path)
     assert str(caught.value) == (
-        f"{path}:2:20: cannot decode: byte 0xf1 is not valid utf-8 "
-        "(pass encoding='iso-8859-1' for Latin-1 treebanks such as CESS or Floresta)"
+        f"{path}:2:20: cannot decode: byte 0xf1 is not valid utf-8; "
+        "the file may be in another encoding, such as ISO-8859-1 (Latin-1)"
     )
 
 

@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 from mlparse.data.issues import Issue, PrepareError
 from mlparse.data.sinica import SinicaFormatError, parse_icg_line
 from mlparse.trees.errors import TreeEncodingError, TreeReadError
-from mlparse.trees.reader import parse_bracketed, read_text
+from mlparse.trees.reader import ENCODING_GUESS, parse_bracketed, read_text
 from mlparse.trees.tree import Tree
 
 BRACKETED_OPTIONS = ("encoding", "tolerant", "leaf_atoms", "childless", "comment_prefix", "split_at", "text_fixes")
@@ -52,7 +52,7 @@ def _text(path: Path, display: str, encoding: str) -> str:
     try:
         return read_text(path, encoding)
     except TreeEncodingError as error:
-        detail = error.detail.split(" (pass ")[0]  # the reader's hint names a Python argument, not the catalog
+        detail = error.detail.replace(ENCODING_GUESS, "")  # the catalog hint below says what to change
         raise PrepareError(f"{display}:{error.line}:{error.column}: cannot decode: {detail}; the catalog entry of "
                            f"this treebank (treebanks/<family>.yaml) reads it as {encoding}: set its reader "
                            "encoding, e.g. reader: {format: bracketed, encoding: iso-8859-1}") from None

@@ -3,12 +3,13 @@
 A process killed at any moment (SIGKILL included) leaves either the previous
 checkpoint or the new one, never a truncated file.  RNG states (Python,
 NumPy, torch CPU and CUDA) are captured so that a resumed run continues with
-the same random stream.
+the same random stream.  :class:`CheckpointFiles` names the two files a run keeps.
 """
 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Union
 
@@ -16,6 +17,22 @@ import numpy as np
 import torch
 
 from mlparse.io_utils import atomic_write_binary
+
+
+@dataclass(frozen=True)
+class CheckpointFiles:
+    """The checkpoints of one run, in ``folder``: ``best.pt`` (the weights of the best dev check)
+    and ``last.pt`` (the full training state after the latest check, for resuming)."""
+
+    folder: Path
+
+    @property
+    def best(self) -> Path:
+        return self.folder / "best.pt"
+
+    @property
+    def last(self) -> Path:
+        return self.folder / "last.pt"
 
 
 def save_atomic(obj: Any, path: Union[str, Path]) -> None:

@@ -15,6 +15,7 @@ import mlparse
 from mlparse.config import RecipeConfig
 from mlparse.io_utils import atomic_write_json, atomic_write_text
 from mlparse.results import LogEntry, RunResults
+from mlparse.train.checkpoint import CheckpointFiles
 
 
 def run_id_for(config: RecipeConfig) -> str:
@@ -43,16 +44,16 @@ class RunDir:
         return self.path / "log.jsonl"
 
     @property
-    def checkpoints(self) -> Path:
-        return self.path / "checkpoints"
+    def checkpoints(self) -> CheckpointFiles:
+        return CheckpointFiles(self.path / "checkpoints")
 
     @property
     def best(self) -> Path:
-        return self.checkpoints / "best.pt"
+        return self.checkpoints.best
 
     @property
     def last(self) -> Path:
-        return self.checkpoints / "last.pt"
+        return self.checkpoints.last
 
     def pred(self, split: str) -> Path:
         return self.path / f"{split}.pred.trees"

@@ -198,9 +198,8 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
                         device: torch.device, info: DistInfo, reporter: Optional[Reporter]) -> RunResults:
     notes: List[str] = []
     train, dev, test = load_splits(config, notes)
-    if reporter is not None and info.is_main:
-        for note in notes:
-            getattr(reporter, "on_note", lambda message: None)(note)
+    if info.is_main:
+        _record_notes(notes, run_dir, results, reporter)
     check_params(config.data.evalb_params)
     checkpoint.seed_everything(config.train.seed)
     try:
@@ -245,6 +244,17 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     results.status, results.finished_at = COMPLETE, now_iso()
     run_dir.write_results(results)
     return results
+
+
+def _record_notes(notes: List[str], run_dir: RunDir, results: RunResults, reporter: Optional[Reporter]) -> None:
+    """Training notes go into ``results.json`` (the report shows them) and to the terminal."""
+    if not notes:
+        return
+    results.notes = list(notes)
+    run_dir.write_results(results)
+    for note in notes:
+        if reporter is not None:
+            getattr(reporter, "on_note", lambda message: None)(note)
 
 
 def _progress_update(run_dir: RunDir, results: RunResults, entries: list) -> None:

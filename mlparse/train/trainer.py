@@ -19,7 +19,6 @@ import math
 import sys
 import time
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import torch
@@ -134,7 +133,7 @@ def parse_sentences(model: SpanParser, sentences: Sequence[Sentence], budget: in
 
 
 class Trainer:
-    """Trains ``model`` on ``train`` with dev checks on ``dev``; checkpoints under ``checkpoint_dir``."""
+    """Trains ``model`` on ``train`` with dev checks on ``dev``; writes ``checkpoints.best`` and ``checkpoints.last``."""
 
     def __init__(
         self,
@@ -143,7 +142,7 @@ class Trainer:
         train: Split,
         train_golds: Sequence[GoldSpans],
         dev: Split,
-        checkpoint_dir: Path,
+        checkpoints: checkpoint.CheckpointFiles,
         device: torch.device,
         evalb_params: str,
         dist_info: DistInfo = DistInfo(),
@@ -158,7 +157,7 @@ class Trainer:
         self.train_lengths = [len(s) for s in self.train_sentences]
         self.dev = dev
         self.dev_trees = dev.trees[: config.eval.max_sentences] if config.eval.max_sentences else dev.trees
-        self.checkpoint_dir = Path(checkpoint_dir)
+        self.checkpoints = checkpoints
         self.device = device
         self.evalb_params = evalb_params
         self.dist = dist_info
@@ -181,14 +180,6 @@ class Trainer:
             model.enable_unk_dropout()
 
     # -- checkpoints ---------------------------------------------------------
-    @property
-    def last_path(self) -> Path:
-        return self.checkpoint_dir / "last.pt"
-
-    @property
-    def best_path(self) -> Path:
-        return self.checkpoint_dir / "best.pt"
-
     def save_last(self) -> None:
         if not self.dist.is_main:
             return
@@ -196,35 +187,36 @@ class Trainer:
             "spec": self.model.spec(), "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
             "schedule": self.schedule.state_dict(), "state": asdict(self.state), "rng": checkpoint.rng_state(),
             "recipe_hash": self.config.hash(),
-        }, self.last_path)
+        }, self.checkpoints.last)
 
     def save_best(self, dev_f1: float) -> None:
         if not self.dist.is_main:
             return
         checkpoint.save_atomic({"spec": self.model.spec(), "model": self.model.state_dict(),
-                                "step": self.state.step, "dev_f1": dev_f1}, self.best_path)
+                                "step": self.state.step, "dev_f1": dev_f1}, self.checkpoints.best)
 
     def resume(self) -> bool:
         """Load ``last.pt`` if it exists; returns whether it did."""
-        if not self.last_path.is_file():
+        last = self.checkpoints.last
+        if not last.is_file():
             return False
         try:  # on the CPU: the optimizer moves its state to the parameters' device, RNG states must stay
-            saved = checkpoint.load(self.last_path, map_location="cpu")
+            saved = checkpoint.load(last, map_location="cpu")
             spec = saved["spec"]
         except Exception as error:  # unpickling errors have no common base class
-            raise ResumeError(f"cannot resume from {self.last_path} ({type(error).__name__}: {error}); "
+            raise ResumeError(f"cannot resume from {last} ({type(error).__name__}: {error}); "
                               "--fresh starts the run over") from None
         mine = self.model.spec()
         for part, what in (("vocab", "vocabulary"), ("labels", "span labels"), ("model_config", "model settings")):
             if spec.get(part) != mine[part]:
-                raise ResumeError(f"cannot resume from {self.last_path}: the checkpoint and the training data disagree "
+                raise ResumeError(f"cannot resume from {last}: the checkpoint and the training data disagree "
                                   f"on the {what} (were the data prepared again?); --fresh starts the run over")
         self.model.load_state_dict(saved["model"])
         self.optimizer.load_state_dict(saved["optimizer"])
         self.schedule.load_state_dict(saved["schedule"])
         self.state = TrainState(**saved["state"])
-        if self.best_path.is_file():  # best.pt may be newer than last.pt if a run died between the two writes
-            best = checkpoint.load(self.best_path)
+        if self.checkpoints.best.is_file():  # best.pt may be newer than last.pt if a run died between the two writes
+            best = checkpoint.load(self.checkpoints.best)
             self.state.best_f1 = max(self.state.best_f1, float(best["dev_f1"]))
         if self.dist.active and not self.dist.is_main:
             checkpoint.seed_everything(self.config.train.seed + 7919 * self.dist.rank + self.state.step)

@@ -183,6 +183,11 @@ def read_bracketed_file(
     )
 
 
+#: Appended to a decoding error's detail: a guess, not an instruction (callers that know how the
+#: encoding is chosen, such as the prepare pipeline's catalog, replace it with their own hint).
+ENCODING_GUESS = "; the file may be in another encoding, such as ISO-8859-1 (Latin-1)"
+
+
 def read_text(path: PathLike, encoding: str = "utf-8") -> str:
     """The file's text; a decoding failure becomes a :class:`TreeEncodingError` with its position."""
     data = Path(path).read_bytes()
@@ -193,8 +198,7 @@ def read_text(path: PathLike, encoding: str = "utf-8") -> str:
         line = good.count("\n") + 1
         column = len(good) - (good.rfind("\n") + 1) + 1
         raise TreeEncodingError(
-            f"byte 0x{data[error.start]:02x} is not valid {encoding} "
-            "(pass encoding='iso-8859-1' for Latin-1 treebanks such as CESS or Floresta)",
+            f"byte 0x{data[error.start]:02x} is not valid {encoding}{ENCODING_GUESS}",
             source=str(path),
             line=line,
             column=column,

@@ -1,28 +1,22 @@
-"""Recipes: typed dataclasses, YAML loading with ``base:`` inheritance, overrides, validation.
+"""Recipe schema: the typed section dataclasses, value coercion, and the checks on a resolved recipe.
 
-A recipe is a YAML file with four sections (``data``, ``model``, ``train``,
-``eval``) and optional ``name``/``description``/``base`` keys.  ``base:`` names
-another recipe (a path relative to the recipe's folder, ``.yaml`` optional)
-whose values are deep-merged under this one's.  Command-line overrides
-(``--set train.lr=0.001``) are applied last; their values are parsed as YAML
-(``1e-3`` → float, ``true`` → bool, ``[a, b]`` → list).
-
-Any unknown key is an error that names the valid keys and the closest match.
+:func:`from_dict` turns merged plain data (see :mod:`mlparse.config.loading`) into a
+:class:`RecipeConfig`: every key must be a field of its section (an unknown key is an
+error naming the valid keys and the closest match), every value must fit the field's type,
+and :func:`validate` refuses values that would only fail hours into a run.
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import difflib
 import hashlib
 import json
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union, get_args, get_origin, get_type_hints
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union, get_args, get_origin, get_type_hints
 
 import yaml
-
 
 class ConfigError(ValueError):
     """A recipe problem, with a message meant for the user (no traceback)."""
@@ -146,164 +140,38 @@ VALID_CHOICES = {
 }
 
 
-def _unknown_key(key: str, valid: Sequence[str], where: str) -> ConfigError:
+
+def unknown_key_error(key: str, valid: Sequence[str], where: str) -> ConfigError:
+    """An unknown key, with the closest valid key and the list of valid ones."""
     close = difflib.get_close_matches(key, list(valid), n=1)
     hint = f" Did you mean '{close[0]}'?" if close else ""
     return ConfigError(f"{where}: unknown key '{key}'.{hint} Valid keys: {', '.join(valid)}.")
 
 
-def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> Dict[str, Any]:
-    """``override`` on top of ``base``; nested mappings merge, everything else replaces."""
-    out = copy.deepcopy(dict(base))
-    for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = deep_merge(out[key], value)
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
-
-
-def _resolve_base(base: str, relative_to: Path) -> Path:
-    candidates = [relative_to / base, relative_to / f"{base}.yaml"]
-    for candidate in candidates:
-        if candidate.is_file():
-            return candidate
-    raise ConfigError(f"{relative_to}: base recipe '{base}' not found (looked for {', '.join(map(str, candidates))}).")
-
-
-def load_raw(path: Union[str, Path], _seen: Tuple[Path, ...] = ()) -> Dict[str, Any]:
-    """The recipe at ``path`` merged over its ``base:`` chain, as plain dicts."""
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"recipe not found: {path}")
-    resolved = path.resolve()
-    if resolved in _seen:
-        raise ConfigError(f"{path}: circular 'base:' chain ({' -> '.join(map(str, _seen + (resolved,)))}).")
-    text = _read_recipe_text(path)
-    try:
-        data = yaml.safe_load(text) or {}
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"{path}, line {mark.line + 1}" if mark is not None else str(path)
-        raise ConfigError(f"{where}: invalid YAML ({getattr(error, 'problem', error)}).") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: a recipe must be a mapping of sections, got {type(data).__name__}.")
-    _check_file_keys(path, text, data)
-    base = data.pop("base", None)
-    if base is not None:
-        parent = load_raw(_resolve_base(str(base), path.parent), _seen + (resolved,))
-        parent.pop("name", None)
-        parent.pop("description", None)
-        data = deep_merge(parent, data)
-    return data
-
-
-def _read_recipe_text(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read the recipe ({error.strerror or error}).") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise ConfigError(f"{path}, line {line}: not UTF-8 text (byte 0x{data[error.start]:02x}); "
-                          "recipes are UTF-8 YAML files.") from None
-
-
-def _key_lines(text: str) -> Dict[Tuple[str, ...], int]:
-    """1-based line of every key of the recipe's top level and its sections: ``("train", "lr") -> 12``."""
-    try:
-        root = yaml.compose(text)
-    except yaml.YAMLError:
-        return {}
-    lines: Dict[Tuple[str, ...], int] = {}
-    if not isinstance(root, yaml.MappingNode):
-        return lines
-    for key_node, value_node in root.value:
-        top = str(key_node.value)
-        lines[(top,)] = key_node.start_mark.line + 1
-        if isinstance(value_node, yaml.MappingNode):
-            for inner_key, _ in value_node.value:
-                lines[(top, str(inner_key.value))] = inner_key.start_mark.line + 1
-    return lines
-
-
-def _check_file_keys(path: Path, text: str, data: Mapping[str, Any]) -> None:
-    """Unknown keys and badly typed values of one recipe file, reported with the file's line number."""
-    lines = _key_lines(text)
-
-    def where(*keys: str) -> str:
-        line = lines.get(tuple(keys))
-        return f"{path}, line {line}" if line else str(path)
-
-    for key in data:
-        if key not in TOP_LEVEL_KEYS:
-            raise _unknown_key(str(key), TOP_LEVEL_KEYS, where(str(key)))
-    for name, cls in SECTIONS.items():
-        if data.get(name) is not None:
-            _build_section(name, cls, data[name], where)
-
-
-def _check_value(section: str, key: str, value: Any, where: str) -> None:
+def check_choice(section: str, key: str, value: Any, where: str) -> None:
+    """A value outside :data:`VALID_CHOICES` for ``section.key`` is an error."""
     choices = VALID_CHOICES.get((section, key))
     if choices and value not in choices:
         raise ConfigError(f"{where}: {section}.{key} must be one of {', '.join(choices)}, got {value!r}.")
 
 
-def parse_override(text: str) -> Tuple[List[str], Any]:
-    """``"train.lr=0.001"`` → (["train", "lr"], 0.001)."""
-    if "=" not in text:
-        raise ConfigError(f"override '{text}' must look like section.key=value (e.g. train.lr=0.001).")
-    key, value = text.split("=", 1)
-    try:
-        parsed = yaml.safe_load(value) if value.strip() else ""
-    except yaml.YAMLError:
-        parsed = value
-    return key.strip().split("."), parsed
-
-
-def apply_overrides(data: Dict[str, Any], overrides: Sequence[str]) -> Dict[str, Any]:
-    out = copy.deepcopy(data)
-    for text in overrides:
-        keys, value = parse_override(text)
-        if keys[0] not in TOP_LEVEL_KEYS or keys[0] == "base":
-            raise _unknown_key(keys[0], [k for k in TOP_LEVEL_KEYS if k != "base"], f"--set {text}")
-        if keys[0] in SECTIONS:
-            if len(keys) != 2:
-                raise ConfigError(f"--set {text}: use section.key=value, e.g. {keys[0]}.{_field_names(SECTIONS[keys[0]])[0]}=...")
-            valid = _field_names(SECTIONS[keys[0]])
-            if keys[1] not in valid:
-                raise _unknown_key(keys[1], valid, f"--set {text} (section '{keys[0]}')")
-            hints = get_type_hints(SECTIONS[keys[0]])
-            value = _coerce(value, hints[keys[1]], f"--set {text}")
-            _check_value(keys[0], keys[1], value, f"--set {text}")
-            out.setdefault(keys[0], {})
-            if not isinstance(out[keys[0]], dict):
-                out[keys[0]] = {}
-            out[keys[0]][keys[1]] = value
-        else:
-            out[keys[0]] = value
-    return out
-
-
-def _field_names(cls: type) -> List[str]:
+def field_names(cls: type) -> List[str]:
     return [f.name for f in fields(cls)]
 
 
-def _coerce(value: Any, annotation: Any, where: str) -> Any:
+def coerce(value: Any, annotation: Any, where: str) -> Any:
     """Check ``value`` against a field annotation; ints are accepted for floats."""
     origin = get_origin(annotation)
     if origin is Union:
         options = [a for a in get_args(annotation) if a is not type(None)]
         if value is None:
             return None
-        return _coerce(value, options[0], where)
+        return coerce(value, options[0], where)
     if origin in (list, List):
         if not isinstance(value, (list, tuple)):
             raise ConfigError(f"{where}: expected a list, got {value!r}.")
         (item,) = get_args(annotation) or (Any,)
-        return [_coerce(v, item, where) for v in value]
+        return [coerce(v, item, where) for v in value]
     if annotation is bool:
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: expected true or false, got {value!r}.")
@@ -323,31 +191,37 @@ def _coerce(value: Any, annotation: Any, where: str) -> Any:
     return value
 
 
-def _build_section(name: str, cls: type, data: Any, source: Union[str, Callable[..., str]]) -> Any:
+def build_section(name: str, cls: type, data: Any, source: Union[str, Callable[..., str]]) -> Any:
     """The section's dataclass; ``source`` names the recipe, or gives ``where(section[, key])`` with a line."""
     where = source if callable(source) else (lambda *keys: source)
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise ConfigError(f"{where(name)}: section '{name}' must be a mapping of keys, got {data!r}.")
-    valid = _field_names(cls)
-    hints = get_type_hints(cls)
     kwargs = {}
     for key, value in data.items():
-        if key not in valid:
-            raise _unknown_key(str(key), valid, f"{where(name, str(key))} (section '{name}')")
-        value = _coerce(value, hints[key], f"{where(name, str(key))}: {name}.{key}")
-        _check_value(name, str(key), value, where(name, str(key)))
-        kwargs[key] = value
+        place = where(name, str(key))
+        kwargs[key] = section_value(cls, name, str(key), value, place, f"{place}: {name}.{key}")
     return cls(**kwargs)
+
+
+def section_value(cls: type, section: str, key: str, value: Any, where: str, where_value: str) -> Any:
+    """``value`` of ``section.key`` checked against the field of ``cls``: a known key, the field's type
+    (coerced, ints accepted for floats) and its choices.  ``where`` / ``where_value`` start the messages."""
+    valid = field_names(cls)
+    if key not in valid:
+        raise unknown_key_error(key, valid, f"{where} (section '{section}')")
+    value = coerce(value, get_type_hints(cls)[key], where_value)
+    check_choice(section, key, value, where)
+    return value
 
 
 def from_dict(data: Mapping[str, Any], source: str = "recipe") -> RecipeConfig:
     """Validate and build a :class:`RecipeConfig` from merged plain data."""
     for key in data:
         if key not in TOP_LEVEL_KEYS or key == "base":
-            raise _unknown_key(str(key), [k for k in TOP_LEVEL_KEYS if k != "base"], source)
-    sections = {name: _build_section(name, cls, data.get(name), source) for name, cls in SECTIONS.items()}
+            raise unknown_key_error(str(key), [k for k in TOP_LEVEL_KEYS if k != "base"], source)
+    sections = {name: build_section(name, cls, data.get(name), source) for name, cls in SECTIONS.items()}
     config = RecipeConfig(name=str(data.get("name") or ""), description=str(data.get("description") or ""), **sections)
     validate(config, source)
     return config
@@ -389,39 +263,3 @@ def _check_name(name: str, source: str) -> None:
         raise ConfigError(f"{source}: name {name!r} cannot be a run folder name (runs/<name>/); "
                           "use letters, digits, '-', '_' or '.' without '/'.")
 
-
-def recipes_dir() -> Path:
-    """The bundled recipes (``recipes/`` of the repository, shipped in the package as ``mlparse/recipes``)."""
-    return Path(__file__).resolve().parent / "recipes"
-
-
-def resolve_recipe(name_or_path: Union[str, Path]) -> Path:
-    """A recipe file: the path itself, else a bundled recipe by name (``hebrew``, ``free/icelandic``)."""
-    path = Path(name_or_path)
-    if path.is_file():
-        return path
-    bundled = recipes_dir() / (str(name_or_path) if path.suffix == ".yaml" else f"{name_or_path}.yaml")
-    if bundled.is_file():
-        return bundled
-    names = sorted(str(p.relative_to(recipes_dir()))[: -len(".yaml")] for p in recipes_dir().rglob("*.yaml"))
-    close = difflib.get_close_matches(str(name_or_path), names, n=1)
-    hint = f" Did you mean '{close[0]}'?" if close else ""
-    raise ConfigError(f"recipe '{name_or_path}' not found: no such file, and no bundled recipe of that name "
-                      f"(bundled: {', '.join(names)}).{hint}")
-
-
-def load_recipe(path: Union[str, Path], overrides: Sequence[str] = ()) -> RecipeConfig:
-    """Load a recipe file (or bundled recipe name) with its ``base:`` chain and ``--set`` overrides.
-
-    The recipe's name defaults to the file stem."""
-    path = resolve_recipe(path)
-    data = apply_overrides(load_raw(path), overrides)
-    if not data.get("name"):
-        data["name"] = path.stem
-    return from_dict(data, source=str(path))
-
-
-def recipe_from_yaml_text(text: str, source: str = "recipe") -> RecipeConfig:
-    """A resolved recipe saved in a run directory (``recipe.yaml``)."""
-    data = yaml.safe_load(text) or {}
-    return from_dict(data, source=source)

@@ -1,0 +1,194 @@
+"""Recipe files: YAML reading with line-numbered errors, ``base:`` inheritance, ``--set`` overrides, bundled recipes.
+
+A recipe is a YAML file with four sections (``data``, ``model``, ``train``,
+``eval``) and optional ``name``/``description``/``base`` keys.  ``base:`` names
+another recipe (a path relative to the recipe's folder, ``.yaml`` optional)
+whose values are deep-merged under this one's.  Command-line overrides
+(``--set train.lr=0.001``) are applied last; their values are parsed as YAML
+(``1e-3`` → float, ``true`` → bool, ``[a, b]`` → list).  Problems in a file are
+reported with its line; the merged data is checked by :mod:`mlparse.config.schema`.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union
+
+import yaml
+
+from mlparse.config.schema import (
+    SECTIONS,
+    TOP_LEVEL_KEYS,
+    ConfigError,
+    RecipeConfig,
+    build_section,
+    field_names,
+    from_dict,
+    section_value,
+    unknown_key_error,
+)
+
+
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> Dict[str, Any]:
+    """``override`` on top of ``base``; nested mappings merge, everything else replaces."""
+    out = copy.deepcopy(dict(base))
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _resolve_base(base: str, relative_to: Path) -> Path:
+    candidates = [relative_to / base, relative_to / f"{base}.yaml"]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise ConfigError(f"{relative_to}: base recipe '{base}' not found (looked for {', '.join(map(str, candidates))}).")
+
+
+def load_raw(path: Union[str, Path], _seen: Tuple[Path, ...] = ()) -> Dict[str, Any]:
+    """The recipe at ``path`` merged over its ``base:`` chain, as plain dicts."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"recipe not found: {path}")
+    resolved = path.resolve()
+    if resolved in _seen:
+        raise ConfigError(f"{path}: circular 'base:' chain ({' -> '.join(map(str, _seen + (resolved,)))}).")
+    text = _read_recipe_text(path)
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{path}, line {mark.line + 1}" if mark is not None else str(path)
+        raise ConfigError(f"{where}: invalid YAML ({getattr(error, 'problem', error)}).") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a recipe must be a mapping of sections, got {type(data).__name__}.")
+    _check_file_keys(path, text, data)
+    base = data.pop("base", None)
+    if base is not None:
+        parent = load_raw(_resolve_base(str(base), path.parent), _seen + (resolved,))
+        parent.pop("name", None)
+        parent.pop("description", None)
+        data = deep_merge(parent, data)
+    return data
+
+
+def _read_recipe_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read the recipe ({error.strerror or error}).") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise ConfigError(f"{path}, line {line}: not UTF-8 text (byte 0x{data[error.start]:02x}); "
+                          "recipes are UTF-8 YAML files.") from None
+
+
+def _key_lines(text: str) -> Dict[Tuple[str, ...], int]:
+    """1-based line of every key of the recipe's top level and its sections: ``("train", "lr") -> 12``."""
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError:
+        return {}
+    lines: Dict[Tuple[str, ...], int] = {}
+    if not isinstance(root, yaml.MappingNode):
+        return lines
+    for key_node, value_node in root.value:
+        top = str(key_node.value)
+        lines[(top,)] = key_node.start_mark.line + 1
+        if isinstance(value_node, yaml.MappingNode):
+            for inner_key, _ in value_node.value:
+                lines[(top, str(inner_key.value))] = inner_key.start_mark.line + 1
+    return lines
+
+
+def _check_file_keys(path: Path, text: str, data: Mapping[str, Any]) -> None:
+    """Unknown keys and badly typed values of one recipe file, reported with the file's line number."""
+    lines = _key_lines(text)
+
+    def where(*keys: str) -> str:
+        line = lines.get(tuple(keys))
+        return f"{path}, line {line}" if line else str(path)
+
+    for key in data:
+        if key not in TOP_LEVEL_KEYS:
+            raise unknown_key_error(str(key), TOP_LEVEL_KEYS, where(str(key)))
+    for name, cls in SECTIONS.items():
+        if data.get(name) is not None:
+            build_section(name, cls, data[name], where)
+
+
+def parse_override(text: str) -> Tuple[List[str], Any]:
+    """``"train.lr=0.001"`` → (["train", "lr"], 0.001)."""
+    if "=" not in text:
+        raise ConfigError(f"override '{text}' must look like section.key=value (e.g. train.lr=0.001).")
+    key, value = text.split("=", 1)
+    try:
+        parsed = yaml.safe_load(value) if value.strip() else ""
+    except yaml.YAMLError:
+        parsed = value
+    return key.strip().split("."), parsed
+
+
+def apply_overrides(data: Dict[str, Any], overrides: Sequence[str]) -> Dict[str, Any]:
+    """``data`` with the ``--set section.key=value`` overrides applied in order, each checked like a recipe key."""
+    out = copy.deepcopy(data)
+    for text in overrides:
+        keys, value = parse_override(text)
+        if keys[0] not in TOP_LEVEL_KEYS or keys[0] == "base":
+            raise unknown_key_error(keys[0], [k for k in TOP_LEVEL_KEYS if k != "base"], f"--set {text}")
+        if keys[0] in SECTIONS:
+            cls = SECTIONS[keys[0]]
+            if len(keys) != 2:
+                raise ConfigError(f"--set {text}: use section.key=value, e.g. {keys[0]}.{field_names(cls)[0]}=...")
+            value = section_value(cls, keys[0], keys[1], value, f"--set {text}", f"--set {text}")
+            out.setdefault(keys[0], {})
+            if not isinstance(out[keys[0]], dict):
+                out[keys[0]] = {}
+            out[keys[0]][keys[1]] = value
+        else:
+            out[keys[0]] = value
+    return out
+
+
+def recipes_dir() -> Path:
+    """The bundled recipes (``recipes/`` of the repository, shipped in the package as ``mlparse/recipes``)."""
+    return Path(__file__).resolve().parent.parent / "recipes"
+
+
+def resolve_recipe(name_or_path: Union[str, Path]) -> Path:
+    """A recipe file: the path itself, else a bundled recipe by name (``hebrew``, ``free/icelandic``)."""
+    path = Path(name_or_path)
+    if path.is_file():
+        return path
+    bundled = recipes_dir() / (str(name_or_path) if path.suffix == ".yaml" else f"{name_or_path}.yaml")
+    if bundled.is_file():
+        return bundled
+    names = sorted(str(p.relative_to(recipes_dir()))[: -len(".yaml")] for p in recipes_dir().rglob("*.yaml"))
+    close = difflib.get_close_matches(str(name_or_path), names, n=1)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    raise ConfigError(f"recipe '{name_or_path}' not found: no such file, and no bundled recipe of that name "
+                      f"(bundled: {', '.join(names)}).{hint}")
+
+
+def load_recipe(path: Union[str, Path], overrides: Sequence[str] = ()) -> RecipeConfig:
+    """Load a recipe file (or bundled recipe name) with its ``base:`` chain and ``--set`` overrides.
+
+    The recipe's name defaults to the file stem."""
+    path = resolve_recipe(path)
+    data = apply_overrides(load_raw(path), overrides)
+    if not data.get("name"):
+        data["name"] = path.stem
+    return from_dict(data, source=str(path))
+
+
+def recipe_from_yaml_text(text: str, source: str = "recipe") -> RecipeConfig:
+    """A resolved recipe saved in a run directory (``recipe.yaml``)."""
+    data = yaml.safe_load(text) or {}
+    return from_dict(data, source=source)
