@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from mlparse.report.collect import NO_RESULTS, UNKNOWN, UNREADABLE, collect_runs, read_log
+from mlparse.results import RunResults
 from test_report_fixtures import write_raw, write_run
 
 
@@ -90,3 +91,20 @@ def test_temporary_files_of_atomic_writes_are_ignored(tmp_path: Path) -> None:
     (folder / ".results.json.abc.tmp").write_text("{", encoding="utf-8")
     (record,) = collect_runs(runs)
     assert record.state == "complete" and not record.warnings
+
+
+def test_run_notes_are_read_and_bad_ones_warned(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    write_raw(runs, "a", "r1", json.dumps({"schema_version": 1, "status": "complete", "notes": ["left out 2 trees"]}))
+    write_raw(runs, "b", "r1", json.dumps({"schema_version": 1, "status": "complete", "notes": "left out 2 trees"}))
+    write_raw(runs, "c", "r1", json.dumps({"schema_version": 1, "status": "complete"}))  # written before notes existed
+    good, bad, old = collect_runs(runs)
+    assert good.results.notes == ["left out 2 trees"] and not good.warnings
+    assert bad.results.notes == [] and any("notes: expected a list of strings" in w for w in bad.warnings)
+    assert old.results.notes == [] and not old.warnings and not old.notes
+
+
+def test_results_from_json_dict_tolerates_bad_notes() -> None:
+    assert RunResults.from_json_dict({"notes": ["a", 3, "b"]}).notes == ["a", "b"]
+    assert RunResults.from_json_dict({"notes": None}).notes == []
+    assert RunResults.from_json_dict({}).notes == []

@@ -193,3 +193,21 @@ def test_cli_missing_runs_folder_is_a_clear_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["report", str(tmp_path / "nope")])
     assert result.exit_code == 2
     assert "runs folder not found" in result.stderr and "Traceback" not in result.output
+
+
+def test_training_notes_are_shown_with_the_run(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    note = "training on 3 of the 8 trees of data/train.trees (5 longer than data.max_train_length=40)"
+    write_run(runs, "hebrew", "r1", language="hebrew", test={"f1": 91.4}, notes=[note])
+    write_run(runs, "polish", "r1", language="polish", test={"f1": 93.0})
+    report = build_report(runs, published_mode="none")
+    markdown = render_markdown(report)
+    section = markdown.split("## Warnings and notes\n\n", 1)[1].split("\n\n", 1)[0]
+    assert section.splitlines() == [f"- hebrew/r1: note: {note}"]
+    assert f"hebrew/r1: note: {note}" in render_text(report, width=400)
+    assert f"hebrew/r1: note: {note}" in render(report, "html")
+    rows = list(csv.DictReader(io.StringIO(render_csv(report))))
+    assert [row["source"] for row in rows if row["note"] == note] == ["hebrew/r1"]
+    assert not any(row["note"] for row in rows if row["source"] == "polish/r1")
+    runs_json = json.loads(render(report, "json"))["runs"]
+    assert [run["results"]["notes"] for run in runs_json] == [[note], []]

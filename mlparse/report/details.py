@@ -67,11 +67,16 @@ def detail_table(report: Report) -> Tuple[List[str], List[List[str]]]:
     return [c.header for c in columns], [[c.get(record) for c in columns] for record in report.records]
 
 
+def run_notes(record: RunRecord) -> List[str]:
+    """The run's own notes (from training, in ``results.json``), then the reader's (older schema, ...)."""
+    return (record.results.notes if record.results is not None else []) + record.notes
+
+
 def run_messages(record: RunRecord) -> List[str]:
     """Error, warnings and notes of one run, in that order."""
     messages = []
     if record.error:
         messages.append(f"error: {record.error}")
     messages += [f"warning: {warning}" for warning in record.warnings]
-    messages += [f"note: {note}" for note in record.notes]
+    messages += [f"note: {note}" for note in run_notes(record)]
     return messages

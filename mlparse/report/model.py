@@ -8,7 +8,7 @@ from typing import Dict, List, Optional
 
 import mlparse
 from mlparse.report.collect import RunRecord, collect_runs
-from mlparse.report.leaderboard import Leaderboard, LeaderboardRow, build_leaderboards
+from mlparse.report.leaderboard import Cell, Leaderboard, LeaderboardRow, build_leaderboards
 from mlparse.report.published import Citation, PublishedScores, load_published
 
 
@@ -126,3 +126,18 @@ def cell_text(value: Optional[float], state: Optional[str]) -> str:
     if state is None:
         return fmt_score(value)
     return f"{fmt_score(value)} ({state})" if value is not None else f"({state})"
+
+
+def marked_cell_text(cell: Optional[Cell]) -> str:
+    """A leaderboard cell as plain text: :func:`cell_text`, with † when a footnote goes with it; ``–`` when empty."""
+    if cell is None:
+        return "–"
+    text = cell_text(cell.value, cell.state)
+    return text + "†" if cell.note else text
+
+
+def footnotes(board: Leaderboard) -> List[str]:
+    """The † footnotes of a leaderboard's cells, row by row in column order: ``† system, Language: note``."""
+    return [f"† {row.system}, {language.capitalize()}: {cell.note}"
+            for row in board.rows for language in board.languages
+            for cell in [row.cells.get(language)] if cell is not None and cell.note]

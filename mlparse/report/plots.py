@@ -5,8 +5,9 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, Optional, Sequence, Tuple
 
+from mlparse.report.collect import RunRecord
 from mlparse.report.leaderboard import MEASURED, PUBLISHED, Leaderboard
 from mlparse.report.model import Report
 
@@ -38,8 +39,24 @@ def _slug(*parts: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", "-".join(parts).lower()).strip("-")
 
 
+def _zoom_limits(records: Sequence[RunRecord]) -> Optional[Tuple[float, float]]:
+    """Y limits around where the runs converge: from the lowest best dev F1 of the complete runs (all runs
+    when none is complete) minus 3 points, to the highest best plus 0.5.  None when that is no zoom at all."""
+    complete = [r for r in records if r.state == "complete"] or records
+    bests = [max(entry.dev_f1 for entry in record.log) for record in complete]
+    everything = [entry.dev_f1 for record in records for entry in record.log]
+    low, high = min(bests) - 3.0, max(bests) + 0.5
+    if low <= min(everything):
+        return None
+    return low, high
+
+
 def dev_curve_plots(report: Report) -> List[Plot]:
-    """One figure per (task, dataset): dev F1 against optimizer steps, one line per run with a log."""
+    """One figure per (task, dataset): dev F1 against optimizer steps, one line per run with a log.
+
+    A second panel zooms in on the top of the curves, where runs of one data set differ by tenths
+    of a point; runs that are not complete are drawn dashed; a star marks each run's best evaluation.
+    """
     plt = _pyplot()
     groups: dict = {}
     for record in report.records:
@@ -50,19 +67,42 @@ def dev_curve_plots(report: Report) -> List[Plot]:
         groups.setdefault(key, []).append(record)
     plots = []
     for (task, dataset), records in sorted(groups.items()):
-        figure, axes = plt.subplots(figsize=(7, 4))
+        zoom = _zoom_limits(records)
+        if zoom is None:
+            figure, full = plt.subplots(figsize=(7, 4))
+            panels = [full]
+        else:
+            figure, (full, close) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [1, 1]})
+            panels = [full, close]
         for record in records:
             steps = [entry.step for entry in record.log]
             scores = [entry.dev_f1 for entry in record.log]
             label = f"{record.label} ({record.state})" if record.state != "complete" else record.label
-            (line,) = axes.plot(steps, scores, marker=".", linewidth=1.2, label=label)
+            style = "-" if record.state == "complete" else "--"
             best = max(range(len(scores)), key=scores.__getitem__)
-            axes.plot([steps[best]], [scores[best]], marker="*", markersize=11, color=line.get_color())
-        axes.set_xlabel("optimizer step")
-        axes.set_ylabel("dev F1")
-        axes.set_title(f"Dev F1 during training — {task}, {dataset}")
-        axes.grid(alpha=0.3)
-        axes.legend(fontsize=8, loc="lower right")
+            color = None
+            for axes in panels:
+                (line,) = axes.plot(steps, scores, marker=".", linewidth=1.2, linestyle=style, color=color,
+                                    label=label if axes is full else None)
+                color = line.get_color()
+                axes.plot([steps[best]], [scores[best]], marker="*", markersize=11, color=color)
+        for axes in panels:
+            axes.set_xlabel("optimizer step")
+            axes.grid(alpha=0.3)
+        full.set_ylabel("dev F1")
+        full.legend(fontsize=8, loc="lower right")
+        if zoom is None:
+            full.set_title(f"Dev F1 during training — {task}, {dataset}")
+        else:
+            full.set_title("all evaluations", fontsize=10)
+            close.set_ylim(*zoom)
+            inside = [entry.step for record in records for entry in record.log if entry.dev_f1 >= zoom[0]]
+            last = max(entry.step for record in records for entry in record.log)
+            margin = 0.04 * max(1, last - min(inside))
+            close.set_xlim(min(inside) - margin, last + margin)  # only the steps the zoom shows
+            close.set_title(f"zoom: dev F1 {zoom[0]:.1f}–{zoom[1]:.1f} (★ best)", fontsize=10)
+            figure.suptitle(f"Dev F1 during training — {task}, {dataset}")
+        figure.tight_layout()
         plots.append(Plot(_slug("dev-f1", task, dataset), f"Dev F1 during training ({task}, {dataset})",
                           _png(figure)))
         plt.close(figure)
@@ -70,35 +110,69 @@ def dev_curve_plots(report: Report) -> List[Plot]:
 
 
 def bar_plot(board: Leaderboard) -> Optional[Plot]:
-    """Per language: the best measured score beside the best published one (None without measured values)."""
+    """Per language: the best measured score beside the best published one (None without measured values).
+
+    Each bar carries its value; the y axis does not start at zero (scores sit within a few points of each
+    other), which the printed values make explicit.  A measured score from a run that is not complete is
+    drawn pale and labelled with the run state; a language with no measured score says why when it can.
+    """
     measured = board.measured_rows()
     if not any(cell.value is not None for row in measured for cell in row.cells.values()):
         return None
     plt = _pyplot()
 
-    def best(kind: str, language: str) -> Optional[float]:
+    def best(kind: str, language: str, final: bool) -> Optional[float]:
         values = [row.cells[language].value for row in board.rows
-                  if row.kind == kind and language in row.cells and row.cells[language].value is not None]
+                  if row.kind == kind and language in row.cells and row.cells[language].value is not None
+                  and (row.cells[language].state is None) == final]
         return max(values) if values else None  # type: ignore[type-var]
 
+    def state(language: str) -> Optional[str]:
+        states = [row.cells[language].state for row in measured if language in row.cells]
+        return next((s for s in states if s), None)
+
     languages = board.languages
-    ours = [best(MEASURED, language) for language in languages]
-    theirs = [best(PUBLISHED, language) for language in languages]
-    figure, axes = plt.subplots(figsize=(max(4.0, 0.9 * len(languages) + 2), 3.8))
-    width = 0.38
-    xs = range(len(languages))
-    axes.bar([x - width / 2 for x in xs], [v if v is not None else 0 for v in ours], width,
-             label="mlparse (measured)", color="#2b6cb0")
-    if any(v is not None for v in theirs):
+    final = [best(MEASURED, language, True) for language in languages]
+    provisional = [best(MEASURED, language, False) if final[i] is None else None
+                   for i, language in enumerate(languages)]
+    theirs = [best(PUBLISHED, language, True) for language in languages]
+    paired = any(v is not None for v in theirs)
+    figure, axes = plt.subplots(figsize=(max(4.0, 0.95 * len(languages) + 2), 3.8))
+    width = 0.38 if paired else 0.5
+    xs = list(range(len(languages)))
+    ours_x = [x - width / 2 for x in xs] if paired else xs
+    present = [v for v in final + provisional + theirs if v is not None]
+    bottom, top = max(0.0, min(present) - 5), min(100.0, max(present) + 2)
+    axes.bar(ours_x, [v if v is not None else 0 for v in final], width, label="mlparse (measured)",
+             color="#2b6cb0")
+    if any(v is not None for v in provisional):
+        axes.bar(ours_x, [v if v is not None else 0 for v in provisional], width, color="#2b6cb0", alpha=0.35,
+                 label="mlparse (run not complete)")
+    if paired:
         axes.bar([x + width / 2 for x in xs], [v if v is not None else 0 for v in theirs], width,
                  label="best published", color="#a0aec0", hatch="//", edgecolor="white")
-    present = [v for v in ours + theirs if v is not None]
-    axes.set_ylim(max(0.0, min(present) - 5), min(100.0, max(present) + 2))
-    axes.set_xticks(list(xs))
+    for i, language in enumerate(languages):
+        ours = final[i] if final[i] is not None else provisional[i]
+        if ours is not None:
+            label = f"{ours:.2f}" if final[i] is not None else f"{ours:.2f} ({state(language) or 'provisional'})"
+            axes.text(ours_x[i], ours + 0.15, label, ha="center", va="bottom", fontsize=7,
+                      color="#1a365d", rotation=90 if paired else 0)
+        elif state(language):
+            axes.text(ours_x[i], bottom + 0.3, state(language), ha="center", va="bottom", fontsize=7,
+                      color="#b7791f", rotation=90)
+        if paired and theirs[i] is not None:
+            axes.text(xs[i] + width / 2, theirs[i] + 0.15, f"{theirs[i]:.2f}", ha="center", va="bottom",
+                      fontsize=7, color="#4a5568", rotation=90)
+    axes.set_ylim(bottom, top + (2.5 if paired else 1.0))  # room for the value labels
+    axes.set_xlim(-0.7, len(languages) - 0.3)
+    axes.set_xticks(xs)
     axes.set_xticklabels([language.capitalize() for language in languages], rotation=30, ha="right")
     axes.set_ylabel(board.metric.upper() if board.metric != "f1" else "F1")
-    axes.set_title(board.title)
-    axes.legend(fontsize=8)
+    # The legend sits between the title and the axes, where it can cover no bar and no label.
+    axes.set_title(board.title, pad=24)
+    handles = axes.get_legend_handles_labels()[0]
+    axes.legend(fontsize=8, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=len(handles), frameon=False,
+                borderaxespad=0.2, handlelength=1.5, columnspacing=1.0)
     axes.grid(axis="y", alpha=0.3)
     plot = Plot(_slug("bars", board.task, board.dataset, board.split, board.metric), board.title, _png(figure))
     plt.close(figure)

@@ -67,9 +67,11 @@ def csv_rows(report: Report) -> List[List[str]]:
                 if value:
                     rows.append(base + ["", language, system, "measured", record.label, metric, value, record.state])
                     wrote = True
-        if not wrote or record.error or record.warnings:  # every run folder appears, with its state and problems
+        # every run folder appears, with its state, its problems and its training notes
+        training_notes = results.notes if results is not None else []
+        if not wrote or record.error or record.warnings or training_notes:
             rows.append(base + ["", language, system, "measured", record.label, "", "", record.state,
-                                "; ".join(([record.error] if record.error else []) + record.warnings)])
+                                "; ".join(([record.error] if record.error else []) + record.warnings + training_notes)])
     width = len(HEADER)
     return [row + [""] * (width - len(row)) for row in rows]
 

@@ -7,7 +7,8 @@ from typing import Dict, List, Optional, Sequence
 
 from mlparse.report.details import detail_columns, detail_table, run_messages
 from mlparse.report.leaderboard import MEASURED, Leaderboard
-from mlparse.report.model import Report, cell_text, citation_text, fmt_delta, fmt_score, source_text, summary_line
+from mlparse.report.model import (Report, citation_text, fmt_delta, fmt_score, footnotes, marked_cell_text, source_text,
+                                  summary_line)
 
 
 def _escape(text: str) -> str:
@@ -26,16 +27,12 @@ def leaderboard_lines(board: Leaderboard, report: Report) -> List[str]:
     if board.show_average:
         headers.append("Avg")
     rows: List[List[str]] = []
-    notes: List[str] = []
     for row in board.rows:
         measured = row.kind == MEASURED
         cells = []
         for language in board.languages:
             cell = row.cells.get(language)
-            text = cell_text(cell.value, cell.state) if cell else "–"
-            if cell and cell.note:
-                text += "†"
-                notes.append(f"† {row.system}, {language.capitalize()}: {cell.note}")
+            text = marked_cell_text(cell)
             cells.append(f"**{text}**" if measured and cell and cell.value is not None else text)
         line = [f"**{row.system}**" if measured else row.system, row.kind, source_text(row, report)] + cells
         if board.show_average:
@@ -50,6 +47,7 @@ def leaderboard_lines(board: Leaderboard, report: Report) -> List[str]:
         rows.append(line)
     numeric = [False, False, False] + [True] * (len(headers) - 3)
     lines = [f"### {board.title}", ""] + _table(headers, rows, numeric)
+    notes = footnotes(board)
     if notes:
         lines += [""] + [f"- {note}" for note in notes]
     return lines

@@ -10,7 +10,8 @@ from rich.text import Text
 
 from mlparse.report.details import detail_columns, detail_table, run_messages
 from mlparse.report.leaderboard import MEASURED, Leaderboard
-from mlparse.report.model import Report, cell_text, citation_text, fmt_delta, fmt_score, source_text, summary_line
+from mlparse.report.model import (Report, citation_text, fmt_delta, fmt_score, footnotes, marked_cell_text, source_text,
+                                  summary_line)
 
 
 def leaderboard_table(board: Leaderboard, report: Report) -> Table:
@@ -26,9 +27,7 @@ def leaderboard_table(board: Leaderboard, report: Report) -> Table:
         cells = []
         for language in board.languages:
             cell = row.cells.get(language)
-            text = cell_text(cell.value, cell.state) if cell else "–"
-            style = "yellow" if cell and cell.state else ""
-            cells.append(Text(text + ("†" if cell and cell.note else ""), style=style))
+            cells.append(Text(marked_cell_text(cell), style="yellow" if cell and cell.state else ""))
         if board.show_average:
             cells.append(Text(fmt_score(row.average)))
         source = f"run {row.source}" if measured else f"[{report.citation_number(row.citation)}]" + (
@@ -112,10 +111,8 @@ def print_report(report: Report, console: Console) -> None:
         console.print("No scores to show (no runs with results, and no published table selected).")
     for board in report.leaderboards:
         console.print(leaderboard_table(board, report))
-        for row in board.rows:
-            for language, cell in row.cells.items():
-                if cell.note:
-                    console.print(Text(f"† {row.system}, {language.capitalize()}: {cell.note}", style="dim"))
+        for note in footnotes(board):
+            console.print(Text(note, style="dim"))
         console.print()
     console.print(Text("Source \"run …\": measured by mlparse (bold cyan); \"[n]\": published, see References",
                        style="dim"))
