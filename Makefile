@@ -31,4 +31,4 @@ bench: install
 clean:
 	rm -rf .make build *.egg-info
 	find mlparse evalb -name '*.so' -delete
-	find mlparse evalb -name '*.c' -newer setup.py -path '*' -delete
+	for pyx in $(PYX); do rm -f "$${pyx%.pyx}.c"; done
