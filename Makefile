@@ -11,7 +11,13 @@ PYX    := $(shell find mlparse evalb -name '*.pyx' 2>/dev/null)
 
 .PHONY: install test demo bench clean
 
-install: $(STAMP)
+# The stamp alone is not trusted: if the installed package is not this checkout (an editable
+# install made from another copy of the repository, say), install again.
+install:
+	@cd / && $(PYTHON) -c "import os, sys, evalb, mlparse; here = os.path.realpath('$(CURDIR)'); \
+	sys.exit(any(not os.path.realpath(m.__file__).startswith(here + os.sep) for m in (evalb, mlparse)))" \
+	2>/dev/null || rm -f $(STAMP)
+	@$(MAKE) --no-print-directory $(STAMP)
 
 $(STAMP): pyproject.toml setup.py $(PYX)
 	@$(PYTHON) -c "import torch" 2>/dev/null || $(PYTHON) -m pip install "torch==2.13.0"
