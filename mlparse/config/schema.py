@@ -59,6 +59,8 @@ class ModelConfig:
     d_ff: int = 2048
     d_label_hidden: int = 250  # span-score MLP hidden size
     factored: bool = True  # content/position factoring (Section 3); false: unfactored model
+    attention_window: Optional[int] = None  # train and test with attention limited to this distance (Table 3); null: none
+    attention_window_relaxed: bool = False  # the window spares start, first word, last word and stop (Table 3, relaxed)
     max_len: int = 512  # position-table size; longest sentence (+2 for start/stop tokens)
     attention_dropout: float = 0.2
     relu_dropout: float = 0.1
@@ -122,14 +124,27 @@ class RecipeConfig:
         return yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True)
 
     def hash(self) -> str:
-        """sha256 of the resolved recipe (description and run-time-only settings such as max_minutes excluded)."""
+        """sha256 of the resolved recipe (description and run-time-only settings such as max_minutes excluded).
+
+        Keys of :data:`HASH_NEUTRAL_DEFAULTS` are left out while they hold their default, so that a
+        switch added in a later version does not give every existing run a new id (and a restart).
+        """
         data = self.to_dict()
         data.pop("description", None)
         for runtime_only in ("max_minutes", "num_threads"):
             data["train"].pop(runtime_only, None)
+        for (section, key), default in HASH_NEUTRAL_DEFAULTS.items():
+            if data[section].get(key) == default:
+                data[section].pop(key, None)
         text = json.dumps(data, sort_keys=True)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
+
+#: Switches added after run ids were first handed out, with the default that behaves as before.
+HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
+    ("model", "attention_window"): None,
+    ("model", "attention_window_relaxed"): False,
+}
 
 SECTIONS = {"data": DataConfig, "model": ModelConfig, "train": TrainConfig, "eval": EvalConfig}
 TOP_LEVEL_KEYS = ("name", "description", "base", *SECTIONS)
@@ -248,13 +263,16 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
         ("model.word_min_count", lambda v: v >= 0, "cannot be negative"),
         ("train.adam_betas", lambda v: len(v) == 2, "must have two numbers")] + [
         (key, lambda v: v is None or v > 0, "must be positive (or null for no limit)")
-        for key in ("data.max_train_sentences", "data.max_train_length", "eval.max_sentences")]
+        for key in ("data.max_train_sentences", "data.max_train_length", "eval.max_sentences")] + [
+        ("model.attention_window", lambda v: v is None or v >= 1, "is a distance in words: at least 1 (or null for none)")]
     sections = {"model": m, "train": t, "data": d, "eval": e}
     for key, check, message in rules:
         section, name = key.split(".")
         value = getattr(sections[section], name)
         if not check(value):
             raise ConfigError(f"{source}: {key} {message}, got {value}.")
+    if m.attention_window_relaxed and m.attention_window is None:
+        raise ConfigError(f"{source}: model.attention_window_relaxed needs a model.attention_window (a distance).")
 
 
 def _check_name(name: str, source: str) -> None:

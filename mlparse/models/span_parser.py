@@ -30,6 +30,7 @@ from torch import Tensor, nn
 
 from mlparse.config import ModelConfig
 from mlparse.data.vocab import ParserVocab
+from mlparse.modules.attention import AttentionWindow
 from mlparse.modules.embeddings import LexicalConfig, LexicalEmbedding
 from mlparse.modules.encoder import PartitionedTransformerEncoder
 from mlparse.modules.span_scorer import SpanScorer
@@ -98,6 +99,8 @@ class SpanParser(nn.Module):
             d_k=config.d_kv, d_v=config.d_kv, d_ff=config.d_ff, attention_dropout=config.attention_dropout,
             relu_dropout=config.relu_dropout, residual_dropout=config.residual_dropout, factored=config.factored,
         )
+        if config.attention_window is not None:  # windowed training (Table 3): the window is part of the model
+            self.encoder.set_window(self.trained_window())
         self.scorer = SpanScorer(config.d_model, config.d_label_hidden, len(labels))
         self.tagger: Optional[TagHead] = TagHead(config.d_model, len(vocab.tags), config.d_tag_hidden) if config.predict_tags else None
         self.unk_dropout_enabled = False
@@ -107,6 +110,12 @@ class SpanParser(nn.Module):
     def max_words(self) -> int:
         """Longest sentence the position table allows (start and stop take two positions)."""
         return self.config.max_len - 2
+
+    def trained_window(self) -> Optional[AttentionWindow]:
+        """The attention window the model was trained with (``model.attention_window``), or None."""
+        if self.config.attention_window is None:
+            return None
+        return AttentionWindow(self.config.attention_window, relaxed=self.config.attention_window_relaxed)
 
     def enable_unk_dropout(self) -> None:
         """Training: replace words of training count c by UNK with probability 1/(1+c)."""
@@ -233,9 +242,14 @@ class SpanParser(nn.Module):
         """What :func:`SpanParser.from_spec` needs besides the weights."""
         return {"model_config": self.config.__dict__.copy(), "vocab": self.vocab.to_dict(), "labels": self.labels.to_list()}
 
+    @staticmethod
+    def model_config_of(spec: Dict[str, object]) -> ModelConfig:
+        """The spec's model settings; keys added to :class:`ModelConfig` since it was saved take their defaults."""
+        return ModelConfig(**spec["model_config"])  # type: ignore[arg-type]
+
     @classmethod
     def from_spec(cls, spec: Dict[str, object]) -> "SpanParser":
-        config = ModelConfig(**spec["model_config"])  # type: ignore[arg-type]
+        config = cls.model_config_of(spec)
         return cls(config, ParserVocab.from_dict(spec["vocab"]), LabelVocab(spec["labels"]))  # type: ignore[arg-type]
 
 

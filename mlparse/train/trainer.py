@@ -207,6 +207,10 @@ class Trainer:
             raise ResumeError(f"cannot resume from {last} ({type(error).__name__}: {error}); "
                               "--fresh starts the run over") from None
         mine = self.model.spec()
+        try:  # an older checkpoint lacks settings added since: they take their defaults
+            spec = {**spec, "model_config": SpanParser.model_config_of(spec).__dict__}
+        except TypeError:  # a setting this version does not know
+            pass
         for part, what in (("vocab", "vocabulary"), ("labels", "span labels"), ("model_config", "model settings")):
             if spec.get(part) != mine[part]:
                 raise ResumeError(f"cannot resume from {last}: the checkpoint and the training data disagree "
