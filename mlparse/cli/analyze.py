@@ -1,0 +1,128 @@
+"""``mlparse analyze --model RUN_DIR``: test-time attention analysis (Kitaev & Klein 2018, Tables 1 and 2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from mlparse.cli.app import app
+from mlparse.cli.errors import fail, os_error_message
+
+console = Console(stderr=True)
+out = Console()
+
+
+def parse_windows(text: str) -> List[int]:
+    """``"5,10,20"`` -> [5, 10, 20]; ``""`` or ``none`` -> no window probes."""
+    if text.strip().lower() in ("", "none"):
+        return []
+    values = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part.isdigit() or int(part) < 1:
+            raise ValueError(f"--windows takes distances of at least 1 separated by commas (5,10,20), got {part!r}")
+        values.append(int(part))
+    return sorted(set(values))
+
+
+def _print_tables(analysis) -> None:  # type: ignore[no-untyped-def]
+    from mlparse.analysis.render import ablation_rows, window_rows
+
+    rows = ablation_rows(analysis)
+    if len(rows) > 1:
+        table = Table(title="Content and position attention disabled at test time (Table 1)")
+        for column in ("content attention", "position attention", "F1", "Δ F1"):
+            table.add_column(column, justify="right" if column in ("F1", "Δ F1") else "left")
+        for row in rows:
+            table.add_row(*row)
+        out.print(table)
+    table = Table(title="Attention windows at test time (Table 2)")
+    for column in ("distance", "F1 strict (Δ)", "F1 relaxed (Δ)"):
+        table.add_column(column, justify="right")
+    for row in window_rows(analysis):
+        table.add_row(*row)
+    out.print(table)
+
+
+@app.command("analyze")
+def analyze_command(
+    model: Path = typer.Option(..., "--model", help="A run directory (its checkpoints/best.pt and recipe.yaml are used)."),
+    split: str = typer.Option("dev", "--split", help="Which split of the run's recipe to score: dev or test."),
+    data: Optional[Path] = typer.Option(None, "--data", help="Gold trees to score instead (one TOP-rooted tree per line)."),
+    windows: str = typer.Option("5,10,15,20,30,40", "--windows",
+                                help="Window distances for Table 2, comma-separated; 'none' skips windows."),
+    ablations: bool = typer.Option(True, "--ablations/--no-ablations", help="Run the content/position probes (Table 1)."),
+    max_sentences: Optional[int] = typer.Option(None, "--max-sentences", min=1, help="Score only the first N sentences."),
+    subbatch_tokens: int = typer.Option(5000, "--batch-tokens", min=1, help="Token budget of one forward pass."),
+    output_dir: Optional[Path] = typer.Option(None, "--output-dir",
+                                              help="Where <split>.json and <split>.md go; default RUN_DIR/analysis."),
+) -> None:
+    """Perturb a trained span parser's attention at test time and re-score a split with the evalb port.
+
+    Table 1: content or position attention dropped in all, the first or the last layers.
+    Table 2: attention limited to a distance in every layer, strict or relaxed (start, first word,
+    last word and stop see everything).  Results go to RUN_DIR/analysis/<split>.json and .md,
+    written atomically, and are printed as tables.
+    """
+    from mlparse.analysis.attention_probes import analyze, planned_probes
+    from mlparse.analysis.render import to_markdown
+    from mlparse.config import ConfigError, recipe_from_yaml_text
+    from mlparse.io_utils import atomic_write_json, atomic_write_text
+    from mlparse.models.inference import ParseInputError, load_parser
+    from mlparse.train.corpus import DataError, check_lengths, read_split
+    from mlparse.train.evaluate import EvaluationError, check_params
+
+    if split not in ("dev", "test"):
+        fail(f"--split must be dev or test, got {split!r}", 2)
+    try:
+        distances = parse_windows(windows)
+    except ValueError as error:
+        fail(error, 2)
+    if not model.is_dir():
+        fail(f"--model {model}: not a run directory (mlparse analyze needs the run's recipe.yaml and checkpoints/)", 2)
+    recipe_file = model / "recipe.yaml"
+    try:
+        config = recipe_from_yaml_text(recipe_file.read_text(encoding="utf-8"), source=str(recipe_file))
+    except FileNotFoundError:
+        fail(f"{model} has no recipe.yaml (is it a run directory written by mlparse run?)", 1)
+    except (ConfigError, OSError, UnicodeDecodeError) as error:
+        fail(f"{recipe_file}: {error}", 1)
+    gold_path = data if data is not None else config.data.split_path(split)
+    params = config.data.evalb_params
+    try:
+        check_params(params)
+        parser = load_parser(model)
+        gold_split = read_split(gold_path)
+        gold = gold_split.trees[:max_sentences] if max_sentences else gold_split.trees
+        gold_split.trees = gold
+        check_lengths(gold_split, parser.max_words, f"the model allows {parser.max_words} words")
+        if ablations and not parser.config.factored:
+            console.print("note: the model is unfactored; content/position ablation needs a factored model, "
+                          "so only the window probes run", highlight=False, soft_wrap=True)
+        probes = planned_probes(parser, distances, ablations)
+        if not probes:
+            fail("nothing to analyze: no window distances and no ablations (--windows none --no-ablations)", 2)
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=console, transient=True, disable=not console.is_terminal) as bar:
+            task = bar.add_task(f"probing {len(gold)} {split} sentences", total=len(probes) + 1)
+            analysis = analyze(parser, gold, params, run_dir=str(model), split=split, data=str(gold_path),
+                               windows=distances, ablations=ablations, budget=subbatch_tokens,
+                               progress=lambda probe: bar.advance(task))
+    except (ParseInputError, DataError, EvaluationError) as error:
+        fail(error, 1)
+    target = output_dir if output_dir is not None else model / "analysis"
+    json_path, markdown_path = target / f"{split}.json", target / f"{split}.md"
+    try:
+        atomic_write_json(json_path, analysis.to_json_dict())
+        atomic_write_text(markdown_path, to_markdown(analysis))
+    except OSError as error:
+        fail(os_error_message(error, "cannot write", json_path), 1)
+    _print_tables(analysis)
+    console.print(f"{len(analysis.probes)} probes on {analysis.sentences} sentences in {analysis.seconds:.1f} s; "
+                  f"written to {json_path} and {markdown_path}", highlight=False, soft_wrap=True)
