@@ -197,3 +197,60 @@ def test_round_trip_on_ptb_sample(treebanks) -> None:
         gold = gold_spans(tree, vocab)
         scores = one_hot_scores(gold, len(tree.leaves()), len(vocab))
         assert tree_from_chart(decode(scores), vocab, tree.leaves()) == tree
+
+
+def random_span_set(rng: random.Random, n: int, num_labels: int) -> List[Tuple[int, int, int]]:
+    """A random non-crossing set of labelled spans over n words (any arity, EMPTY labels included)."""
+    spans: List[Tuple[int, int, int]] = []
+
+    def grow(i: int, j: int) -> None:
+        if rng.random() < 0.8:
+            spans.append((i, j, rng.randrange(num_labels)))
+        if j - i < 2:
+            return
+        cuts = sorted(rng.sample(range(i + 1, j), rng.randint(1, min(3, j - i - 1))))
+        for a, b in zip([i] + cuts, cuts + [j]):
+            grow(a, b)
+
+    grow(0, n)
+    rng.shuffle(spans)  # the builder must not rely on the input order
+    return spans
+
+
+def test_one_pass_builder_equals_unbinarize_then_expand() -> None:
+    from mlparse.structs.chart import tree_from_chart_reference
+
+    rng = random.Random(7)
+    vocab = LabelVocab(["", "NP", "S::VP", "VP", "A::B::C", "PP"])
+    for _ in range(600):
+        n = rng.randint(1, 14)
+        leaves = [Leaf(f"T{k}", f"w{k}") for k in range(n)]
+        spans = random_span_set(rng, n, len(vocab))
+        assert tree_from_chart(spans, vocab, leaves) == tree_from_chart_reference(spans, vocab, leaves), spans
+
+
+def test_one_pass_builder_rejects_what_the_reference_rejects() -> None:
+    from mlparse.structs.chart import tree_from_chart_reference
+
+    vocab = LabelVocab(["", "NP"])
+    leaves = [Leaf("NN", "a"), Leaf("NN", "b"), Leaf("NN", "c")]
+    for bad in ([(0, 2, 1), (1, 3, 1)], [(0, 4, 1)], [(0, 2, 1), (0, 2, 0)], [(1, 1, 1)], [(0, 1, 2)]):
+        messages = []
+        for build in (tree_from_chart, tree_from_chart_reference):
+            with pytest.raises(ValueError) as error:
+                build(bad, vocab, leaves)
+            messages.append(str(error.value).split(" is not in ")[0])
+        assert messages[0] == messages[1]
+
+
+def test_one_pass_builder_rebuilds_every_wsj_sample_tree(treebanks) -> None:  # type: ignore[no-untyped-def]
+    from mlparse.trees import ensure_top, read_bracketed_file, strip_empty_elements, strip_functional_tags
+
+    prepared = [ensure_top(strip_functional_tags(strip_empty_elements(tree)))
+                for path in sorted((treebanks / "ptb-sample" / "wsj").glob("*/wsj_*.mrg"))
+                for tree in read_bracketed_file(path).trees]
+    assert len(prepared) == 3914
+    vocab = LabelVocab.from_trees(prepared)
+    for tree in prepared:
+        spans = [(i, j, label) for (i, j), label in gold_spans(tree, vocab).items()]
+        assert tree_from_chart(spans, vocab, tree.leaves()) == tree

@@ -6,11 +6,13 @@ the sentence-level node and every constituent.  A single-word constituent
 ``(NP (NN dog))`` is the span (i, i+1) labelled ``NP``; POS tags live in the
 leaves and are not spans.  Spans that are not in the dict are EMPTY.
 
-Chart -> tree (:func:`tree_from_chart`): build one node per span (EMPTY spans
-get the empty label), hang the leaves under the deepest span that covers them,
-put everything under TOP, splice out the empty-labelled nodes
-(:func:`~mlparse.trees.transforms.unbinarize`) and expand the joint labels
-(:func:`~mlparse.trees.transforms.expand_unary`).  For every tree ``t``
+Chart -> tree (:func:`tree_from_chart`): the n-ary tree whose binarized,
+chain-collapsed form has exactly the decoded spans, built in one pass; it equals
+building one node per span (EMPTY spans get the empty label), hanging the leaves
+under the deepest span that covers them, putting everything under TOP, splicing
+out the empty-labelled nodes (:func:`~mlparse.trees.transforms.unbinarize`) and
+expanding the joint labels (:func:`~mlparse.trees.transforms.expand_unary`),
+which :func:`tree_from_chart_reference` does.  For every tree ``t``
 accepted by :func:`gold_spans`, decoding scores that prefer its gold spans and
 converting back gives ``t`` again.
 
@@ -137,6 +139,18 @@ def gold_spans(
     return out
 
 
+def _sorted_spans(chart_tree: ChartTree | Sequence[IndexedSpan], n: int) -> List[IndexedSpan]:
+    """The spans in pre-order (start ascending, longer first), each checked to lie inside (0, n)."""
+    spans = chart_tree.spans if isinstance(chart_tree, ChartTree) else list(chart_tree)
+    if n == 0:
+        raise ValueError("cannot build a tree over an empty sentence")
+    ordered = sorted(spans, key=lambda span: (span[0], -span[1]))
+    for i, j, _ in ordered:
+        if not 0 <= i < j <= n:
+            raise ValueError(f"span ({i}, {j}) is not inside the sentence (0, {n})")
+    return ordered
+
+
 def tree_from_chart(
     chart_tree: ChartTree | Sequence[IndexedSpan],
     vocab: LabelVocab,
@@ -151,17 +165,78 @@ def tree_from_chart(
             (i, j, label index) spans (a gold dict's items work too).
         vocab: the label vocabulary the indices refer to.
         leaves: the n leaves (words with their gold or predicted POS tags); copied.
-    """
-    spans = chart_tree.spans if isinstance(chart_tree, ChartTree) else list(chart_tree)
-    n = len(leaves)
-    if n == 0:
-        raise ValueError("cannot build a tree over an empty sentence")
-    nodes: List[Tuple[int, int, Tree]] = []
-    for i, j, index in sorted(spans, key=lambda span: (span[0], -span[1])):
-        if not 0 <= i < j <= n:
-            raise ValueError(f"span ({i}, {j}) is not inside the sentence (0, {n})")
-        nodes.append((i, j, Tree(vocab.label(index) if index != EMPTY else EMPTY_LABEL, [])))
 
+    One pass over the spans in pre-order: an EMPTY span adds no node (its children go to
+    the enclosing node, which is what un-binarizing does) and a joint label ``S::VP`` adds
+    its chain at once.  The result equals :func:`tree_from_chart_reference` (tested).
+    """
+    n = len(leaves)
+    spans = _sorted_spans(chart_tree, n)
+    labels = vocab.labels
+    root = Tree(top, [])
+    # open[k] = (end, node that takes the children) of the k-th span containing the position
+    open_ends: List[int] = [n]
+    open_nodes: List[Tree] = [root]
+    position = 0
+    previous = (-1, -1)
+    for i, j, index in spans:
+        if (i, j) == previous:
+            raise ValueError(f"span ({i}, {j}) appears twice")
+        previous = (i, j)
+        while position < i:
+            while open_ends[-1] <= position:
+                open_ends.pop()
+                open_nodes.pop()
+            leaf = leaves[position]
+            open_nodes[-1].children.append(Leaf(leaf.tag, leaf.word))
+            position += 1
+        while open_ends[-1] <= i:
+            open_ends.pop()
+            open_nodes.pop()
+        if j > open_ends[-1]:
+            raise ValueError(f"span ({i}, {j}) crosses another span")
+        parent = open_nodes[-1]
+        if index == EMPTY:
+            holder = parent
+        else:
+            if not 0 < index < len(labels):
+                raise ValueError(f"label index {index} is not in 0..{len(labels) - 1}")
+            label = labels[index]
+            if join in label:
+                parts = label.split(join)
+                holder = Tree(parts[0], [])
+                parent.children.append(holder)
+                for part in parts[1:]:
+                    child = Tree(part, [])
+                    holder.children.append(child)
+                    holder = child
+            else:
+                holder = Tree(label, [])
+                parent.children.append(holder)
+        open_ends.append(j)
+        open_nodes.append(holder)
+    while position < n:
+        while open_ends[-1] <= position:
+            open_ends.pop()
+            open_nodes.pop()
+        leaf = leaves[position]
+        open_nodes[-1].children.append(Leaf(leaf.tag, leaf.word))
+        position += 1
+    return root
+
+
+def tree_from_chart_reference(
+    chart_tree: ChartTree | Sequence[IndexedSpan],
+    vocab: LabelVocab,
+    leaves: Sequence[Leaf],
+    top: str = TOP,
+    join: str = JOIN,
+) -> Tree:
+    """:func:`tree_from_chart` the long way, for tests: the binarized tree with one node per span
+    (EMPTY spans get the empty label), then :func:`unbinarize` and :func:`expand_unary`."""
+    n = len(leaves)
+    nodes = [(i, j, Tree(vocab.label(index) if index != EMPTY else EMPTY_LABEL, []))
+             for i, j, index in _sorted_spans(chart_tree, n)]
     root = Tree(top, [])
     # Pre-order walk of the nested spans: ``open_nodes`` holds the spans containing the position.
     open_nodes: List[Tuple[int, Tree]] = [(n, root)]
