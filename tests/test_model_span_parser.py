@@ -130,3 +130,25 @@ def test_spec_round_trip_restores_the_same_model() -> None:
     b, _ = clone(clone.make_batch(sentences))
     assert torch.equal(a, b)
     assert dataclasses.asdict(clone.config) == dataclasses.asdict(model.config)
+
+
+def test_make_batch_matches_element_by_element_indexing() -> None:
+    model = make_model()[0]
+    vocab = model.vocab
+    sentences = [[("DT", "the"), ("NN", "dog")], [("XX", "ünseen"), ("NN", "a-very-long-unknown-word"), (".", ".")],
+                 [("NNP", "John")]]
+    batch = model.make_batch(sentences)
+    width = max(map(len, sentences)) + 2
+    assert batch.lengths == [2, 3, 1]
+    for b, sentence in enumerate(sentences):
+        t = len(sentence) + 2
+        assert batch.mask[b].tolist() == [True] * t + [False] * (width - t)
+        assert batch.words[b, :t].tolist() == vocab.word_ids([w for _, w in sentence])
+        assert batch.tags[b, :t].tolist() == vocab.tag_ids([tag for tag, _ in sentence])
+        assert batch.words[b, t:].eq(0).all() and batch.tags[b, t:].eq(0).all()
+        for position, ids in enumerate(vocab.char_ids([w for _, w in sentence])):
+            assert batch.chars[b, position, :len(ids)].tolist() == ids
+            assert batch.chars[b, position, len(ids):].eq(0).all()
+            assert int(batch.char_lengths[b, position]) == len(ids)
+        assert batch.char_lengths[b, t:].eq(0).all()
+    assert batch.words.dtype == batch.chars.dtype == torch.long and batch.mask.dtype == torch.bool

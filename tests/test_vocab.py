@@ -46,3 +46,15 @@ def test_min_count_and_round_trip() -> None:
     restored = ParserVocab.from_dict(vocab.to_dict())
     assert restored.words.itos == vocab.words.itos and restored.tags.itos == vocab.tags.itos
     assert restored.chars.itos == vocab.chars.itos and restored.word_counts == vocab.word_counts
+
+
+def test_cached_char_ids_equal_char_ids_and_the_cache_is_bounded(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    vocab = ParserVocab.build([[("NN", "dog"), ("VB", "barks")]])
+    words = ["dog", "cat", "dog", "\x00start", "barks"]
+    assert vocab.char_ids_cached(words) == vocab.char_ids(words)
+    assert vocab.char_ids_cached(words) == vocab.char_ids(words)  # from the cache the second time
+    monkeypatch.setattr(ParserVocab, "CHAR_CACHE_LIMIT", 3)
+    for k in range(10):
+        vocab.char_ids_cached([f"w{k}"])
+        assert len(vocab._char_cache) <= 3 + 1 + 2  # limit, the newest word, start and stop
+    assert vocab.char_ids_cached(["zebra"]) == vocab.char_ids(["zebra"])

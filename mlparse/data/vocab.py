@@ -20,6 +20,8 @@ CHAR_SPECIALS = (CHAR_PAD, CHAR_UNK, CHAR_BOW, CHAR_EOW, CHAR_START, CHAR_STOP)
 TOKEN_SPECIALS = (PAD, UNK, START, STOP)
 #: The tag written on leaves whose tag is unknown (raw-text input, no tagging head).
 UNKNOWN_TAG = "UNK"
+#: Keys of the sentence start and stop in the character-id cache (tuples: never a word).
+_START_KEY, _STOP_KEY = (CHAR_START,), (CHAR_STOP,)
 
 
 class Vocab:
@@ -63,6 +65,10 @@ class ParserVocab:
     tags: Vocab
     chars: Vocab
     word_counts: Dict[str, int] = field(default_factory=dict)
+    _char_cache: Dict[object, List[int]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    #: Words whose character ids :meth:`char_ids_cached` keeps before it starts over.
+    CHAR_CACHE_LIMIT = 200_000
 
     @classmethod
     def build(cls, sentences: Iterable[Sequence[tuple]], word_min_count: int = 1) -> "ParserVocab":
@@ -86,14 +92,16 @@ class ParserVocab:
     # -- indices --------------------------------------------------------------
     def word_ids(self, words: Sequence[str]) -> List[int]:
         """Start, words, stop (unknown words map to UNK)."""
-        return [self.words.index(START)] + [self.words.index(w) for w in words] + [self.words.index(STOP)]
+        get = self.words.stoi.get
+        return [get(START, 1), *(get(w, 1) for w in words), get(STOP, 1)]
 
     def count_table(self) -> List[int]:
         """Training count of every word index (specials 0), for UNK dropout."""
         return [self.word_counts.get(token, 0) if i >= self.words.num_specials else 0 for i, token in enumerate(self.words.itos)]
 
     def tag_ids(self, tags: Sequence[str]) -> List[int]:
-        return [self.tags.index(START)] + [self.tags.index(t) for t in tags] + [self.tags.index(STOP)]
+        get = self.tags.stoi.get
+        return [get(START, 1), *(get(t, 1) for t in tags), get(STOP, 1)]
 
     def char_ids(self, words: Sequence[str]) -> List[List[int]]:
         """One list per position (start, words, stop): begin-of-word, characters, end-of-word."""
@@ -102,6 +110,26 @@ class ParserVocab:
         for word in words:
             out.append([bow] + [self.chars.index(c) for c in word] + [eow])
         out.append([bow, self.chars.index(CHAR_STOP), eow])
+        return out
+
+    def char_ids_cached(self, words: Sequence[str]) -> List[List[int]]:
+        """:meth:`char_ids`, with each word's ids kept for the next call (lists shared: do not modify)."""
+        cache = self._char_cache
+        if len(cache) > self.CHAR_CACHE_LIMIT:
+            cache.clear()
+        start, stop = cache.get(_START_KEY), cache.get(_STOP_KEY)
+        bow, eow = self.chars.index(CHAR_BOW), self.chars.index(CHAR_EOW)
+        if start is None or stop is None:
+            start = cache[_START_KEY] = [bow, self.chars.index(CHAR_START), eow]
+            stop = cache[_STOP_KEY] = [bow, self.chars.index(CHAR_STOP), eow]
+        lookup = self.chars.stoi.get
+        out = [start]
+        for word in words:
+            ids = cache.get(word)
+            if ids is None:
+                ids = cache[word] = [bow, *(lookup(c, 1) for c in word), eow]
+            out.append(ids)
+        out.append(stop)
         return out
 
     # -- persistence ----------------------------------------------------------

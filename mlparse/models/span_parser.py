@@ -138,24 +138,25 @@ class SpanParser(nn.Module):
                     f"(model.max_len={self.config.max_len} positions, including start/stop)")
         lengths = [len(s) for s in sentences]
         batch, width = len(sentences), max(lengths) + 2
-        words = torch.zeros((batch, width), dtype=torch.long)
-        tags = torch.zeros((batch, width), dtype=torch.long)
-        mask = torch.zeros((batch, width), dtype=torch.bool)
-        char_lists = [self.vocab.char_ids([w for _, w in s]) for s in sentences]
-        max_chars = max(len(c) for chars in char_lists for c in chars)
-        chars = torch.zeros((batch, width, max_chars), dtype=torch.long)
-        char_lengths = torch.zeros((batch, width), dtype=torch.long)
+        vocab = self.vocab
+        words = np.zeros((batch, width), dtype=np.int64)
+        tags = np.zeros((batch, width), dtype=np.int64)
+        char_rows = [vocab.char_ids_cached([w for _, w in s]) for s in sentences]
+        max_chars = max(len(ids) for rows in char_rows for ids in rows)
+        chars = np.zeros((batch, width, max_chars), dtype=np.int64)
+        char_lengths = np.zeros((batch, width), dtype=np.int64)
         for b, sentence in enumerate(sentences):
             t = len(sentence) + 2
-            words[b, :t] = torch.tensor(self.vocab.word_ids([w for _, w in sentence]))
-            tags[b, :t] = torch.tensor(self.vocab.tag_ids([tag for tag, _ in sentence]))
-            mask[b, :t] = True
-            for position, ids in enumerate(char_lists[b]):
-                chars[b, position, :len(ids)] = torch.tensor(ids)
-                char_lengths[b, position] = len(ids)
+            words[b, :t] = vocab.word_ids([w for _, w in sentence])
+            tags[b, :t] = vocab.tag_ids([tag for tag, _ in sentence])
+            row, sizes = chars[b], char_lengths[b]
+            for position, ids in enumerate(char_rows[b]):
+                row[position, :len(ids)] = ids
+                sizes[position] = len(ids)
+        mask = np.arange(width)[None, :] < (np.asarray(lengths) + 2)[:, None]
         device = self.device()
-        return SentenceBatch(mask.to(device), words.to(device), tags.to(device), chars.to(device),
-                             char_lengths.to(device), lengths)
+        return SentenceBatch(*(torch.from_numpy(a).to(device) for a in (mask, words, tags, chars, char_lengths)),
+                             lengths=lengths)
 
     # -- model ----------------------------------------------------------------
     def forward(self, batch: SentenceBatch, golds: Optional[Sequence[GoldSpans]] = None, decoder: str = "cython"):  # type: ignore[no-untyped-def]
