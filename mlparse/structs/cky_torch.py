@@ -129,11 +129,12 @@ def _backtrack(labels: np.ndarray, split: np.ndarray, n: int, score: float) -> C
 
 def gold_label_tensor(golds: Sequence[GoldSpans], padded: int, device: Union[str, torch.device] = "cpu") -> Tensor:
     """Gold labels as a long tensor (B, N+1, N+1), 0 (EMPTY) off the gold spans."""
-    out = torch.zeros((len(golds), padded + 1, padded + 1), dtype=torch.long)
-    for b, gold in enumerate(golds):
-        for (i, j), label in gold.items():
-            out[b, i, j] = label
-    return out.to(device)
+    rows = [(b, i, j, label) for b, gold in enumerate(golds) for (i, j), label in gold.items()]
+    out = np.zeros((len(golds), padded + 1, padded + 1), dtype=np.int64)
+    if rows:
+        index = np.asarray(rows, dtype=np.int64)
+        out[index[:, 0], index[:, 1], index[:, 2]] = index[:, 3]
+    return torch.from_numpy(out).to(device)
 
 
 def span_index_tensors(
