@@ -58,6 +58,7 @@ class RunResults:
     training_seconds: Optional[float] = None
     epochs: Optional[float] = None
     best_step: Optional[int] = None
+    stop_reason: Optional[str] = None  # why training ended: max_epochs | patience | max_minutes
     hardware: Dict[str, Any] = field(default_factory=dict)  # device, gpu name, cpu count
     versions: Dict[str, str] = field(default_factory=dict)  # python, torch, mlparse
     started_at: Optional[str] = None  # ISO 8601

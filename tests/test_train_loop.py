@@ -109,6 +109,29 @@ def test_max_minutes_stops_and_evaluates_best(tmp_path: Path) -> None:
     assert results.status == COMPLETE and results.dev is not None and results.best_step == 1
 
 
+def test_a_larger_time_budget_trains_a_finished_run_on(tmp_path: Path) -> None:
+    recipe = write_tiny_recipe(tmp_path, train={"max_epochs": 3})
+    config = load_recipe(recipe)
+    runs = tmp_path / "runs"
+    first = run_recipe(config, RunOptions(runs_dir=runs, max_minutes=0.0))
+    assert first.stop_reason == "max_minutes" and first.best_step == 1
+    # the same budget again: the finished run is shown, nothing trains
+    same = Record()
+    assert run_recipe(config, RunOptions(runs_dir=runs, max_minutes=0.0), same).best_step == 1
+    assert same.steps == []
+    # no budget: training goes on from the checkpoint (step 2 onwards) to max_epochs, and says so
+    more = Record()
+    results = run_recipe(config, RunOptions(runs_dir=runs, max_minutes=None), more)
+    assert more.steps and more.steps[0] == 2
+    assert any("time budget" in note for note in more.notes)
+    assert results.status == COMPLETE and results.stop_reason == "max_epochs"
+    assert checkpoint.load(RunDir.for_recipe(runs, config).last)["state"]["epoch"] == 3
+    # a run that ended for another reason is not trained again
+    again = Record()
+    run_recipe(config, RunOptions(runs_dir=runs, max_minutes=None), again)
+    assert again.steps == []
+
+
 def test_patience_stops_training(tmp_path: Path) -> None:
     recipe = write_tiny_recipe(tmp_path, train={"max_epochs": 1000, "patience_epochs": 2, "lr": 1e-9, "warmup_steps": 0})
     config = load_recipe(recipe)

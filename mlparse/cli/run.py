@@ -116,7 +116,8 @@ def run_command(
     Everything goes to RUNS_DIR/<name>/<run id>/: the resolved recipe, log.jsonl, checkpoints,
     predicted trees, evalb reports and results.json.  The run id is a hash of the resolved recipe
     (overrides included), so the same command resumes an interrupted run, or shows the results of
-    a finished one (--fresh trains again).  Data problems (unreadable trees, a dev or test sentence
+    a finished one (--fresh trains again); a run stopped by its time budget trains on when given a
+    larger --max-minutes.  Data problems (unreadable trees, a dev or test sentence
     longer than the model allows, a missing evalb parameter file) are reported before training.
     """
     from mlparse.config import ConfigError, load_recipe

@@ -163,7 +163,13 @@ def run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Rep
         dist.barrier()
     previous = run_dir.read_results()
     if previous is not None and previous.status == COMPLETE and not options.fresh:
-        return previous
+        budget = options.max_minutes if options.max_minutes is not None else config.train.max_minutes
+        if not extends_budget(previous, budget):
+            return previous
+        if reporter is not None and info.is_main:
+            reporter.on_note(f"this run stopped at its time budget after {(previous.training_seconds or 0) / 60:.1f} "
+                             f"minutes; training on from its last checkpoint "
+                             f"({'up to ' + format(budget, 'g') + ' minutes' if budget is not None else 'without a time budget'})")
     results = RunResults(
         mlparse_version=versions()["mlparse"], status=RUNNING, recipe=config.name, recipe_hash=config.hash(),
         run_id=run_id_for(config), system=f"mlparse span ({_lexical_name(config)})", dataset=config.data.family,
@@ -183,6 +189,13 @@ def run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Rep
             results.status, results.error, results.finished_at = FAILED, str(error) or type(error).__name__, now_iso()
             run_dir.write_results(results)
         raise
+
+
+def extends_budget(previous: RunResults, budget_minutes: Optional[float]) -> bool:
+    """Does a finished run that its time budget stopped get more time now (None: no budget)?"""
+    if previous.stop_reason != "max_minutes":
+        return False
+    return budget_minutes is None or budget_minutes * 60.0 > (previous.training_seconds or 0.0)
 
 
 def _lexical_name(config: RecipeConfig) -> str:
@@ -219,6 +232,7 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     results.training_seconds = round(state.training_seconds, 3)
     results.epochs = round(state.train_sentences / max(1, len(train.trees)), 4)
     results.best_step = state.best_step
+    results.stop_reason = state.stop_reason or None
     if not info.is_main:
         return results
     if not run_dir.best.is_file():

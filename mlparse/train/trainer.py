@@ -219,6 +219,8 @@ class Trainer:
         self.optimizer.load_state_dict(saved["optimizer"])
         self.schedule.load_state_dict(saved["schedule"])
         self.state = TrainState(**saved["state"])
+        if self.state.done and self.state.stop_reason == "max_minutes" and not self._past_budget():
+            self.state.done, self.state.stop_reason = False, ""  # stopped by a smaller time budget: train on
         if self.checkpoints.best.is_file():  # best.pt may be newer than last.pt if a run died between the two writes
             best = checkpoint.load(self.checkpoints.best)
             self.state.best_f1 = max(self.state.best_f1, float(best["dev_f1"]))
@@ -350,11 +352,15 @@ class Trainer:
             self.on_log(self.state.log)
         return self.state
 
+    def _past_budget(self) -> bool:
+        """Has training used up the time budget (``max_minutes``; None: no budget)?"""
+        return self.max_minutes is not None and self.state.training_seconds >= self.max_minutes * 60.0
+
     def _out_of_time(self) -> bool:
         """Past the time bound? Under DDP rank 0 decides for everybody (clocks differ; checks must not)."""
         if self.max_minutes is None:
             return False
-        late = self.state.training_seconds >= self.max_minutes * 60.0
+        late = self._past_budget()
         if self.dist.active:
             box = [late]
             dist.broadcast_object_list(box, src=0)
