@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import csv
 import io
+import itertools
 import json
 import re
 from pathlib import Path
@@ -211,3 +212,17 @@ def test_training_notes_are_shown_with_the_run(tmp_path: Path) -> None:
     assert not any(row["note"] for row in rows if row["source"] == "polish/r1")
     runs_json = json.loads(render(report, "json"))["runs"]
     assert [run["results"]["notes"] for run in runs_json] == [[note], []]
+
+
+def test_run_table_says_what_stopped_training_when_known(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    write_run(runs, "hebrew", "r1", language="hebrew", test={"f1": 91.4}, stop_reason="max_minutes")
+    write_run(runs, "polish", "r1", language="polish", test={"f1": 93.0})  # older results.json: no stop_reason
+    report = build_report(runs, published_mode="none")
+    lines = render_markdown(report).splitlines()
+    start = next(k for k, line in enumerate(lines) if line.startswith("| Run |"))
+    table = [[cell.strip() for cell in line.strip("|").split("|")]
+             for line in itertools.takewhile(lambda text: text.startswith("|"), lines[start:])]
+    column = table[0].index("Stopped by")
+    assert [row[column] for row in table[2:]] == ["time budget", "–"]
+    assert "time budget" in render_text(report, width=400)

@@ -15,6 +15,8 @@ SPLIT_METRICS: Tuple[Tuple[str, str], ...] = (
 )
 #: Shown even when no run has them (the constituency core); the rest only when some run has a value.
 ALWAYS = ("recall", "precision", "f1", "complete_match")
+#: Why training ended (``results.json``'s ``stop_reason``), as the run table says it.
+STOP_REASONS = {"max_epochs": "max epochs", "patience": "patience", "max_minutes": "time budget"}
 
 
 @dataclass
@@ -56,9 +58,18 @@ def detail_columns(report: Report) -> List[DetailColumn]:
     columns += [
         DetailColumn("Speed", lambda r: fmt_speed(r.results.parse_sentences_per_second if r.results else None)),
         DetailColumn("Train time", lambda r: fmt_duration(r.results.training_seconds if r.results else None)),
+    ]
+    if any(r.results is not None and r.results.stop_reason for r in records):  # a time budget matters when comparing
+        columns.append(DetailColumn("Stopped by", _text(_stop_reason), numeric=False))
+    columns += [
         DetailColumn("Hardware", lambda r: fmt_hardware(r.results.hardware) if r.results else "–", numeric=False),
     ]
     return columns
+
+
+def _stop_reason(record: RunRecord) -> Optional[str]:
+    reason = record.results.stop_reason if record.results is not None else None
+    return STOP_REASONS.get(reason, reason) if reason else None
 
 
 def detail_table(report: Report) -> Tuple[List[str], List[List[str]]]:
