@@ -204,7 +204,7 @@ def test_analyze_command_errors(trained_run: Path, tmp_path: Path) -> None:
     assert "Traceback" not in bad.output + missing.output
 
 
-def test_markdown_lists_every_probe(trained_run: Path) -> None:
+def test_markdown_lists_every_probe() -> None:
     parser = tiny_parser()
     from mlparse.analysis.attention_probes import analyze
 

@@ -139,6 +139,10 @@ def gold_spans(
     return out
 
 
+#: End of the sentinel span that closes :func:`tree_from_chart`'s loop (no real span ends there).
+_END = -1
+
+
 def _sorted_spans(chart_tree: ChartTree | Sequence[IndexedSpan], n: int) -> List[IndexedSpan]:
     """The spans in pre-order (start ascending, longer first), each checked to lie inside (0, n)."""
     spans = chart_tree.spans if isinstance(chart_tree, ChartTree) else list(chart_tree)
@@ -174,15 +178,12 @@ def tree_from_chart(
     spans = _sorted_spans(chart_tree, n)
     labels = vocab.labels
     root = Tree(top, [])
-    # open[k] = (end, node that takes the children) of the k-th span containing the position
+    # the spans that contain the current position: their ends, and the nodes that take their children
     open_ends: List[int] = [n]
     open_nodes: List[Tree] = [root]
     position = 0
     previous = (-1, -1)
-    for i, j, index in spans:
-        if (i, j) == previous:
-            raise ValueError(f"span ({i}, {j}) appears twice")
-        previous = (i, j)
+    for i, j, index in [*spans, (n, _END, EMPTY)]:  # the sentinel attaches the leaves after the last span
         while position < i:
             while open_ends[-1] <= position:
                 open_ends.pop()
@@ -190,38 +191,26 @@ def tree_from_chart(
             leaf = leaves[position]
             open_nodes[-1].children.append(Leaf(leaf.tag, leaf.word))
             position += 1
+        if j == _END:
+            break
+        if (i, j) == previous:
+            raise ValueError(f"span ({i}, {j}) appears twice")
+        previous = (i, j)
         while open_ends[-1] <= i:
             open_ends.pop()
             open_nodes.pop()
         if j > open_ends[-1]:
             raise ValueError(f"span ({i}, {j}) crosses another span")
-        parent = open_nodes[-1]
-        if index == EMPTY:
-            holder = parent
-        else:
+        holder = open_nodes[-1]
+        if index != EMPTY:
             if not 0 < index < len(labels):
                 raise ValueError(f"label index {index} is not in 0..{len(labels) - 1}")
-            label = labels[index]
-            if join in label:
-                parts = label.split(join)
-                holder = Tree(parts[0], [])
-                parent.children.append(holder)
-                for part in parts[1:]:
-                    child = Tree(part, [])
-                    holder.children.append(child)
-                    holder = child
-            else:
-                holder = Tree(label, [])
-                parent.children.append(holder)
+            for part in labels[index].split(join):  # a joint label S::VP adds its whole chain
+                child = Tree(part, [])
+                holder.children.append(child)
+                holder = child
         open_ends.append(j)
         open_nodes.append(holder)
-    while position < n:
-        while open_ends[-1] <= position:
-            open_ends.pop()
-            open_nodes.pop()
-        leaf = leaves[position]
-        open_nodes[-1].children.append(Leaf(leaf.tag, leaf.word))
-        position += 1
     return root
 
 
