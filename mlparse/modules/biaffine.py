@@ -1,0 +1,114 @@
+"""Biaffine scorers of the deep biaffine dependency parser (Dozat & Manning 2017; Li et al. 2019, §2).
+
+Every word representation ``h_t`` goes through two MLPs, one for its role as a dependent and one
+for its role as a head (§2.1, Eq. 3).  A biaffine form then scores every (dependent, head) pair
+at once (Eq. 4):
+
+    arc[b, d, h]      = [r_d ; 1]^T  W       r_h               (one score per pair)
+    label[b, d, h, l] = [r_d ; 1]^T  W_l  [r_h ; 1]            (one score per pair and relation)
+
+Orientation, used throughout mlparse's dependency code: the *last* axis is the head, so a
+softmax over ``dim=-1`` of ``arc`` is the distribution over heads of every dependent (the
+cross-entropy of §2.2).  Position 0 is the root pseudo-word.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+from mlparse.modules.dropout import make_dropout
+
+
+class Biaffine(nn.Module):
+    """``out[b, o, i, j] = [x_i ; 1]^T W_o [y_j ; 1]`` with optional bias rows/columns.
+
+    Args:
+        d_x, d_y: sizes of the two inputs.
+        n_out: number of output channels (1 for arcs, the number of relations for labels).
+        bias_x, bias_y: append a constant 1 to ``x`` / ``y`` (Dozat & Manning: arcs use ``bias_x``
+            only, so a head's prior score does not depend on the dependent; labels use both).
+
+    Inputs ``x: Tensor[B, T, d_x]``, ``y: Tensor[B, T', d_y]``.
+    Output ``Tensor[B, n_out, T, T']``.
+    """
+
+    def __init__(self, d_x: int, d_y: int, n_out: int = 1, bias_x: bool = True, bias_y: bool = True) -> None:
+        super().__init__()
+        self.n_out, self.bias_x, self.bias_y = n_out, bias_x, bias_y
+        # Zero initialisation, as Dozat & Manning: every arc starts equally likely.
+        self.weight = nn.Parameter(torch.zeros(n_out, d_x + int(bias_x), d_y + int(bias_y)))
+
+    def forward(self, x: Tensor, y: Tensor) -> Tensor:
+        if self.bias_x:
+            x = torch.cat([x, x.new_ones(x.shape[:-1] + (1,))], dim=-1)
+        if self.bias_y:
+            y = torch.cat([y, y.new_ones(y.shape[:-1] + (1,))], dim=-1)
+        # [B, 1, T, dx] @ [o, dx, dy] -> [B, o, T, dy]; then @ [B, 1, dy, T'] -> [B, o, T, T']
+        return (x.unsqueeze(1) @ self.weight) @ y.unsqueeze(1).transpose(-1, -2)
+
+
+class MLP(nn.Module):
+    """``dropout(LeakyReLU(W h + b))``: the head/dependent projections of the biaffine parser.
+
+    Input ``Tensor[..., d_in]`` -> ``Tensor[..., d_out]``.  Dozat & Manning use a leaky ReLU
+    (slope 0.1) and dropout 0.33 on the output.
+    """
+
+    def __init__(self, d_in: int, d_out: int, dropout: float = 0.33) -> None:
+        super().__init__()
+        self.linear = nn.Linear(d_in, d_out)
+        self.activation = nn.LeakyReLU(0.1)
+        self.dropout = make_dropout(dropout, "feature")
+        nn.init.orthogonal_(self.linear.weight)
+        nn.init.zeros_(self.linear.bias)
+
+    def forward(self, h: Tensor) -> Tensor:
+        return self.dropout(self.activation(self.linear(h)))
+
+
+class BiaffineDependencyScorer(nn.Module):
+    """Arc and relation scores from encoder outputs.
+
+    Args:
+        d_model: size of the encoder outputs ``h``.
+        n_relations: number of dependency relations.
+        d_arc, d_relation: MLP sizes (Dozat & Manning: 500 and 100).
+        mlp_dropout: dropout on the MLP outputs (0.33).
+
+    Input ``h: Tensor[B, T, d_model]`` with position 0 the root pseudo-word.
+    Outputs of :meth:`forward`: ``arc: Tensor[B, T, T]`` (``[b, d, h]``: dependent d, head h) and
+    ``relation: Tensor[B, T, T, n_relations]`` (``[b, d, h, l]``).
+    """
+
+    def __init__(self, d_model: int, n_relations: int, d_arc: int = 500, d_relation: int = 100,
+                 mlp_dropout: float = 0.33) -> None:
+        super().__init__()
+        if n_relations < 1:
+            raise ValueError(f"a dependency scorer needs at least one relation, got {n_relations}")
+        self.arc_dependent = MLP(d_model, d_arc, mlp_dropout)
+        self.arc_head = MLP(d_model, d_arc, mlp_dropout)
+        self.relation_dependent = MLP(d_model, d_relation, mlp_dropout)
+        self.relation_head = MLP(d_model, d_relation, mlp_dropout)
+        self.arc = Biaffine(d_arc, d_arc, 1, bias_x=True, bias_y=False)
+        self.relation = Biaffine(d_relation, d_relation, n_relations, bias_x=True, bias_y=True)
+
+    def forward(self, h: Tensor) -> tuple[Tensor, Tensor]:
+        arc = self.arc(self.arc_dependent(h), self.arc_head(h)).squeeze(1)  # [B, T, T]
+        relation = self.relation(self.relation_dependent(h), self.relation_head(h)).permute(0, 2, 3, 1)  # [B, T, T, L]
+        return arc, relation
+
+    def relation_scores_for(self, h: Tensor, heads: Tensor) -> Tensor:
+        """Relation scores for one given head per word, without the full ``[B, T, T, L]`` tensor.
+
+        ``h: Tensor[B, T, d_model]``, ``heads: LongTensor[B, T]`` (any value at padding and at the
+        root position).  Output ``Tensor[B, T, n_relations]``, equal to
+        ``forward(h)[1][b, d, heads[b, d]]``.
+        """
+        dependent = self.relation_dependent(h)  # [B, T, r]
+        head = self.relation_head(h)  # [B, T, r]
+        chosen = head.gather(1, heads.clamp(min=0).unsqueeze(-1).expand(-1, -1, head.shape[-1]))  # [B, T, r]
+        ones = dependent.new_ones(dependent.shape[:-1] + (1,))
+        x = torch.cat([dependent, ones], dim=-1)  # [B, T, r+1]
+        y = torch.cat([chosen, ones], dim=-1)  # [B, T, r+1]
+        return torch.einsum("btx,lxy,bty->btl", x, self.relation.weight, y)

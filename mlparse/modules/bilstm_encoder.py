@@ -1,0 +1,44 @@
+"""The BiLSTM encoder of the deep biaffine parser (Dozat & Manning 2017): the baseline Li et al. compare with.
+
+A stack of bidirectional LSTM layers (3 layers of 400 units per direction in the original);
+each layer reads the concatenated outputs of both directions of the layer below.  Dropout (0.33)
+on the input of every layer and on the output.
+"""
+
+from __future__ import annotations
+
+from torch import Tensor, nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from mlparse.modules.dropout import make_dropout
+
+
+class BiLSTMEncoder(nn.Module):
+    """Context vectors from a multi-layer BiLSTM.
+
+    Args:
+        d_input: size of the input vectors.
+        d_hidden: units per direction (output size ``2 * d_hidden``).
+        num_layers: stacked layers.
+        dropout: dropout between layers and on the output (one mask per sentence and feature).
+
+    Inputs ``x: Tensor[B, T, d_input]``, ``mask: BoolTensor[B, T]`` (True on real positions, a prefix
+    of each row).  Output ``Tensor[B, T, 2 * d_hidden]``, zero at padding.
+    """
+
+    def __init__(self, d_input: int, d_hidden: int = 400, num_layers: int = 3, dropout: float = 0.33) -> None:
+        super().__init__()
+        self.d_output = 2 * d_hidden
+        self.layers = nn.ModuleList(
+            nn.LSTM(d_input if k == 0 else 2 * d_hidden, d_hidden, batch_first=True, bidirectional=True)
+            for k in range(num_layers))
+        self.dropout = make_dropout(dropout, "feature")
+
+    def forward(self, x: Tensor, mask: Tensor) -> Tensor:
+        lengths = mask.sum(dim=1).cpu()  # pack_padded_sequence wants lengths on the host
+        length = x.shape[1]
+        for lstm in self.layers:
+            packed = pack_padded_sequence(self.dropout(x), lengths, batch_first=True, enforce_sorted=False)
+            output, _ = lstm(packed)
+            x, _ = pad_packed_sequence(output, batch_first=True, total_length=length)
+        return self.dropout(x) * mask.unsqueeze(-1).to(x.dtype)
