@@ -122,3 +122,17 @@ def test_resolved_recipe_round_trips_and_hash_is_stable() -> None:
     assert changed.hash() != config.hash()
     timed = load_recipe(RECIPES / "demo.yaml", ["train.max_minutes=1"])
     assert timed.hash() == config.hash()  # a time bound does not make a new experiment
+
+
+def test_a_recipe_anywhere_inherits_a_bundled_recipe_by_name(tmp_path: Path) -> None:
+    write(tmp_path / "mine.yaml", "base: hebrew\ntrain: {seed: 4}\n")
+    config = load_recipe(tmp_path / "mine.yaml")
+    hebrew = load_recipe("hebrew")
+    assert config.train.seed == 4 and config.train.lr == hebrew.train.lr == 0.002
+    assert config.model.num_layers == hebrew.model.num_layers
+    write(tmp_path / "local.yaml", "base: base\nmodel: {num_layers: 3}\n")
+    write(tmp_path / "base.yaml", "model: {d_model: 64}\n")  # beside the recipe: wins over the bundled base
+    assert load_recipe(tmp_path / "local.yaml").model.d_model == 64
+    write(tmp_path / "nowhere.yaml", "base: no-such-recipe\n")
+    with pytest.raises(ConfigError, match="base recipe 'no-such-recipe' not found"):
+        load_recipe(tmp_path / "nowhere.yaml")

@@ -43,7 +43,11 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> Dict[str
 
 
 def _resolve_base(base: str, relative_to: Path) -> Path:
+    """The file a ``base:`` names: beside the recipe first, else a bundled recipe by name (``base``,
+    ``hebrew``, ``ud/base``), so that a recipe anywhere on disk can build on the bundled ones."""
     candidates = [relative_to / base, relative_to / f"{base}.yaml"]
+    if not Path(base).is_absolute():
+        candidates += [recipes_dir() / base, recipes_dir() / f"{base}.yaml"]
     for candidate in candidates:
         if candidate.is_file():
             return candidate
