@@ -136,3 +136,20 @@ def test_a_recipe_anywhere_inherits_a_bundled_recipe_by_name(tmp_path: Path) -> 
     write(tmp_path / "nowhere.yaml", "base: no-such-recipe\n")
     with pytest.raises(ConfigError, match="base recipe 'no-such-recipe' not found"):
         load_recipe(tmp_path / "nowhere.yaml")
+
+
+def test_parser_kind_and_its_own_section() -> None:
+    demo = load_recipe("demo")
+    assert demo.model.kind == "span" and demo.task == "constituency"
+    assert demo.split_path("dev").name == "dev.trees"
+    # The biaffine section counts in the hash only for a biaffine parser: span run ids stay as they were.
+    assert load_recipe("demo", ["biaffine.d_arc=7"]).hash() == demo.hash()
+    dep = load_recipe("demo", ["model.kind=biaffine", "model.positions=sinusoidal"])
+    assert dep.task == "dependency" and dep.split_path("dev").name == "dev.conllu"
+    assert load_recipe("demo", ["model.kind=biaffine", "model.positions=sinusoidal", "biaffine.d_arc=7"]).hash() != dep.hash()
+    with pytest.raises(ConfigError, match="model.encoder: bilstm is for the dependency parser"):
+        load_recipe("demo", ["model.encoder=bilstm"])
+    with pytest.raises(ConfigError, match="model.kind must be one of span, biaffine"):
+        load_recipe("demo", ["model.kind=tree"])
+    with pytest.raises(ConfigError, match="biaffine.mlp_dropout is a dropout probability"):
+        load_recipe("demo", ["model.kind=biaffine", "biaffine.mlp_dropout=1.5"])

@@ -22,6 +22,7 @@ from mlparse.config.schema import (
     SECTIONS,
     TOP_LEVEL_KEYS,
     VALID_CHOICES,
+    BiaffineConfig,
     ConfigError,
     DataConfig,
     EvalConfig,
@@ -33,7 +34,7 @@ from mlparse.config.schema import (
 )
 
 __all__ = [
-    "SECTIONS", "TOP_LEVEL_KEYS", "VALID_CHOICES", "ConfigError", "DataConfig", "EvalConfig", "ModelConfig",
+    "SECTIONS", "TOP_LEVEL_KEYS", "VALID_CHOICES", "BiaffineConfig", "ConfigError", "DataConfig", "EvalConfig", "ModelConfig",
     "RecipeConfig", "TrainConfig", "apply_overrides", "deep_merge", "from_dict", "load_raw", "load_recipe",
     "parse_override", "recipe_from_yaml_text", "recipes_dir", "resolve_recipe", "validate",
 ]

@@ -36,17 +36,22 @@ class DataConfig:
     max_train_sentences: Optional[int] = None  # use only the first N training trees (quick runs)
     max_train_length: Optional[int] = None  # drop longer training sentences (reported in the log)
 
-    def split_path(self, split: str) -> Path:
+    def split_path(self, split: str, suffix: str = ".trees") -> Path:
+        """The prepared file of ``split``; ``suffix`` is the task's (``.trees``, ``.conllu``)."""
         explicit = getattr(self, split)
         if explicit:
             return Path(explicit)
-        return Path(self.root) / self.family / self.language / f"{split}.trees"
+        return Path(self.root) / self.family / self.language / f"{split}{suffix}"
 
 
 @dataclass
 class ModelConfig:
-    """The span parser (Kitaev & Klein 2018, Table 8)."""
+    """The parser and its encoder: the span parser's settings (Kitaev & Klein 2018, Table 8), shared by
+    every kind (the dependency parser's own settings are in :class:`BiaffineConfig`)."""
 
+    kind: str = "span"  # span | biaffine: which parser (mlparse.models.registry)
+    encoder: str = "transformer"  # transformer (self-attentive) | bilstm (Dozat & Manning; biaffine only)
+    positions: str = "learned"  # learned table (Kitaev & Klein) | sinusoidal (Li et al. 2019, Eq. 8)
     use_words: bool = True  # learned word embeddings
     use_tags: bool = False  # tag embeddings from the input trees' POS tags
     char_encoder: str = "lstm"  # lstm | concat | none
@@ -101,11 +106,30 @@ class TrainConfig:
 
 
 @dataclass
+class BiaffineConfig:
+    """The biaffine dependency parser (Li et al. 2019, §2 and §4.1; Dozat & Manning 2017)."""
+
+    d_word_emb: int = 100  # word / tag embeddings, concatenated (Li et al. §4.1: 100 / 100)
+    d_tag_emb: int = 100
+    tag_column: str = "upos"  # upos | xpos: which CoNLL-U column feeds the tag embeddings
+    pretrained_vectors: Optional[str] = None  # word2vec/GloVe text file to initialise word embeddings
+    d_arc: int = 500  # MLP sizes (Dozat & Manning)
+    d_relation: int = 100
+    mlp_dropout: float = 0.33
+    embedding_dropout: float = 0.33
+    lstm_hidden: int = 400  # model.encoder: bilstm (Dozat & Manning: 3 layers of 400 per direction)
+    lstm_layers: int = 3
+    lstm_dropout: float = 0.33
+    decoder: str = "mst"  # mst (non-projective) | eisner (projective); both give exactly one root dependent
+
+
+@dataclass
 class EvalConfig:
     """How dev/test are decoded."""
 
     subbatch_tokens: int = 5000
     max_sentences: Optional[int] = None  # evaluate on the first N dev sentences during training
+    dependency_scoring: str = "conll18"  # conll18 (official UD metrics) | ptb (punctuation by gold tag excluded)
 
 
 @dataclass
@@ -116,6 +140,16 @@ class RecipeConfig:
     model: ModelConfig = field(default_factory=ModelConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    biaffine: BiaffineConfig = field(default_factory=BiaffineConfig)
+
+    @property
+    def task(self) -> str:
+        """The task of the recipe's parser kind: constituency or dependency."""
+        return KIND_TASKS[self.model.kind]
+
+    def split_path(self, split: str) -> Path:
+        """The prepared file of ``split`` for this recipe's task."""
+        return self.data.split_path(split, TASK_SUFFIXES[self.task])
 
     def to_dict(self) -> Dict[str, Any]:
         return dataclasses.asdict(self)
@@ -136,6 +170,9 @@ class RecipeConfig:
         for (section, key), default in HASH_NEUTRAL_DEFAULTS.items():
             if data[section].get(key) == default:
                 data[section].pop(key, None)
+        for section, kind in KIND_SECTIONS.items():  # a parser's own section counts only for that parser
+            if self.model.kind != kind:
+                data.pop(section, None)
         text = json.dumps(data, sort_keys=True)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -144,11 +181,28 @@ class RecipeConfig:
 HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
     ("model", "attention_window"): None,
     ("model", "attention_window_relaxed"): False,
+    ("model", "kind"): "span",
+    ("model", "encoder"): "transformer",
+    ("model", "positions"): "learned",
+    ("eval", "dependency_scoring"): "conll18",
 }
 
-SECTIONS = {"data": DataConfig, "model": ModelConfig, "train": TrainConfig, "eval": EvalConfig}
+#: Parser kinds and their tasks (the classes are in mlparse.models.registry).
+KIND_TASKS: Dict[str, str] = {"span": "constituency", "biaffine": "dependency"}
+#: The prepared-file suffix of each task.
+TASK_SUFFIXES: Dict[str, str] = {"constituency": ".trees", "dependency": ".conllu"}
+#: Sections that hold one parser kind's own settings.
+KIND_SECTIONS: Dict[str, str] = {"biaffine": "biaffine"}
+
+SECTIONS = {"data": DataConfig, "model": ModelConfig, "train": TrainConfig, "eval": EvalConfig, "biaffine": BiaffineConfig}
 TOP_LEVEL_KEYS = ("name", "description", "base", *SECTIONS)
 VALID_CHOICES = {
+    ("model", "kind"): tuple(KIND_TASKS),
+    ("model", "encoder"): ("transformer", "bilstm"),
+    ("model", "positions"): ("learned", "sinusoidal"),
+    ("biaffine", "tag_column"): ("upos", "xpos"),
+    ("biaffine", "decoder"): ("mst", "eisner"),
+    ("eval", "dependency_scoring"): ("conll18", "ptb"),
     ("model", "char_encoder"): ("lstm", "concat", "none"),
     ("train", "decoder"): ("auto", "cython", "torch"),
     ("train", "device"): ("auto", "cpu", "cuda"),
@@ -271,6 +325,19 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
         value = getattr(sections[section], name)
         if not check(value):
             raise ConfigError(f"{source}: {key} {message}, got {value}.")
+    if m.kind != "biaffine":
+        for key, default in (("encoder", "transformer"), ("positions", "learned")):
+            if getattr(m, key) != default:
+                raise ConfigError(f"{source}: model.{key}: {getattr(m, key)} is for the dependency parser "
+                                  f"(model.kind: biaffine); the {m.kind} parser uses {default}.")
+    else:
+        b = config.biaffine
+        for key in ("d_word_emb", "d_tag_emb", "d_arc", "d_relation", "lstm_hidden", "lstm_layers"):
+            if getattr(b, key) <= 0:
+                raise ConfigError(f"{source}: biaffine.{key} must be positive, got {getattr(b, key)}.")
+        for key in ("mlp_dropout", "embedding_dropout", "lstm_dropout"):
+            if not 0.0 <= getattr(b, key) < 1.0:
+                raise ConfigError(f"{source}: biaffine.{key} is a dropout probability, in [0, 1), got {getattr(b, key)}.")
     if m.attention_window_relaxed and m.attention_window is None:
         raise ConfigError(f"{source}: model.attention_window_relaxed needs a model.attention_window (a distance).")
 

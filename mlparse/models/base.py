@@ -1,0 +1,103 @@
+"""The parser interface: what the trainer, the runner, ``mlparse parse`` and ensembles may ask of any parser.
+
+A parser is a ``torch.nn.Module`` that declares its ``kind`` (``span``, ``biaffine``, ...) and the
+``task`` it solves (``constituency``, ``dependency``).  The trainer never names a parser class; it
+only uses the methods below, with *examples* as the task reads them from a prepared split (a
+TOP-rooted :class:`~mlparse.trees.tree.Tree` for constituency, a dependency sentence for
+dependency parsing):
+
+- :meth:`Parser.build` makes an untrained parser from the recipe and the training examples
+  (vocabularies, label inventories);
+- :meth:`Parser.gold` turns a training example into the target the loss needs (gold spans, heads);
+- :meth:`Parser.make_batch` indexes and pads examples on the parser's device;
+- calling the parser on ``(batch, golds)`` returns a :class:`LossOutput` (going through
+  ``forward`` lets DistributedDataParallel see the computation);
+- :meth:`Parser.scores` gives the network's scores for a batch and :meth:`Parser.decode` turns
+  scores into predictions, kept apart so that an ensemble can average the scores of several
+  parsers before one decode; :meth:`Parser.predict` is the two together;
+- :meth:`Parser.spec` is plain JSON-able data (with ``kind``) from which :meth:`Parser.from_spec`
+  rebuilds the parser before its weights are loaded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Dict, List, Optional, Sequence
+
+import torch
+from torch import Tensor, nn
+
+
+@dataclass
+class LossOutput:
+    """The summed loss of a sub-batch (differentiable) and named parts for logging (plain floats)."""
+
+    loss: Tensor
+    sentences: int
+    parts: Dict[str, float] = field(default_factory=dict)
+
+
+class Parser(nn.Module):
+    """Base class of every parser; subclasses set ``kind`` and ``task`` and implement the methods."""
+
+    kind: ClassVar[str] = ""
+    task: ClassVar[str] = ""
+
+    # -- building -------------------------------------------------------------
+    @classmethod
+    def build(cls, config: Any, train: Sequence[Any]) -> "Parser":
+        """An untrained parser for the recipe ``config`` with vocabularies from the training examples."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_spec(cls, spec: Dict[str, Any]) -> "Parser":
+        """The parser described by :meth:`spec` (weights not loaded)."""
+        raise NotImplementedError
+
+    def spec(self) -> Dict[str, Any]:
+        """Everything besides the weights that :meth:`from_spec` needs, as plain data, with ``kind``."""
+        raise NotImplementedError
+
+    def compatible_spec(self, saved: Dict[str, Any]) -> Optional[str]:
+        """None when a checkpoint's spec fits this parser's weights and vocabularies; else what differs
+        (used when resuming: data prepared again since, say)."""
+        mine = self.spec()
+        for key in mine:
+            if saved.get(key) != mine[key]:
+                return key
+        return None
+
+    # -- data -----------------------------------------------------------------
+    @property
+    def max_words(self) -> int:
+        """The longest sentence this parser takes (its position table, say)."""
+        raise NotImplementedError
+
+    def gold(self, example: Any) -> Any:
+        """The training target of one example (raises ``ValueError`` with a reason when it has none)."""
+        raise NotImplementedError
+
+    def make_batch(self, examples: Sequence[Any]) -> Any:
+        """Indexed, padded inputs for ``examples`` on the parser's device."""
+        raise NotImplementedError
+
+    def device(self) -> torch.device:
+        return next(self.parameters()).device
+
+    def training_setup(self, config: Any) -> None:
+        """Switch on what only training uses (word dropout by training counts, say). Default: nothing."""
+
+    # -- scoring and decoding -------------------------------------------------
+    def scores(self, batch: Any) -> Any:
+        """The network's scores for ``batch`` (no gradient needed); :meth:`decode` reads them."""
+        raise NotImplementedError
+
+    def decode(self, batch: Any, scores: Any, examples: Sequence[Any], decoder: str = "auto") -> List[Any]:
+        """Predictions for ``examples`` from ``scores`` (``decoder`` picks an implementation, e.g. cython or torch)."""
+        raise NotImplementedError
+
+    @torch.no_grad()
+    def predict(self, examples: Sequence[Any], decoder: str = "auto") -> List[Any]:
+        """Predictions (trees) for ``examples``, one sub-batch."""
+        batch = self.make_batch(examples)
+        return self.decode(batch, self.scores(batch), examples, decoder)

@@ -1,0 +1,79 @@
+"""The task interface: reading a prepared split into examples, writing predictions, scoring them.
+
+A task knows its data and its metric, never a model: ``constituency`` reads ``.trees`` files and
+scores with the evalb port (main metric F1); ``dependency`` reads ``.conllu`` files and scores with
+``depeval`` (main metric LAS).  The trainer selects checkpoints on :attr:`Task.metric`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Generic, List, Optional, Sequence, TypeVar
+
+from mlparse.results import SplitScores
+
+Example = TypeVar("Example")
+
+
+class DataError(ValueError):
+    """A problem with prepared data, with a message meant for the user (file and line)."""
+
+
+@dataclass
+class Split(Generic[Example]):
+    """One prepared split: its examples and where each starts in the file."""
+
+    path: Path
+    examples: List[Example]
+    lines: Optional[List[int]] = None  # 1-based line where each example starts in ``path``
+
+    def where(self, index: int) -> str:
+        """``path:line`` of example ``index`` (for messages)."""
+        if self.lines is not None and index < len(self.lines):
+            return f"{self.path}:{self.lines[index]}"
+        return f"{self.path} (sentence {index + 1})"
+
+    def subset(self, keep: Sequence[int]) -> "Split[Example]":
+        lines = [self.lines[k] for k in keep] if self.lines is not None else None
+        return Split(self.path, [self.examples[k] for k in keep], lines)
+
+
+@dataclass
+class EvalOutcome:
+    """Scores of one split and the scorer's report text (what goes into ``<split>.<report_suffix>``)."""
+
+    scores: SplitScores
+    report: str
+
+
+class Task:
+    """Base class of the tasks; see the module docstring."""
+
+    name: ClassVar[str] = ""
+    suffix: ClassVar[str] = ""  # prepared and predicted files: train<suffix>, dev.pred<suffix>
+    report_suffix: ClassVar[str] = ""  # the scorer's report beside the predictions
+    metric: ClassVar[str] = ""  # the SplitScores field checkpoints are selected on
+    metric_label: ClassVar[str] = ""  # how people write it: F1, LAS
+
+    def read_split(self, path: Path) -> Split[Any]:
+        raise NotImplementedError
+
+    def length(self, example: Any) -> int:
+        """Number of words of an example."""
+        raise NotImplementedError
+
+    def write_predictions(self, path: Path, split: Split[Any], predictions: Sequence[Any]) -> None:
+        raise NotImplementedError
+
+    def score(self, split: Split[Any], predictions: Sequence[Any], config: Any) -> EvalOutcome:
+        """Scores of ``predictions`` against the gold ``split``; ``config`` is the recipe."""
+        raise NotImplementedError
+
+    def check_scorable(self, split: Split[Any], config: Any) -> None:
+        """Raise :class:`DataError` now, before training, if ``split`` cannot be scored against itself."""
+        raise NotImplementedError
+
+    def main_score(self, scores: SplitScores) -> float:
+        value = getattr(scores, self.metric)
+        return float(value) if value is not None else 0.0
