@@ -288,7 +288,7 @@ class Trainer:
             self.save_best(f1)
         else:
             self.state.checks_since_best += 1
-        decayed = self.schedule.observe(f1)
+        decayed = self.schedule.observe(f1, self.state.step)
         self.state.log.append({
             "step": self.state.step, "epoch": round(epoch_float, 4), "dev_f1": f1, "lr": self.schedule.lr(self.state.step),
             "train_loss": self.state.recent_loss, "elapsed_seconds": round(self.state.training_seconds, 3), "best": improved,
