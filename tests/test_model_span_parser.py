@@ -45,12 +45,37 @@ def test_forward_shapes_and_empty_label_zero() -> None:
 def test_backward_reaches_every_parameter(variant: dict) -> None:
     model, trees, labels = make_model(**variant)
     golds = [gold_spans(t, labels) for t in trees]
-    out = model.loss([sentence_of(t) for t in trees], golds)
+    sentences = [sentence_of(t) for t in trees]
+    out = model.loss(sentences, golds)
     assert out.loss.item() > 0 and out.sentences == len(trees)
     out.loss.backward()
-    missing = [name for name, p in model.named_parameters() if p.requires_grad and (p.grad is None or not torch.isfinite(p.grad).all())]
-    # the embedding rows of unused specials may get zero grads, but every tensor must get a gradient
+    grads = {name: p.grad for name, p in model.named_parameters() if p.requires_grad}
+    missing = [name for name, g in grads.items() if g is None or not torch.isfinite(g).all()]
     assert not missing, missing
+    # Every tensor gets a non-zero gradient, with one exception: without a tagging head, the bias of
+    # the last LayerNorm adds the same vector at every position, which cancels in the fencepost
+    # differences that span scores are made of (its gradient is float noise).
+    largest = max(float(g.abs().max()) for g in grads.values())
+    zero = {name for name, g in grads.items() if float(g.abs().max()) <= 1e-6 * largest}
+    cancelling = f"encoder.layers.{model.config.num_layers - 1}.feed_forward_norm.joint.bias"
+    assert zero == (set() if variant.get("predict_tags") else {cancelling}), zero
+    # Embedding tables: exactly the rows of the ids in the batch (start and stop tokens included,
+    # padding and unused specials not) get a gradient; position rows only up to the longest sentence.
+    batch = model.make_batch(sentences)
+    used_chars = {int(c) for b, t in batch.mask.nonzero().tolist() for c in batch.chars[b, t, : batch.char_lengths[b, t]]}
+    expected_rows = {
+        "embedding.word_embedding.weight": {int(w) for w in batch.words[batch.mask]},
+        "embedding.tag_embedding.weight": {int(t) for t in batch.tags[batch.mask]},
+        "embedding.char_lstm.embedding.weight": used_chars,
+        "embedding.char_concat.embedding.weight": used_chars,  # all of them: no word is cut (asserted below)
+        "embedding.position_table": set(range(batch.mask.shape[1])),
+    }
+    assert max(len(word) for sentence in sentences for _, word in sentence) <= 2 * model.config.char_concat_letters
+    tables = [name for name in expected_rows if name in grads]
+    assert len(tables) == 1 + model.config.use_words + model.config.use_tags + (model.config.char_encoder != "none")
+    for name in tables:
+        rows = {int(r) for r in (grads[name].abs().sum(dim=1) > 0).nonzero().flatten()}
+        assert rows == expected_rows[name], name
     if variant.get("predict_tags"):
         assert out.tag_loss > 0
 

@@ -242,7 +242,8 @@ def test_split_files_without_manifest_are_not_trusted(tmp_path: Path) -> None:
 
 def test_ddp_failure_reports_once_without_launcher_traceback(tmp_path: Path) -> None:
     long_tree = "(TOP (S " + " ".join(f"(NN w{i})" for i in range(45)) + "))"
-    recipe = write_tiny_recipe(tmp_path, dev_trees=[long_tree])
+    # train.device=cpu: two gloo processes on the CPU even where CUDA is present
+    recipe = write_tiny_recipe(tmp_path, train={"device": "cpu"}, dev_trees=[long_tree])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
                OMP_NUM_THREADS="1")
     done = subprocess.run([sys.executable, "-m", "mlparse", "run", str(recipe), "--runs-dir", str(tmp_path / "runs"),

@@ -23,15 +23,24 @@ from mlparse.report.render_text import render_text
 from test_report_fixtures import SMALL_PUBLISHED_YAML, write_raw, write_run
 
 
+def write_small_runs(runs: Path, reverse: bool = False) -> None:
+    """Two complete SPMRL runs and a failed one (``reverse``: written in the opposite order)."""
+    writes = [
+        lambda: write_run(runs, "hebrew", "r1", language="hebrew", dev={"f1": 90.0},
+                          test={"recall": 91.0, "precision": 91.8, "f1": 91.4}, parse_sentences_per_second=120.0,
+                          training_seconds=125, hardware={"device": "cpu", "cpu_count": 2}),
+        lambda: write_run(runs, "polish", "r1", language="polish", test={"f1": 93.0}),
+        lambda: write_run(runs, "polish", "r0", language="polish", status="failed", error="out of memory"),
+    ]
+    for write in reversed(writes) if reverse else writes:
+        write()
+
+
 @pytest.fixture()
 def small_report(tmp_path: Path):
     """Two complete SPMRL runs and a failed one, against a two-row published table."""
     runs = tmp_path / "runs"
-    write_run(runs, "hebrew", "r1", language="hebrew", dev={"f1": 90.0},
-              test={"recall": 91.0, "precision": 91.8, "f1": 91.4},
-              parse_sentences_per_second=120.0, training_seconds=125, hardware={"device": "cpu", "cpu_count": 2})
-    write_run(runs, "polish", "r1", language="polish", test={"f1": 93.0})
-    write_run(runs, "polish", "r0", language="polish", status="failed", error="out of memory")
+    write_small_runs(runs)
     yaml_path = tmp_path / "published.yaml"
     yaml_path.write_text(SMALL_PUBLISHED_YAML, encoding="utf-8")
     return build_report(runs, published=load_published(yaml_path))
@@ -115,10 +124,51 @@ def test_exact_csv(small_report) -> None:
     assert render_csv(small_report) == EXPECTED_CSV
 
 
+def _table_rows(text: str) -> list:
+    """The cells of every body row of the rich tables in ``text``."""
+    return [[cell.strip() for cell in line.strip().strip("│").split("│")]
+            for line in text.splitlines() if line.startswith("│")]
+
+
+def mean(*values: float) -> float:
+    return sum(values) / len(values)
+
+
 def test_output_is_stable(small_report, tmp_path: Path) -> None:
-    again = build_report(small_report.runs_dir, published=load_published(tmp_path / "published.yaml"))
-    for fmt in ("markdown", "csv", "json", "table"):
-        assert render(small_report, fmt) == render(again, fmt)
+    """Built again from the same runs written in the opposite order, every format gives the expected
+    output (not merely the same output twice)."""
+    import mlparse
+
+    write_small_runs(tmp_path / "again", reverse=True)
+    again = build_report(tmp_path / "again", published=load_published(tmp_path / "published.yaml"))
+    for report in (small_report, again):
+        assert render(report, "markdown") == EXPECTED_MARKDOWN.format(runs=report.runs_dir, version=mlparse.__version__)
+        assert render(report, "csv") == EXPECTED_CSV
+        data = json.loads(render(report, "json"))
+        (board,) = data["leaderboards"]
+        assert [(row["system"], {language: cell["value"] for language, cell in row["scores"].items()}, row["average"])
+                for row in board["rows"]] == [
+            ("Old system", {"hebrew": 90.0, "polish": 93.5}, pytest.approx(mean(90.0, 93.5))),
+            ("Other", {"hebrew": 89.5}, None),
+            ("mlparse span", {"hebrew": 91.4, "polish": 93.0}, pytest.approx(mean(91.4, 93.0))),
+        ]
+        assert board["delta"] == pytest.approx({"hebrew": 91.4 - 90.0, "polish": 93.0 - 93.5})
+        assert board["delta_average"] == pytest.approx(mean(91.4, 93.0) - mean(90.0, 93.5))
+        assert [(run["recipe"], run["run_id"], run["state"], run["selected"]) for run in data["runs"]] == [
+            ("hebrew", "r1", "complete", True), ("polish", "r0", "failed", False), ("polish", "r1", "complete", True)]
+        assert data["runs_dir"] == str(report.runs_dir)
+        assert _table_rows(render(report, "table")) == [
+            ["Old system", "[1]", "90.00", "93.50", "91.75"],
+            ["Other", "[1]", "89.50†", "–", "–"],
+            ["mlparse span", "run hebrew/r1, polish/r1", "91.40", "93.00", "92.20"],
+            ["Δ best measured − best published", "", "+1.40", "-0.50", "+0.45"],
+            ["hebrew/r1 *", "complete", "spmrl/hebrew", "–", "–", "90.00", "–", "91.00", "91.80", "91.40", "–"],
+            ["polish/r0", "failed", "spmrl/polish"] + ["–"] * 8,
+            ["polish/r1 *", "complete", "spmrl/polish"] + ["–"] * 6 + ["93.00", "–"],
+            ["hebrew/r1 *", "mlparse span", "120.0 sent/s", "2m 05s", "cpu, 2 CPU"],
+            ["polish/r0", "mlparse span", "–", "–", "–"],
+            ["polish/r1 *", "mlparse span", "–", "–", "–"],
+        ]
 
 
 def test_json_round_trips(small_report) -> None:

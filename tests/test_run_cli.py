@@ -38,9 +38,11 @@ def subprocess_env() -> dict:
 
 def test_run_writes_every_run_directory_file(tmp_path: Path) -> None:
     recipe = write_tiny_recipe(tmp_path)
-    result = runner.invoke(app, ["run", str(recipe), "--runs-dir", str(tmp_path / "runs"), "--set", "train.max_epochs=3"])
+    overrides = ["train.max_epochs=3", "train.device=cpu"]  # the same run with or without a GPU
+    result = runner.invoke(app, ["run", str(recipe), "--runs-dir", str(tmp_path / "runs"),
+                                 *(arg for override in overrides for arg in ("--set", override))])
     assert result.exit_code == 0, result.output
-    config = load_recipe(recipe, ["train.max_epochs=3"])
+    config = load_recipe(recipe, overrides)
     run_dir = RunDir.for_recipe(tmp_path / "runs", config)
     for path in (run_dir.recipe, run_dir.log, run_dir.best, run_dir.last, run_dir.pred("dev"), run_dir.pred("test"),
                  run_dir.evalb("dev"), run_dir.evalb("test"), run_dir.results):
@@ -103,8 +105,10 @@ def test_sigkill_mid_training_then_resume(tmp_path: Path) -> None:
 def test_two_process_gloo_ddp_matches_single_process(tmp_path: Path) -> None:
     # adam_eps 1e-3: some parameters (e.g. the last LayerNorm bias, which cancels in the fencepost
     # differences) have an analytically zero gradient; with eps 1e-9 Adam would turn their float
-    # noise, which differs between one and two processes, into full-size steps.
-    recipe = write_tiny_recipe(tmp_path, train={"max_epochs": 2, "batch_size": 4, "subbatch_tokens": 1000, "adam_eps": 1e-3})
+    # noise, which differs between one and two processes, into full-size steps.  train.device=cpu:
+    # gloo on the CPU even where CUDA is present (--gpus 2 would otherwise want two GPUs).
+    recipe = write_tiny_recipe(tmp_path, train={"max_epochs": 2, "batch_size": 4, "subbatch_tokens": 1000, "adam_eps": 1e-3,
+                                                "device": "cpu"})
     config = load_recipe(recipe)
     single = run_recipe(config, RunOptions(runs_dir=tmp_path / "single"))
     done = subprocess.run([sys.executable, "-m", "mlparse", "run", str(recipe), "--runs-dir", str(tmp_path / "ddp"), "--gpus", "2"],

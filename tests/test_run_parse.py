@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from mlparse.cli import app
 from mlparse.config import load_recipe
 from mlparse.train.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
+from mlparse.trees.reader import parse_bracketed
 from test_run_fixtures import TINY_TREES, write_tiny_recipe
 
 runner = CliRunner()
@@ -65,10 +67,23 @@ def test_missing_model_is_a_clear_error(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "best.pt" in result.output
 
 
-def test_tagging_head_predicts_tags_for_tokenized_input(tmp_path: Path) -> None:
+def tag_accuracy(gold_file: Path, predicted_file: Path) -> float:
+    """Percent of words whose predicted tag is the gold one, counted here from the two files."""
+    gold = parse_bracketed(gold_file.read_text()).trees
+    predicted = parse_bracketed(predicted_file.read_text()).trees
+    assert len(gold) == len(predicted) > 0
+    pairs = [(g.tag, p.tag) for a, b in zip(gold, predicted) for g, p in zip(a.leaves(), b.leaves(), strict=True)]
+    return 100.0 * sum(g == p for g, p in pairs) / len(pairs)
+
+
+def test_tagging_head_predicts_tags_for_tokenized_input(run_dir: Path, tmp_path: Path) -> None:
+    without_head = json.loads((run_dir / "results.json").read_text())
+    assert [without_head[split]["tagging_accuracy"] for split in ("dev", "test")] == [None, None]  # no tags predicted
     run_dir = train_tiny(tmp_path, predict_tags=True, d_tag_hidden=16)
-    results = (run_dir / "results.json").read_text()
-    assert '"tagging_accuracy": null' not in results  # reported when tags are predicted
+    results = json.loads((run_dir / "results.json").read_text())
+    for split in ("dev", "test"):  # reported when tags are predicted, and right
+        expected = tag_accuracy(tmp_path / "data" / f"{split}.trees", run_dir / f"{split}.pred.trees")
+        assert results[split]["tagging_accuracy"] == pytest.approx(expected, abs=1e-4), split
     result = runner.invoke(app, ["parse", "--model", str(run_dir)], input="the dog barks .\n")
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == TINY_TREES[0]  # words and tags both learned

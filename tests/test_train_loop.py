@@ -17,9 +17,10 @@ from mlparse.train.schedule import WarmupPlateauSchedule
 from mlparse.train.trainer import Reporter
 from test_run_fixtures import TINY_TREES, Record, write_tiny_recipe
 
-#: Dropout and UNK replacement on, so that results depend on the random streams.
+#: Dropout and UNK replacement on, so that results depend on the random streams; on the CPU,
+#: where training is deterministic for a seed (also on a machine with a GPU).
 NOISY_MODEL = {"residual_dropout": 0.1, "word_emb_dropout": 0.2, "char_input_dropout": 0.1}
-NOISY_TRAIN = {"unk_word_dropout": True, "batch_size": 3, "evals_per_epoch": 2, "max_epochs": 4}
+NOISY_TRAIN = {"unk_word_dropout": True, "batch_size": 3, "evals_per_epoch": 2, "max_epochs": 4, "device": "cpu"}
 
 
 class Interrupt(Exception):
@@ -144,13 +145,58 @@ def test_patience_stops_training(tmp_path: Path) -> None:
 def test_schedule_warmup_and_plateau_halving() -> None:
     schedule = WarmupPlateauSchedule(base_lr=1.0, warmup_steps=4, patience_checks=3, decay_factor=0.5)
     assert [schedule.lr(s) for s in (1, 2, 4, 10)] == [0.25, 0.5, 1.0, 1.0]
-    assert not schedule.observe(50.0)
-    assert [schedule.observe(49.0) for _ in range(3)] == [False, False, True]
+    assert not schedule.observe(50.0, step=5)
+    assert [schedule.observe(49.0, step=s) for s in (6, 7, 8)] == [False, False, True]
     assert schedule.lr(10) == 0.5
-    assert not schedule.observe(51.0) and schedule.bad_checks == 0
+    assert not schedule.observe(51.0, step=9) and schedule.bad_checks == 0
     restored = WarmupPlateauSchedule(1.0, 4, 3)
     restored.load_state_dict(schedule.state_dict())
     assert restored == schedule
+
+
+def test_schedule_holds_the_plateau_decay_until_warm_up_ends() -> None:
+    schedule = WarmupPlateauSchedule(base_lr=1.0, warmup_steps=10, patience_checks=2, decay_factor=0.5)
+    # no improvement at any check during warm-up (steps 1-9): the rate keeps rising, undecayed
+    assert [schedule.observe(40.0, step=s) for s in range(1, 10)] == [False] * 9
+    assert schedule.scale == 1.0 and schedule.bad_checks == 0 and schedule.best == 40.0
+    assert schedule.lr(9) == 0.9
+    # from the end of warm-up (update 10 done) on, patience_checks checks without a gain halve it
+    assert [schedule.observe(40.0, step=s) for s in (10, 11, 12, 13)] == [False, True, False, True]
+    assert schedule.lr(13) == 0.25
+    # the best score of warm-up still counts: matching it later is no improvement
+    assert not schedule.observe(40.0, step=14) and schedule.bad_checks == 1
+    assert not schedule.observe(41.0, step=15) and schedule.bad_checks == 0 and schedule.best == 41.0
+
+
+class Decays(Reporter):
+    """Keeps the lr_decayed flag of every dev check."""
+
+    def __init__(self) -> None:
+        self.decayed: list = []
+
+    def on_eval(self, info, improved: bool, lr_decayed: bool) -> None:  # type: ignore[no-untyped-def]
+        self.decayed.append(lr_decayed)
+
+
+def test_no_learning_rate_decay_during_a_long_warm_up(tmp_path: Path) -> None:
+    # 8 trees / batch 4: 2 updates per epoch, one dev check per epoch (steps 2, 4, ..., 12); warm-up
+    # over 8 updates; the rate is halved after 2 checks (epochs) without a gain.  A rate of 1e-9
+    # leaves dev F1 where the first check put it, so every later check is a non-improving one.
+    lr, warmup = 1e-9, 8
+    recipe = write_tiny_recipe(tmp_path, train={"lr": lr, "warmup_steps": warmup, "max_epochs": 6,
+                                                "lr_decay_patience_epochs": 2, "lr_decay_factor": 0.5})
+    config = load_recipe(recipe)
+    decays = Decays()
+    run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"), decays)
+    entries = log_without_times(RunDir.for_recipe(tmp_path / "runs", config))
+    assert [e["step"] for e in entries] == [2, 4, 6, 8, 10, 12]
+    assert len({e["dev_f1"] for e in entries}) == 1 and [e["best"] for e in entries] == [True] + [False] * 5
+    # checks at steps 2, 4, 6 fall in warm-up and count for nothing; steps 8 and 10 are the two
+    # non-improving checks after it, so the rate is halved at step 10 (and not at step 6)
+    scale = [1.0, 1.0, 1.0, 1.0, 0.5, 0.5]
+    expected = [lr * min(1.0, e["step"] / warmup) * s for e, s in zip(entries, scale)]
+    assert [e["lr"] for e in entries] == pytest.approx(expected, rel=1e-9, abs=0.0)
+    assert decays.decayed == [False, False, False, False, True, False]
 
 
 class PeekResults(Reporter):

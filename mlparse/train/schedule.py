@@ -4,6 +4,13 @@ Linear warm-up from 0 to the base rate over the first ``warmup_steps``
 updates; afterwards the rate is multiplied by ``decay_factor`` whenever the
 dev score has not improved for ``patience_checks`` consecutive evaluations
 (5 epochs × 4 evaluations per epoch in the paper).
+
+The plateau rule only counts checks made once warm-up is over, as in the
+authors' released code (its plateau scheduler is stepped only after the
+warm-up batches): a small treebank warms up for many epochs (Faroese, about
+11 epochs for 160 batches of 250 sentences), and a rate halved while it is
+still rising would never reach the base rate.  Scores seen during warm-up
+still set the best score that later checks must beat.
 """
 
 from __future__ import annotations
@@ -27,10 +34,16 @@ class WarmupPlateauSchedule:
         warm = min(1.0, step / self.warmup_steps) if self.warmup_steps > 0 else 1.0
         return self.base_lr * self.scale * warm
 
-    def observe(self, score: float) -> bool:
-        """Record a dev score; returns True when the rate was just decayed."""
+    def observe(self, score: float, step: int) -> bool:
+        """Record the dev score measured after update ``step``; returns True when the rate was just decayed.
+
+        Checks before the end of warm-up (``step < warmup_steps``) never count against the score.
+        """
         if score > self.best:
             self.best = score
+            self.bad_checks = 0
+            return False
+        if step < self.warmup_steps:
             self.bad_checks = 0
             return False
         self.bad_checks += 1

@@ -9,8 +9,13 @@ not depend on how it was split).  Dev F1 (evalb port, strict) is computed
 after every check, both written atomically.
 
 Under DistributedDataParallel each rank takes every ``world``-th sentence of a
-batch; only rank 0 evaluates and writes, and broadcasts the dev score so that
-all ranks keep the same schedule and stop together.
+batch (3 + 2 sentences of a batch of 5 over two ranks: every rank scales its
+summed loss by ``world / len(batch)`` and DDP averages the gradients, which
+gives the batch mean whatever the shares); a rank left without a sentence (a
+last batch smaller than ``world``) still joins the gradient all-reduce with a
+zero-weighted loss, so every batch is trained on as in one process.  Only
+rank 0 evaluates and writes, and broadcasts the dev score so that all ranks
+keep the same schedule and stop together.
 """
 
 from __future__ import annotations
@@ -232,10 +237,12 @@ class Trainer:
 
     # -- one update ----------------------------------------------------------
     def train_step(self, batch: Sequence[int]) -> float:
-        """One optimizer update over the sentences ``batch`` (indices); returns the summed loss of this rank."""
+        """One optimizer update over the sentences ``batch`` (indices); returns the mean loss of this rank's sentences."""
         t = self.config.train
         mine = list(batch)[self.dist.rank::self.dist.world]
         scale = self.dist.world / len(batch)  # DDP averages over ranks: the result is the batch mean
+        if not mine:  # fewer sentences than ranks: join the all-reduce with a zero gradient
+            mine, scale = list(batch)[:1], 0.0
         groups = pack_by_tokens(self.train_lengths, t.subbatch_tokens, indices=mine)
         self.network.train()
         self.optimizer.zero_grad(set_to_none=True)
@@ -257,7 +264,7 @@ class Trainer:
         self.optimizer.step()
         self.state.train_sentences += len(batch)
         self.state.train_tokens += sum(len(self.train_sentences[i]) for i in batch)
-        return total
+        return total / len(mine) if scale else 0.0
 
     def _loss(self, group: Sequence[int]) -> LossOutput:
         sentences = [self.train_sentences[i] for i in group]
@@ -288,7 +295,7 @@ class Trainer:
             self.save_best(f1)
         else:
             self.state.checks_since_best += 1
-        decayed = self.schedule.observe(f1)
+        decayed = self.schedule.observe(f1, self.state.step)
         self.state.log.append({
             "step": self.state.step, "epoch": round(epoch_float, 4), "dev_f1": f1, "lr": self.schedule.lr(self.state.step),
             "train_loss": self.state.recent_loss, "elapsed_seconds": round(self.state.training_seconds, 3), "best": improved,
@@ -309,15 +316,14 @@ class Trainer:
             if self.state.epoch >= t.max_epochs:
                 self.state.done, self.state.stop_reason = True, "max_epochs"
                 break
-            batches = [b for b in epoch_batches(n, t.batch_size, t.seed, self.state.epoch) if len(b) >= self.dist.world]
+            batches = epoch_batches(n, t.batch_size, t.seed, self.state.epoch)
             evals = max(1, min(t.evals_per_epoch, len(batches)))
             check_at = {max(0, round((k + 1) * len(batches) / evals) - 1) for k in range(evals)}
             index = self.state.batch_in_epoch
             if index >= len(batches):
                 self.state.epoch, self.state.batch_in_epoch = self.state.epoch + 1, 0
                 continue
-            loss = self.train_step(batches[index])
-            self.state.recent_loss = loss / max(1, len(batches[index]) // self.dist.world)
+            self.state.recent_loss = self.train_step(batches[index])
             window_sentences += len(batches[index])
             window_tokens += sum(len(self.train_sentences[i]) for i in batches[index])
             self.state.batch_in_epoch = index + 1
