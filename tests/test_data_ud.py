@@ -70,7 +70,7 @@ def test_prepare_ud_copies_trees_and_excludes_the_rest_with_file_line_and_reason
         line += text.count("\n") + 1
     expected = [("xx_x-ud-train.conllu", starts[2 * k + 1], reason) for k, (_, reason) in enumerate(BAD)]
     expected.append(("xx_x-ud-train.conllu", line + 2,
-                     "unreadable CoNLL-U: a token line has 9 tab-separated columns, "
+                     "a word line has 9 tab-separated columns, "
                      "CoNLL-U has 10 (ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC)"))
     assert [(e.file, e.line, e.reason) for e in manifest.exclusions] == expected
     stats = manifest.splits["train"]
@@ -93,5 +93,5 @@ def test_a_file_that_is_not_utf8_stops_prepare_with_its_position(tmp_path, monke
     from mlparse.data.issues import PrepareError
 
     data = GOOD.encode("utf-8") + b"\n" + sentence([(1, 0)]).replace("w1", "\xe9").encode("latin-1")
-    with pytest.raises(PrepareError, match=r"xx_x-ud-train\.conllu:11:3: cannot decode: byte 0xe9 is not valid utf-8"):
+    with pytest.raises(PrepareError, match=r"xx_x-ud-train\.conllu:11:3: byte 0xe9 is not valid utf-8"):
         prepare(tmp_path, monkeypatch, {"xx_x-ud-train.conllu": data})

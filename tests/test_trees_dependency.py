@@ -11,9 +11,11 @@ import pytest
 from mlparse.trees.dependency import (
     ConlluError,
     DependencyPrediction,
+    format_sentence,
     parse_conllu,
     read_conllu,
     render_conllu,
+    sentence_from_words,
     tree_problem,
     write_conllu,
 )
@@ -144,7 +146,7 @@ GOOD_LINE = "1\tw\tw\tX\tX\t_\t0\troot\t_\t_"
 @pytest.mark.parametrize(
     "lines, line, column, message",
     [
-        (["# c", "1\tw\tw\tX\tX\t_\t0\troot\t_"], 2, 1, "a token line has 9 tab-separated columns, CoNLL-U has 10"),
+        (["# c", "1\tw\tw\tX\tX\t_\t0\troot\t_"], 2, 1, "a word line has 9 tab-separated columns, CoNLL-U has 10"),
         (["1 w w X X _ 0 root _ _"], 1, 1, "has 1 tab-separated column,"),
         (["1\tw\tw\tX\tX\t_\t0\troot\t_\t_\t_"], 1, 1, "has 11 tab-separated columns"),
         (["1\tw\t\tX\tX\t_\t0\troot\t_\t_"], 1, 5, "column LEMMA is empty"),
@@ -228,3 +230,15 @@ def test_every_shared_conllu_file_round_trips_and_both_engines_agree(treebanks, 
         small = parse_conllu(sample(text, 15_000, 5_000), path.name)
         assert small.sentences == parse_conllu(sample(text, 15_000, 5_000), path.name, engine="conllu").sentences
         assert all(tree_problem(s) is None for s in document.sentences), path.name
+
+
+def test_tokenized_words_become_a_sentence_that_takes_a_prediction():
+    built = sentence_from_words(["Hello", "world", "!"], "in.txt", 3)
+    assert (built.words, built.heads, built.upos, built.source, built.line) == (("Hello", "world", "!"), (None,) * 3, ("_",) * 3, "in.txt", 3)
+    assert tree_problem(built) == "word 1 has no HEAD (_)"
+    text = format_sentence(built, DependencyPrediction([0, 1, 1], ["root", "vocative", "punct"], upos=["INTJ", "NOUN", "PUNCT"]))
+    assert text == ("1\tHello\t_\tINTJ\t_\t_\t0\troot\t_\t_\n2\tworld\t_\tNOUN\t_\t_\t1\tvocative\t_\t_\n"
+                    "3\t!\t_\tPUNCT\t_\t_\t1\tpunct\t_\t_\n")
+    assert tree_problem(parse_conllu(text).sentences[0]) is None
+    with pytest.raises(ValueError, match="in.txt:1: cannot write the word 'a\\\\tb'"):
+        sentence_from_words(["a\tb"], "in.txt")

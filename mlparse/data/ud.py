@@ -32,15 +32,15 @@ def read_conllu_source(data: bytes, display: str, encoding: str = "utf-8") -> Tu
         text = decode_text(data, encoding, display)
     except TreeEncodingError as error:
         detail = error.detail.replace(ENCODING_GUESS, "")
-        raise PrepareError(f"{display}:{error.line}:{error.column}: cannot decode: {detail} (CoNLL-U is UTF-8; the "
-                           "catalog entry, treebanks/ud.yaml, sets the reader encoding)") from None
+        raise PrepareError(f"{display}:{error.line}:{error.column}: {detail} (CoNLL-U is UTF-8; the catalog entry, "
+                           "treebanks/ud.yaml, sets the reader encoding)") from None
     kept: List[DependencySentence] = []
     exclusions: List[Issue] = []
     for line, _, block in iter_blocks(split_lines(text)):
         try:
             sentence = parse_sentence(block, display, line)
         except ConlluError as error:
-            exclusions.append(Issue(display, error.line, f"unreadable CoNLL-U: {error.detail}"))
+            exclusions.append(Issue(display, error.line, error.detail))  # says what is malformed
             continue
         reason = tree_problem(sentence)
         if reason:

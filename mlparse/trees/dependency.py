@@ -1,8 +1,8 @@
 """Dependency sentences, their CoNLL-U reader and writer, and the check that they form a tree.
 
 CoNLL-U (Universal Dependencies) holds one sentence per block of lines; blocks are separated
-by blank lines.  A block has comment lines (``#``) and token lines of ten tab-separated
-columns ``ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC``.  A token line whose ID is an
+by blank lines.  A block has comment lines (``#``) and word lines of ten tab-separated
+columns ``ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC``.  A word line whose ID is an
 integer is a *syntactic word*; a range ``3-4`` is a multiword token (its words follow) and a
 decimal ``5.1`` an empty node.  A :class:`DependencySentence` holds the words' columns, in
 order (word ``i`` at index ``i - 1``), and keeps every line of its block as read, multiword
@@ -15,10 +15,12 @@ tokens, empty nodes and comments included, so that a prediction can be written b
   and UPOS / XPOS when a :class:`DependencyPrediction` carries them, and leave every other
   byte of the input as it was: comments, multiword tokens, empty nodes, the other columns,
   line endings, blank lines and a UTF-8 byte-order mark.
+* :func:`sentence_from_words` makes a sentence of tokenized text (every column but FORM ``_``),
+  which takes a prediction the same way.
 * :func:`tree_problem` says why a sentence is not a tree a parser can learn from (no word,
   a HEAD out of range, not exactly one root, a cycle, a missing HEAD or DEPREL), or ``None``.
 
-Malformed input (a token line without ten columns, an empty column, an ID or HEAD that is not
+Malformed input (a word line without ten columns, an empty column, an ID or HEAD that is not
 a number, word IDs not numbered 1, 2, ... in order) raises :class:`ConlluError`, which names
 the file, line and column.
 
@@ -48,7 +50,7 @@ from mlparse.trees.reader import decode_text, has_utf8_bom
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-#: The ten columns of a CoNLL-U token line, in order.
+#: The ten columns of a CoNLL-U word line, in order.
 COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
 ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)
 #: What CoNLL-U writes for "no value".
@@ -191,10 +193,10 @@ def _field_offset(fields: Sequence[str], index: int) -> int:
 
 
 def _token_fields(body: str, source: str, number: int) -> List[str]:
-    """The ten columns of a token line, or a :class:`ConlluError` naming what is wrong."""
+    """The ten columns of a word line, or a :class:`ConlluError` naming what is wrong."""
     fields = body.split("\t")
     if len(fields) != len(COLUMNS):
-        raise _error(f"a token line has {len(fields)} tab-separated column{'s' if len(fields) != 1 else ''}, "
+        raise _error(f"a word line has {len(fields)} tab-separated column{'s' if len(fields) != 1 else ''}, "
                      f"CoNLL-U has {len(COLUMNS)} ({' '.join(COLUMNS)})", source, number, body)
     for index, value in enumerate(fields):
         if not value:
@@ -203,9 +205,9 @@ def _token_fields(body: str, source: str, number: int) -> List[str]:
     return fields
 
 
-def _expected_word(ident: str, expected: int, source: str, number: int, body: str) -> None:
-    raise _error(f"word ID {ident} where {expected} was expected: word IDs run 1, 2, ... in order",
-                 source, number, body)
+def _out_of_order(ident: str, expected: int, source: str, number: int, body: str) -> ConlluError:
+    return _error(f"word ID {ident} where {expected} was expected: word IDs run 1, 2, ... in order",
+                  source, number, body)
 
 
 def parse_sentence(lines: Sequence[str], source: str = "<string>", first_line: int = 1,
@@ -248,7 +250,7 @@ def _parse_fast(lines: Sequence[str], source: str, first_line: int) -> Dependenc
                          _field_offset(fields, HEAD))
         if ident.isdigit() and ident.isascii() and (ident[0] != "0" or len(ident) == 1):
             if int(ident) != len(heads) + 1:
-                _expected_word(ident, len(heads) + 1, source, first_line + offset, body)
+                raise _out_of_order(ident, len(heads) + 1, source, first_line + offset, body)
             forms.append(fields[1])
             lemmas.append(fields[2])
             upos.append(fields[3])
@@ -297,7 +299,7 @@ def _parse_with_conllu(lines: Sequence[str], source: str, first_line: int) -> De
         if not isinstance(token["id"], int):
             continue
         if token["id"] != len(heads) + 1:
-            _expected_word(str(token["id"]), len(heads) + 1, source, number, "")
+            raise _out_of_order(str(token["id"]), len(heads) + 1, source, number, "")
         for column, name in ((FORM, "form"), (LEMMA, "lemma"), (UPOS, "upos"), (XPOS, "xpos"),
                              (FEATS, "feats"), (DEPREL, "deprel")):
             columns[column].append(token[name])
@@ -309,6 +311,19 @@ def _parse_with_conllu(lines: Sequence[str], source: str, first_line: int) -> De
         deprels=tuple(columns[DEPREL]), source=source, line=first_line, lines=tuple(lines),
         word_lines=tuple(word_lines),
     )
+
+
+def sentence_from_words(words: Sequence[str], source: str = "<string>", line: int = 1) -> DependencySentence:
+    """A sentence of tokenized text: one word line per word, every other column ``_``.
+
+    For input without CoNLL-U (raw text to parse): :func:`format_sentence` then writes a
+    prediction into these lines like into read ones.
+    """
+    for word in words:
+        if not word or word.isspace() or any(c in word for c in "\t\n\r"):
+            raise ValueError(f"{source}:{line}: cannot write the word {word!r} in a CoNLL-U column")
+    lines = [f"{k}\t{word}" + "\t_" * 8 + "\n" for k, word in enumerate(words, start=1)]
+    return _parse_fast(lines, source, line)
 
 
 def parse_conllu(text: str, source: str = "<string>", *, engine: str = "fast", bom: bool = False,
