@@ -155,3 +155,20 @@ def test_sinica_errors_and_file_reader(tmp_path):
     assert reading.lines == [1, 2, 3]
     assert [(e.file, e.line) for e in reading.exclusions] == [("parsed", 4)]
     assert reading.trees[0].words() == ["一", "。"]
+
+
+@pytest.mark.parametrize(
+    "read, text, options",
+    [
+        (read_bracketed_format, "( (S (NP (NN it)) (VP (VBZ works))))\n( (NP (NN end)))\n", {}),
+        (read_bracketed_format, "(S (NP (NNO uji)))\r\n(S (NP (PRK nya)))\r\n", {"encoding": "UTF-8"}),
+        (read_sinica_format, SINICA, {}),
+    ],
+)
+def test_a_utf8_byte_order_mark_is_read_as_such(tmp_path, read, text, options):
+    plain = read(write(tmp_path, "plain", text), "plain", options)
+    marked = read(write(tmp_path, "marked", "\ufeff" + text), "marked", options)
+    assert marked.trees == plain.trees and marked.lines == plain.lines
+    assert [(e.line, e.reason) for e in marked.exclusions] == [(e.line, e.reason) for e in plain.exclusions]
+    assert not marked.trees[0].leaves()[0].word.startswith("\ufeff")
+

@@ -1,10 +1,10 @@
-"""CoNLL-U validation: trees pass through byte for byte, broken sentences are reported by line."""
+"""`mlparse prepare ud`: trees pass through byte for byte, the other sentences are excluded with file, line, reason."""
 
-import conllu
+import codecs
+
 import pytest
 
 from mlparse.data.prepare import prepare_family
-from mlparse.data.ud import check_sentence, iter_blocks
 
 GOOD = """# sent_id = 1
 # text = I can't go.
@@ -18,43 +18,15 @@ GOOD = """# sent_id = 1
 """
 
 
-def sentence(rows):
-    lines = [f"{i}\tw{i}\tw\tX\tX\t_\t{head}\tdep\t_\t_" for i, head in rows]
-    return "\n".join(lines) + "\n"
+def sentence(rows, deprel="dep"):
+    return "".join(f"{i}\tw{i}\tw\tX\tX\t_\t{head}\t{'root' if head == 0 else deprel}\t_\t_\n" for i, head in rows)
 
 
-def parsed(text):
-    return conllu.parse(text + "\n")[0]
-
-
-def test_a_good_sentence_with_ranges_and_empty_nodes_is_a_tree():
-    assert check_sentence(parsed(GOOD)) is None
-
-
-@pytest.mark.parametrize(
-    "rows, message",
-    [
-        ([(1, 0), (2, 0)], "2 words have HEAD 0"),
-        ([(1, 2), (2, 1)], "0 words have HEAD 0"),
-        ([(1, 0), (2, 3), (3, 2)], "cycle"),
-        ([(1, 0), (2, 7)], "outside 0..2"),
-        ([(1, 0), (3, 1)], "not 1..2"),
-    ],
-)
-def test_broken_sentences_are_refused_with_a_reason(rows, message):
-    assert message in check_sentence(parsed(sentence(rows)))
-
-
-def test_blocks_carry_their_first_line():
-    assert [line for line, _ in iter_blocks("\n# a\n1\tx\n\n\n# b\n1\ty\n")] == [2, 6]
-
-
-def test_prepare_ud_copies_valid_sentences_and_reports_bad_ones(tmp_path, monkeypatch):
+def prepare(tmp_path, monkeypatch, files):
     folder = tmp_path / "UD_Test-X"
-    folder.mkdir()
-    bad = sentence([(1, 0), (2, 0)])
-    (folder / "xx_x-ud-train.conllu").write_text(GOOD + "\n" + bad + "\n" + GOOD + "\n", encoding="utf-8")
-    (folder / "xx_x-ud-dev.conllu").write_text(GOOD + "\n", encoding="utf-8")
+    folder.mkdir(parents=True)
+    for name, data in files.items():
+        (folder / name).write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
     catalog = tmp_path / "catalog"
     catalog.mkdir()
     (catalog / "ud.yaml").write_text(
@@ -65,15 +37,61 @@ def test_prepare_ud_copies_valid_sentences_and_reports_bad_ones(tmp_path, monkey
         encoding="utf-8",
     )
     monkeypatch.setenv("MLPARSE_CATALOG", str(catalog))
-    report = prepare_family("ud", source=tmp_path, out=tmp_path / "out")
-    (result,) = report.results
-    train = (result.out_dir / "train.conllu").read_text(encoding="utf-8")
-    assert train == GOOD + "\n" + GOOD + "\n"  # copied unchanged, ranges and empty nodes kept
+    (result,) = prepare_family("ud", source=tmp_path, out=tmp_path / "out").results
+    return result
+
+
+BAD = [
+    (sentence([(1, 0), (2, 0)]), "not a usable dependency tree: 2 words have HEAD 0 (words 1, 2): a tree has exactly one root"),
+    (sentence([(1, 0), (2, 3), (3, 2)]), "not a usable dependency tree: the heads form a cycle: 2 -> 3 -> 2"),
+    (sentence([(1, 0), (2, 5)]), "not a usable dependency tree: word 2 has HEAD 5, outside 0..2"),
+    (sentence([(1, 0), (2, 1)], deprel="_"), "not a usable dependency tree: word 2 has no DEPREL (_)"),
+    ("# sent_id = empty\n1-2\tdu\t_\t_\t_\t_\t_\t_\t_\t_\n", "not a usable dependency tree: no syntactic words (an empty sentence)"),
+]
+
+
+def test_prepare_ud_copies_trees_and_excludes_the_rest_with_file_line_and_reason(tmp_path, monkeypatch):
+    train = [GOOD]
+    for text, _ in BAD:
+        train += [text, GOOD]
+    malformed = "# sent_id = m\n" + sentence([(1, 0)]) + "2\tw2\tw\tX\tX\t_\t1\tdep\t_\n"
+    result = prepare(tmp_path, monkeypatch, {
+        "xx_x-ud-train.conllu": "\n".join(train) + "\n" + malformed + "\n",
+        "xx_x-ud-dev.conllu": GOOD + "\n",
+    })
+    written = (result.out_dir / "train.conllu").read_text(encoding="utf-8")
+    assert written == (GOOD + "\n") * (len(BAD) + 1)  # copied unchanged, ranges and empty nodes kept
     assert (result.out_dir / "dev.conllu").read_text(encoding="utf-8") == GOOD + "\n"
     manifest = result.manifest
     assert manifest.missing_splits == ["test"]
-    bad_line = GOOD.count("\n") + 2  # after GOOD's lines and the blank line
-    assert [(e.file, e.line) for e in manifest.exclusions] == [("xx_x-ud-train.conllu", bad_line)]
-    assert "2 words have HEAD 0" in manifest.exclusions[0].reason
-    assert manifest.splits["train"].sentences == 2 and manifest.splits["train"].tokens == 10
-    assert manifest.splits["train"].labels["root"] == 2
+    starts, line = [], 1
+    for text in train:
+        starts.append(line)
+        line += text.count("\n") + 1
+    expected = [("xx_x-ud-train.conllu", starts[2 * k + 1], reason) for k, (_, reason) in enumerate(BAD)]
+    expected.append(("xx_x-ud-train.conllu", line + 2,
+                     "a word line has 9 tab-separated columns, "
+                     "CoNLL-U has 10 (ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC)"))
+    assert [(e.file, e.line, e.reason) for e in manifest.exclusions] == expected
+    stats = manifest.splits["train"]
+    assert (stats.sentences, stats.tokens, stats.max_length) == (len(BAD) + 1, 5 * (len(BAD) + 1), 5)
+    assert stats.labels["root"] == len(BAD) + 1 and stats.pos["AUX"] == len(BAD) + 1
+
+
+def test_a_byte_order_mark_and_crlf_line_endings_are_read_as_such(tmp_path, monkeypatch):
+    crlf = (GOOD + "\n" + GOOD).replace("\n", "\r\n")
+    result = prepare(tmp_path, monkeypatch, {"xx_x-ud-train.conllu": codecs.BOM_UTF8 + crlf.encode("utf-8")})
+    assert result.manifest.exclusions == []
+    assert (result.out_dir / "train.conllu").read_bytes() == ((GOOD + "\n") * 2).encode("utf-8")
+    bare = sentence([(1, 0), (2, 1)])
+    result = prepare(tmp_path / "again", monkeypatch, {"xx_x-ud-train.conllu": codecs.BOM_UTF8 + bare.encode("utf-8")})
+    assert (result.out_dir / "train.conllu").read_text(encoding="utf-8") == bare + "\n"  # no BOM before word 1
+    assert result.manifest.splits["train"].tokens == 2
+
+
+def test_a_file_that_is_not_utf8_stops_prepare_with_its_position(tmp_path, monkeypatch):
+    from mlparse.data.issues import PrepareError
+
+    data = GOOD.encode("utf-8") + b"\n" + sentence([(1, 0)]).replace("w1", "\xe9").encode("latin-1")
+    with pytest.raises(PrepareError, match=r"xx_x-ud-train\.conllu:11:3: byte 0xe9 is not valid utf-8"):
+        prepare(tmp_path, monkeypatch, {"xx_x-ud-train.conllu": data})

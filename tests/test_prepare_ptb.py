@@ -1,5 +1,6 @@
 """`mlparse prepare` end to end on the PTB-layout fixture and on the shared WSJ sample."""
 
+import codecs
 import json
 import re
 import shutil
@@ -85,6 +86,20 @@ def test_an_interrupted_write_leaves_the_previous_preparation(tmp_path, monkeypa
     with pytest.raises(KeyboardInterrupt):
         prepare_family("ptb", source=FIXTURE, out=tmp_path)
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # no temp file left either
+
+
+def test_files_starting_with_a_utf8_byte_order_mark_prepare_as_without(tmp_path):
+    marked = tmp_path / "marked"
+    shutil.copytree(WSJ, marked)
+    for name in ("02/wsj_0201.mrg", "22/wsj_2201.mrg", "23/wsj_2301.mrg"):
+        (marked / name).write_bytes(codecs.BOM_UTF8 + (marked / name).read_bytes())
+    result = invoke("prepare", "ptb", "--source", str(marked), "--out", str(tmp_path / "marked-out"))
+    assert result.exit_code == 0, result.output
+    prepare_family("ptb", source=WSJ, out=tmp_path / "plain-out")
+    for split in ("train", "dev", "test"):
+        written = (tmp_path / "marked-out" / "ptb" / "english" / f"{split}.trees").read_bytes()
+        assert written == (tmp_path / "plain-out" / "ptb" / "english" / f"{split}.trees").read_bytes()
+        assert "\ufeff" not in written.decode("utf-8")
 
 
 def test_ptb_sample_through_the_cli_counts_agree_with_the_files(tmp_path, treebanks):

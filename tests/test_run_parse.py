@@ -53,6 +53,16 @@ def test_tokenized_input_gets_placeholder_tags_and_keeps_empty_lines(run_dir: Pa
     assert lines[2] == "(TOP (NP (UNK hello)))"
 
 
+def test_input_starting_with_a_byte_order_mark_parses_as_without(run_dir: Path, tmp_path: Path) -> None:
+    for name, text in [("in.trees", "\n".join(TINY_TREES[:3]) + "\n"), ("in.txt", "the dog barks .\nhello\n")]:
+        plain, marked = tmp_path / name, tmp_path / f"bom-{name}"
+        plain.write_text(text, encoding="utf-8")
+        marked.write_text("\ufeff" + text, encoding="utf-8")
+        outputs = [runner.invoke(app, ["parse", "--model", str(run_dir), "--input", str(p)]) for p in (plain, marked)]
+        assert [r.exit_code for r in outputs] == [0, 0], outputs[1].output
+        assert outputs[1].stdout == outputs[0].stdout and "\ufeff" not in outputs[1].stdout
+
+
 def test_sentence_beyond_position_table_is_a_clear_error(run_dir: Path, tmp_path: Path) -> None:
     source = tmp_path / "long.txt"
     source.write_text("a b\n" + " ".join(["w"] * 11) + "\n")

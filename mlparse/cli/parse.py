@@ -41,7 +41,7 @@ def _read_input(input_file: Optional[Path]) -> tuple:
             fail(os_error_message(error, "cannot read"), 2)
         name = str(input_file)
     try:
-        return data.decode("utf-8"), name
+        return data.decode("utf-8").removeprefix("\ufeff"), name  # a byte-order mark is not text
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         fail(f"{name}:{line}: not UTF-8 text (byte 0x{data[error.start]:02x}); mlparse parse reads UTF-8", 2)

@@ -29,11 +29,23 @@ ships the YAML files as package data and an installed package finds them too.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, List, Mapping, Optional, Tuple
 
 import yaml
+
+from mlparse.data.formats import DEPENDENCY_FORMATS, FORMATS
+from mlparse.data.specs import (
+    CatalogError,
+    FamilySpec,
+    LanguageSpec,
+    ReaderSpec,
+    SourceSpec,
+    SplitSpec,
+    StepSpec,
+)
+from mlparse.data.splits import SCHEMES
+from mlparse.data.steps import STEPS
 
 #: The catalog as shipped with the package (a link to the repository's treebanks/).
 PACKAGE_CATALOG = Path(__file__).resolve().parent / "catalog"
@@ -43,73 +55,6 @@ REPO_CATALOG = Path(__file__).resolve().parents[2] / "treebanks"
 FAMILY_KEYS = ("family", "description", "source", "defaults", "languages", "notes")
 LANGUAGE_KEYS = ("folder", "files", "reader", "split", "pipeline", "evalb", "output", "notes", "iso")
 SOURCE_KEYS = ("search_shared", "required_hint")
-
-
-class CatalogError(ValueError):
-    """A catalog file is malformed (unknown key, missing value, unknown format or step)."""
-
-
-@dataclass(frozen=True)
-class StepSpec:
-    """One pipeline step: a registered transform name and its options."""
-
-    name: str
-    options: Dict[str, Any] = field(default_factory=dict)
-
-    def describe(self) -> str:
-        if not self.options:
-            return self.name
-        inner = ", ".join(f"{key}={value!r}" for key, value in self.options.items())
-        return f"{self.name}({inner})"
-
-
-@dataclass(frozen=True)
-class ReaderSpec:
-    """A registered format name and its options (encoding, tolerant, ...)."""
-
-    format: str
-    options: Dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class SplitSpec:
-    """How files (or trees) are assigned to train/dev/test; ``scheme`` names the rule."""
-
-    scheme: str
-    options: Dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class LanguageSpec:
-    """Everything needed to prepare one treebank of a family."""
-
-    family: str
-    name: str
-    folder: Optional[str]
-    files: Optional[str]
-    reader: ReaderSpec
-    split: SplitSpec
-    pipeline: Tuple[StepSpec, ...]
-    evalb: Optional[str]
-    output: str  # "trees" or "conllu"
-    notes: str = ""
-
-
-@dataclass(frozen=True)
-class SourceSpec:
-    """Where a family's data is looked for when ``--source`` is not given."""
-
-    search_shared: bool = False
-    required_hint: str = ""
-
-
-@dataclass(frozen=True)
-class FamilySpec:
-    name: str
-    description: str
-    source: SourceSpec
-    languages: Dict[str, LanguageSpec]
-    path: Path
 
 
 def catalog_dir() -> Path:
@@ -167,10 +112,6 @@ def parse_family(data: Any, path: Path) -> FamilySpec:
 
 
 def _language(family: str, name: str, data: Mapping[str, Any], context: str) -> LanguageSpec:
-    from mlparse.data.formats import DEPENDENCY_FORMATS, FORMATS
-    from mlparse.data.splits import SCHEMES
-    from mlparse.data.steps import STEPS
-
     reader = dict(_required(data, "reader", context))
     fmt = reader.pop("format", None)
     if fmt not in FORMATS and fmt not in DEPENDENCY_FORMATS:

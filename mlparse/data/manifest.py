@@ -84,10 +84,6 @@ class Manifest:
         with open(path, encoding="utf-8") as handle:
             return cls.from_json(json.load(handle))
 
-    def exclusion_reasons(self) -> Dict[str, int]:
-        """Exclusions counted by reason (the part of the reason before any ':' detail)."""
-        return dict(Counter(issue.reason.split(":")[0] for issue in self.exclusions))
-
 
 class TreeStatsAccumulator:
     """Collects :class:`SplitStats` one tree at a time."""

@@ -8,11 +8,9 @@ line, root ``TOP``) or ``.conllu`` for the ``ud`` family, and ``manifest.json``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-import mlparse
 from mlparse.data.catalog import FamilySpec, LanguageSpec, load_family
 from mlparse.data.formats import FORMATS
 from mlparse.data.issues import Issue, PrepareError
@@ -25,6 +23,7 @@ from mlparse.data.manifest import (
     sha256_bytes,
 )
 from mlparse.data.output import write_prepared
+from mlparse.data.prepared import LanguageResult, ProgressHook, build_manifest
 from mlparse.data.sources import (
     Candidate,
     SourceNotFoundError,
@@ -36,27 +35,8 @@ from mlparse.data.sources import (
 )
 from mlparse.data.splits import SPLITS, SplitPlan, plan_splits
 from mlparse.data.steps import build_pipeline, run_fused
+from mlparse.data.ud import prepare_ud_language
 from mlparse.trees.reader import paused_gc
-
-
-class ProgressHook:
-    """Progress reporting; the CLI passes one that drives a rich progress bar."""
-
-    def start(self, description: str, total: int) -> None:  # total in bytes
-        pass
-
-    def advance(self, amount: int) -> None:
-        pass
-
-    def stop(self) -> None:
-        pass
-
-
-@dataclass
-class LanguageResult:
-    language: str
-    out_dir: Path
-    manifest: Manifest
 
 
 @dataclass
@@ -158,8 +138,6 @@ def prepare_family(
     report = PrepareReport(family.name, [item.spec.name for item in found], not_found)
     for item in found:
         if item.spec.output == "conllu":
-            from mlparse.data.ud import prepare_ud_language
-
             result = prepare_ud_language(item.spec, item.root, out, progress or ProgressHook())
         else:
             result = prepare_tree_language(item.spec, item.root, out, progress or ProgressHook())
@@ -231,37 +209,6 @@ def prepare_tree_language(spec: LanguageSpec, root: Path, out: Path, progress: P
         stale=[f"{split}.trees" for split in SPLITS],
     )
     return LanguageResult(spec.name, out_dir, manifest)
-
-
-def build_manifest(
-    spec: LanguageSpec,
-    root: Path,
-    plan: SplitPlan,
-    splits: Dict[str, SplitStats],
-    repairs: List[Issue],
-    exclusions: List[Issue],
-    sources: List[SourceFile],
-    missing: List[str],
-) -> Manifest:
-    return Manifest(
-        family=spec.family,
-        language=spec.name,
-        mlparse_version=mlparse.__version__,
-        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        source_root=str(root.resolve()),
-        format=spec.reader.format,
-        reader_options=dict(spec.reader.options),
-        output_format=spec.output,
-        evalb_param=spec.evalb,
-        split_definition=plan.definition,
-        missing_splits=missing,
-        transforms=[step.describe() for step in spec.pipeline],
-        splits=splits,
-        repairs=repairs,
-        exclusions=exclusions,
-        source_files=sources,
-        notes=spec.notes,
-    )
 
 
 def load_manifest(prepared_dir: Path) -> Manifest:

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
-from mlparse.data.catalog import CatalogError, StepSpec
+from mlparse.data.specs import CatalogError, StepSpec
 from mlparse.trees import transforms as T
 from mlparse.trees.tree import Leaf, Node, Tree
 

@@ -129,8 +129,3 @@ def is_binary_bracketing(spans: Sequence[IndexedSpan], n: int) -> bool:
         if j - i >= 2 and sum(1 for k in range(i + 1, j) if (i, k) in present and (k, j) in present) != 1:
             return False
     return all((i, i + 1) in present for i in range(n))
-
-
-def gold_dict_from_spans(spans: Sequence[IndexedSpan]) -> Dict[Tuple[int, int], int]:
-    """The non-EMPTY spans of a bracketing as a gold dictionary."""
-    return {(i, j): l for i, j, l in spans if l != EMPTY}

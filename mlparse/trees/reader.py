@@ -42,6 +42,7 @@ otherwise triples the time of reading and transforming a large treebank.
 
 from __future__ import annotations
 
+import codecs
 import gc
 import os
 from contextlib import contextmanager
@@ -189,8 +190,25 @@ ENCODING_GUESS = "; the file may be in another encoding, such as ISO-8859-1 (Lat
 
 
 def read_text(path: PathLike, encoding: str = "utf-8") -> str:
-    """The file's text; a decoding failure becomes a :class:`TreeEncodingError` with its position."""
-    data = Path(path).read_bytes()
+    """The file's text; a decoding failure becomes a :class:`TreeEncodingError` with its position.
+
+    A UTF-8 byte-order mark at the start of a UTF-8 file is read as such, not as text.
+    """
+    return decode_text(Path(path).read_bytes(), encoding, str(path))
+
+
+def has_utf8_bom(data: bytes, encoding: str) -> bool:
+    """Whether ``data`` starts with a UTF-8 byte-order mark and is read as UTF-8."""
+    return data.startswith(codecs.BOM_UTF8) and codecs.lookup(encoding).name == "utf-8"
+
+
+def decode_text(data: bytes, encoding: str = "utf-8", source: str = "<string>") -> str:
+    """``data`` decoded, without the byte-order mark of a UTF-8 text (see :func:`has_utf8_bom`).
+
+    A decoding failure is a :class:`TreeEncodingError` at the line and column of the bad byte.
+    """
+    if has_utf8_bom(data, encoding):
+        data = data[len(codecs.BOM_UTF8):]
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as error:
@@ -199,7 +217,7 @@ def read_text(path: PathLike, encoding: str = "utf-8") -> str:
         column = len(good) - (good.rfind("\n") + 1) + 1
         raise TreeEncodingError(
             f"byte 0x{data[error.start]:02x} is not valid {encoding}{ENCODING_GUESS}",
-            source=str(path),
+            source=source,
             line=line,
             column=column,
         ) from None
