@@ -51,7 +51,7 @@ class ModelConfig:
     use_tags: bool = False  # tag embeddings from the input trees' POS tags
     char_encoder: str = "lstm"  # lstm | concat | none
     d_char_emb: int = 64  # 64 for CharLSTM, 32 for CharConcat (Table 8)
-    char_concat_letters: int = 8  # CharConcat: first and last N letters
+    char_concat_letters: int = 8  # CharConcat: first and last N letters; 2·N·d_char_emb ≤ content size (d_model/2 factored)
     num_layers: int = 8
     d_model: int = 1024  # content half ‖ position half when factored
     num_heads: int = 8
@@ -136,6 +136,9 @@ class RecipeConfig:
         for (section, key), default in HASH_NEUTRAL_DEFAULTS.items():
             if data[section].get(key) == default:
                 data[section].pop(key, None)
+        for (section, key, value), (tag, revision) in HASH_REVISIONS.items():
+            if data[section].get(key) == value:
+                data[section][tag] = revision
         text = json.dumps(data, sort_keys=True)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -144,6 +147,13 @@ class RecipeConfig:
 HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
     ("model", "attention_window"): None,
     ("model", "attention_window_relaxed"): False,
+}
+
+#: Recipe values whose meaning changed in a later version, with the tag and revision added to the hash of
+#: a recipe holding them: such runs get new ids instead of resuming checkpoints made with the old meaning.
+#: CharConcat became the paper's packing (no begin/end-of-word marker slots, no projection).
+HASH_REVISIONS: Dict[tuple, tuple] = {
+    ("model", "char_encoder", "concat"): ("char_concat_wiring", "paper-packing"),
 }
 
 SECTIONS = {"data": DataConfig, "model": ModelConfig, "train": TrainConfig, "eval": EvalConfig}
@@ -273,6 +283,25 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
             raise ConfigError(f"{source}: {key} {message}, got {value}.")
     if m.attention_window_relaxed and m.attention_window is None:
         raise ConfigError(f"{source}: model.attention_window_relaxed needs a model.attention_window (a distance).")
+    _check_char_concat(m, source)
+
+
+def _check_char_concat(m: ModelConfig, source: str) -> None:
+    """CharConcat packs 2·N letter embeddings into the content input (Kitaev & Klein 2018, §5.1): they must fit."""
+    if m.char_encoder != "concat":
+        return
+    if m.char_concat_letters < 1:
+        raise ConfigError(f"{source}: model.char_concat_letters must be at least 1, got {m.char_concat_letters}.")
+    content = m.d_model // 2 if m.factored else m.d_model
+    packed = 2 * m.char_concat_letters * m.d_char_emb
+    if packed > content:
+        fit = content // (2 * m.char_concat_letters)
+        hint = f"set model.d_char_emb to {fit} or less" if fit else "use fewer model.char_concat_letters"
+        raise ConfigError(
+            f"{source}: model.char_encoder=concat packs 2 x {m.char_concat_letters} letters x model.d_char_emb="
+            f"{m.d_char_emb} = {packed} features into the content input of {content} features "
+            f"({'d_model/2' if m.factored else 'd_model'}), which is too small; {hint} "
+            f"(the paper: 2 x 8 letters x 32 = 512 for d_model 1024).")
 
 
 def _check_name(name: str, source: str) -> None:
