@@ -35,6 +35,9 @@ class DataConfig:
     evalb_params: str = "COLLINS.prm"  # file name in evalb/params, or a path
     max_train_sentences: Optional[int] = None  # use only the first N training trees (quick runs)
     max_train_length: Optional[int] = None  # drop longer training sentences (reported in the log)
+    eval_tags: str = "gold"  # POS tags a model.use_tags model gets on dev/test: gold (the trees') | predicted (tag files)
+    dev_tags: Optional[str] = None  # predicted dev tags: one line of tags per sentence, or bracketed trees
+    test_tags: Optional[str] = None  # predicted test tags, same formats (mlparse/train/tag_files.py)
 
     def split_path(self, split: str) -> Path:
         explicit = getattr(self, split)
@@ -147,6 +150,9 @@ class RecipeConfig:
 HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
     ("model", "attention_window"): None,
     ("model", "attention_window_relaxed"): False,
+    ("data", "eval_tags"): "gold",
+    ("data", "dev_tags"): None,
+    ("data", "test_tags"): None,
 }
 
 #: Recipe values whose meaning changed in a later version, with the tag and revision added to the hash of
@@ -160,6 +166,7 @@ SECTIONS = {"data": DataConfig, "model": ModelConfig, "train": TrainConfig, "eva
 TOP_LEVEL_KEYS = ("name", "description", "base", *SECTIONS)
 VALID_CHOICES = {
     ("model", "char_encoder"): ("lstm", "concat", "none"),
+    ("data", "eval_tags"): ("gold", "predicted"),
     ("train", "decoder"): ("auto", "cython", "torch"),
     ("train", "device"): ("auto", "cpu", "cuda"),
 }
@@ -284,6 +291,7 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
     if m.attention_window_relaxed and m.attention_window is None:
         raise ConfigError(f"{source}: model.attention_window_relaxed needs a model.attention_window (a distance).")
     _check_char_concat(m, source)
+    _check_eval_tags(config, source)
 
 
 def _check_char_concat(m: ModelConfig, source: str) -> None:
@@ -302,6 +310,29 @@ def _check_char_concat(m: ModelConfig, source: str) -> None:
             f"{m.d_char_emb} = {packed} features into the content input of {content} features "
             f"({'d_model/2' if m.factored else 'd_model'}), which is too small; {hint} "
             f"(the paper: 2 x 8 letters x 32 = 512 for d_model 1024).")
+
+
+def _check_eval_tags(config: RecipeConfig, source: str) -> None:
+    """``data.eval_tags`` and the tag files must agree with each other and with ``model.use_tags``."""
+    d, m = config.data, config.model
+    files = [f"data.{split}_tags" for split in ("dev", "test") if getattr(d, f"{split}_tags")]
+    if d.eval_tags == "gold":
+        if files:
+            raise ConfigError(f"{source}: {' and '.join(files)} {'is' if len(files) == 1 else 'are'} given but "
+                              "data.eval_tags is gold; set data.eval_tags=predicted to parse with the tags of the file(s).")
+        return
+    if not m.use_tags:
+        raise ConfigError(f"{source}: data.eval_tags=predicted, but the model takes no POS tags as input "
+                          "(model.use_tags is false): there are no input tags to predict.")
+    missing = [f"data.{split}_tags" for split in ("dev", "test") if not getattr(d, f"{split}_tags")]
+    if missing:
+        head = (" The model's own tagging head (model.predict_tags) cannot supply them: it reads the encoder, which "
+                "takes the input tags, so its tags are not a prediction made without them; a run of a tagging model "
+                "(model.predict_tags: true, model.use_tags: false) can, through its predicted trees."
+                if m.predict_tags else "")
+        raise ConfigError(f"{source}: data.eval_tags=predicted needs {' and '.join(missing)}: a file of predicted "
+                          "tags per split (one line of tags per sentence, or bracketed trees whose leaves carry "
+                          f"them).{head}")
 
 
 def _check_name(name: str, source: str) -> None:
