@@ -59,6 +59,10 @@ class RunResults:
     epochs: Optional[float] = None
     best_step: Optional[int] = None
     stop_reason: Optional[str] = None  # why training ended: max_epochs | patience | max_minutes
+    # POS tags the model got as input on dev and test (models with model.use_tags): gold | predicted;
+    # None for models without tag input, and in files written before it was recorded
+    eval_tags: Optional[str] = None
+    eval_tag_files: Dict[str, str] = field(default_factory=dict)  # split -> tag file, when predicted
     hardware: Dict[str, Any] = field(default_factory=dict)  # device, gpu name, cpu count
     versions: Dict[str, str] = field(default_factory=dict)  # python, torch, mlparse
     started_at: Optional[str] = None  # ISO 8601
@@ -80,6 +84,8 @@ class RunResults:
                 kwargs[split] = SplitScores(**{k: v for k, v in value.items() if k in split_known})
             elif value is not None:
                 kwargs[split] = None
+        if not isinstance(kwargs.get("eval_tag_files", {}), dict):
+            kwargs["eval_tag_files"] = {}
         if "notes" in kwargs:
             notes = kwargs["notes"]
             kwargs["notes"] = [note for note in notes if isinstance(note, str)] if isinstance(notes, list) else []

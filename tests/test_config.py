@@ -46,7 +46,8 @@ def test_circular_base_is_an_error(tmp_path: Path) -> None:
 
 def test_overrides_parse_yaml_values() -> None:
     config = load_recipe(RECIPES / "english.yaml", ["train.lr=0.001", "model.use_words=true", "train.adam_betas=[0.8, 0.9]",
-                                                     "train.clip_grad_norm=null", "model.char_encoder=concat"])
+                                                     "train.clip_grad_norm=null", "model.char_encoder=concat",
+                                                     "model.d_char_emb=32"])
     assert config.train.lr == 0.001
     assert config.model.use_words is True
     assert config.train.adam_betas == [0.8, 0.9]

@@ -39,7 +39,7 @@ def test_forward_shapes_and_empty_label_zero() -> None:
 
 
 @pytest.mark.parametrize("variant", [
-    {}, {"factored": False}, {"char_encoder": "concat", "d_char_emb": 4}, {"use_words": False},
+    {}, {"factored": False}, {"char_encoder": "concat", "d_char_emb": 1}, {"use_words": False},
     {"use_tags": True, "char_encoder": "none"}, {"predict_tags": True, "d_tag_hidden": 16},
 ])
 def test_backward_reaches_every_parameter(variant: dict) -> None:

@@ -86,8 +86,8 @@ def test_char_concat_output_is_concatenated_embeddings() -> None:
     out = model.forward_chars(chars, lengths)
     assert out.shape == (1, 2, 2 * 2 * 3) and model.d_out == 12
     table = model.embedding.weight
-    zero = torch.zeros(3)
-    torch.testing.assert_close(out[0, 0], torch.cat([table[5], zero, table[5], zero]))  # 1-letter word, padded
+    pad = table[0]  # the learned padding letter fills the empty slots of short words
+    torch.testing.assert_close(out[0, 0], torch.cat([table[5], pad, table[5], pad]))  # 1-letter word, padded
     torch.testing.assert_close(out[0, 1], torch.cat([table[6], table[7], table[8], table[7]]))  # suffix reversed
 
 
@@ -121,7 +121,7 @@ def base_config(**overrides: object) -> LexicalConfig:
     return LexicalConfig(**settings_)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("char_model", "concat_chars"), [("lstm", 2), ("concat", 2), ("concat", 3)])
+@pytest.mark.parametrize(("char_model", "concat_chars"), [("lstm", 2), ("concat", 2), ("concat", 1)])
 def test_factored_input_is_sum_then_positions(char_model: str, concat_chars: int) -> None:
     batch = lexical_batch()
     embedding = LexicalEmbedding(base_config(char_model=char_model, concat_chars=concat_chars)).eval()
@@ -134,10 +134,11 @@ def test_factored_input_is_sum_then_positions(char_model: str, concat_chars: int
     else:
         assert embedding.char_concat is not None
         chars = embedding.char_concat.forward_chars(batch["chars"], batch["char_lengths"])
-        # 2 * n * d_char_emb = 2 * 2 * 2 = 8 = d_content: used as is; with n = 3 (12 features) projected.
-        assert (embedding.char_projection is None) == (concat_chars == 2)
-        if embedding.char_projection is not None:
-            chars = embedding.char_projection(chars)
+        # 2 * n * d_char_emb = 2 * 2 * 2 = 8 = d_content: packed as is; with n = 1 the 4 letter
+        # features are followed by 4 zeros, and no parameter besides the letter table is added.
+        packed = 2 * concat_chars * 2
+        assert chars.shape[-1] == 8 and bool((chars[..., packed:] == 0).all())
+        assert [name for name, _ in embedding.char_concat.named_parameters()] == ["embedding.weight"]
     content = embedding.word_embedding(batch["words"]) + embedding.tag_embedding(batch["tags"]) + chars
     torch.testing.assert_close(z[..., :8][mask], content[mask])
     positions = embedding.position_table[:5].expand(2, 5, 8)

@@ -100,6 +100,10 @@ def analyze_command(
         gold = gold_split.trees[:max_sentences] if max_sentences else gold_split.trees
         gold_split.trees = gold
         check_lengths(gold_split, parser.max_words, f"the model allows {parser.max_words} words")
+        if parser.config.use_tags:
+            console.print(f"note: the model takes POS tags as input; the probes give it the tags of the trees in "
+                          f"{gold_path} (the run's data.eval_tags: {config.data.eval_tags})", highlight=False,
+                          soft_wrap=True)
         if ablations and not parser.config.factored:
             console.print("note: the model is unfactored; content/position ablation needs a factored model, "
                           "so only the window probes run", highlight=False, soft_wrap=True)

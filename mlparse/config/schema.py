@@ -35,6 +35,9 @@ class DataConfig:
     evalb_params: str = "COLLINS.prm"  # file name in evalb/params, or a path
     max_train_sentences: Optional[int] = None  # use only the first N training trees (quick runs)
     max_train_length: Optional[int] = None  # drop longer training sentences (reported in the log)
+    eval_tags: str = "gold"  # POS tags a model.use_tags model gets on dev/test: gold (the trees') | predicted (tag files)
+    dev_tags: Optional[str] = None  # predicted dev tags: one line of tags per sentence, or bracketed trees
+    test_tags: Optional[str] = None  # predicted test tags, same formats (mlparse/train/tag_files.py)
 
     def split_path(self, split: str, suffix: str = ".trees") -> Path:
         """The prepared file of ``split``; ``suffix`` is the task's (``.trees``, ``.conllu``)."""
@@ -56,7 +59,7 @@ class ModelConfig:
     use_tags: bool = False  # tag embeddings from the input trees' POS tags
     char_encoder: str = "lstm"  # lstm | concat | none
     d_char_emb: int = 64  # 64 for CharLSTM, 32 for CharConcat (Table 8)
-    char_concat_letters: int = 8  # CharConcat: first and last N letters
+    char_concat_letters: int = 8  # CharConcat: first and last N letters; 2·N·d_char_emb ≤ content size (d_model/2 factored)
     num_layers: int = 8
     d_model: int = 1024  # content half ‖ position half when factored
     num_heads: int = 8
@@ -173,6 +176,9 @@ class RecipeConfig:
         for section, kind in KIND_SECTIONS.items():  # a parser's own section counts only for that parser
             if self.model.kind != kind:
                 data.pop(section, None)
+        for (section, key, value), (tag, revision) in HASH_REVISIONS.items():
+            if data[section].get(key) == value:
+                data[section][tag] = revision
         text = json.dumps(data, sort_keys=True)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -185,6 +191,16 @@ HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
     ("model", "encoder"): "transformer",
     ("model", "positions"): "learned",
     ("eval", "dependency_scoring"): "conll18",
+    ("data", "eval_tags"): "gold",
+    ("data", "dev_tags"): None,
+    ("data", "test_tags"): None,
+}
+
+#: Recipe values whose meaning changed in a later version, with the tag and revision added to the hash of
+#: a recipe holding them: such runs get new ids instead of resuming checkpoints made with the old meaning.
+#: CharConcat became the paper's packing (no begin/end-of-word marker slots, no projection).
+HASH_REVISIONS: Dict[tuple, tuple] = {
+    ("model", "char_encoder", "concat"): ("char_concat_wiring", "paper-packing"),
 }
 
 #: Parser kinds and their tasks (the classes are in mlparse.models.registry).
@@ -204,6 +220,7 @@ VALID_CHOICES = {
     ("biaffine", "decoder"): ("mst", "eisner"),
     ("eval", "dependency_scoring"): ("conll18", "ptb"),
     ("model", "char_encoder"): ("lstm", "concat", "none"),
+    ("data", "eval_tags"): ("gold", "predicted"),
     ("train", "decoder"): ("auto", "cython", "torch"),
     ("train", "device"): ("auto", "cpu", "cuda"),
 }
@@ -340,6 +357,49 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
                 raise ConfigError(f"{source}: biaffine.{key} is a dropout probability, in [0, 1), got {getattr(b, key)}.")
     if m.attention_window_relaxed and m.attention_window is None:
         raise ConfigError(f"{source}: model.attention_window_relaxed needs a model.attention_window (a distance).")
+    _check_char_concat(m, source)
+    _check_eval_tags(config, source)
+
+
+def _check_char_concat(m: ModelConfig, source: str) -> None:
+    """CharConcat packs 2·N letter embeddings into the content input (Kitaev & Klein 2018, §5.1): they must fit."""
+    if m.char_encoder != "concat":
+        return
+    if m.char_concat_letters < 1:
+        raise ConfigError(f"{source}: model.char_concat_letters must be at least 1, got {m.char_concat_letters}.")
+    content = m.d_model // 2 if m.factored else m.d_model
+    packed = 2 * m.char_concat_letters * m.d_char_emb
+    if packed > content:
+        fit = content // (2 * m.char_concat_letters)
+        hint = f"set model.d_char_emb to {fit} or less" if fit else "use fewer model.char_concat_letters"
+        raise ConfigError(
+            f"{source}: model.char_encoder=concat packs 2 x {m.char_concat_letters} letters x model.d_char_emb="
+            f"{m.d_char_emb} = {packed} features into the content input of {content} features "
+            f"({'d_model/2' if m.factored else 'd_model'}), which is too small; {hint} "
+            f"(the paper: 2 x 8 letters x 32 = 512 for d_model 1024).")
+
+
+def _check_eval_tags(config: RecipeConfig, source: str) -> None:
+    """``data.eval_tags`` and the tag files must agree with each other and with ``model.use_tags``."""
+    d, m = config.data, config.model
+    files = [f"data.{split}_tags" for split in ("dev", "test") if getattr(d, f"{split}_tags")]
+    if d.eval_tags == "gold":
+        if files:
+            raise ConfigError(f"{source}: {' and '.join(files)} {'is' if len(files) == 1 else 'are'} given but "
+                              "data.eval_tags is gold; set data.eval_tags=predicted to parse with the tags of the file(s).")
+        return
+    if not m.use_tags:
+        raise ConfigError(f"{source}: data.eval_tags=predicted, but the model takes no POS tags as input "
+                          "(model.use_tags is false): there are no input tags to predict.")
+    missing = [f"data.{split}_tags" for split in ("dev", "test") if not getattr(d, f"{split}_tags")]
+    if missing:
+        head = (" The model's own tagging head (model.predict_tags) cannot supply them: it reads the encoder, which "
+                "takes the input tags, so its tags are not a prediction made without them; a run of a tagging model "
+                "(model.predict_tags: true, model.use_tags: false) can, through its predicted trees."
+                if m.predict_tags else "")
+        raise ConfigError(f"{source}: data.eval_tags=predicted needs {' and '.join(missing)}: a file of predicted "
+                          "tags per split (one line of tags per sentence, or bracketed trees whose leaves carry "
+                          f"them).{head}")
 
 
 def _check_name(name: str, source: str) -> None:

@@ -20,7 +20,7 @@ import torch
 
 from mlparse.data.batching import map_in_batches
 from mlparse.data.vocab import UNKNOWN_TAG
-from mlparse.models.span_parser import Sentence, SpanParser
+from mlparse.models.span_parser import CheckpointFormatError, Sentence, SpanParser
 from mlparse.trees.tree import Tree
 
 
@@ -55,6 +55,8 @@ def load_parser(model: Union[str, Path], device: Optional[torch.device] = None) 
         saved = torch.load(path, map_location=device, weights_only=False)
         parser = SpanParser.from_spec(saved["spec"])
         parser.load_state_dict(saved["model"])
+    except CheckpointFormatError as error:
+        raise ParseInputError(f"{path}: {error}") from None
     except Exception as error:  # unpickling failures share no base class; none of them is a usable model
         detail = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
         raise ParseInputError(f"{path}: not a span-parser checkpoint ({type(error).__name__}"

@@ -73,6 +73,15 @@ class SentenceTooLongError(ValueError):
     """A sentence longer than the model's position table allows."""
 
 
+class CheckpointFormatError(ValueError):
+    """A saved model this version cannot rebuild faithfully, with a message meant for the user."""
+
+
+#: How CharConcat is wired, saved in every spec.  Specs without it predate the paper's packing:
+#: their CharConcat spent a letter slot on each begin/end-of-word marker and projected its features.
+CHAR_CONCAT_WIRING = "paper-packing"
+
+
 class SpanParser(nn.Module):
     """Span parser: ``forward(batch)`` gives ``(span scores [B, N+1, N+1, L], tag logits [B, T, n_tags] | None)``."""
 
@@ -88,7 +97,7 @@ class SpanParser(nn.Module):
             use_words=config.use_words, use_tags=config.use_tags, char_model=char_model,  # type: ignore[arg-type]
             d_content=half, d_position=half, factored=config.factored, max_len=config.max_len,
             d_char_emb_lstm=config.d_char_emb, d_char_emb_concat=config.d_char_emb,
-            concat_chars=config.char_concat_letters,
+            concat_chars=config.char_concat_letters, char_boundary_markers=True,  # see ParserVocab.char_ids
             word_dropout=config.word_emb_dropout, tag_dropout=config.tag_emb_dropout,
             char_dropout=config.morpho_emb_dropout, char_input_dropout=config.char_input_dropout,
             unk_word_index=vocab.words.index("<unk>") if config.use_words else None,
@@ -241,12 +250,24 @@ class SpanParser(nn.Module):
     # -- persistence ----------------------------------------------------------
     def spec(self) -> Dict[str, object]:
         """What :func:`SpanParser.from_spec` needs besides the weights."""
-        return {"model_config": self.config.__dict__.copy(), "vocab": self.vocab.to_dict(), "labels": self.labels.to_list()}
+        return {"model_config": self.config.__dict__.copy(), "vocab": self.vocab.to_dict(), "labels": self.labels.to_list(),
+                "char_concat_wiring": CHAR_CONCAT_WIRING}
 
     @staticmethod
     def model_config_of(spec: Dict[str, object]) -> ModelConfig:
-        """The spec's model settings; keys added to :class:`ModelConfig` since it was saved take their defaults."""
-        return ModelConfig(**spec["model_config"])  # type: ignore[arg-type]
+        """The spec's model settings; keys added to :class:`ModelConfig` since it was saved take their defaults.
+
+        Raises :class:`CheckpointFormatError` for a CharConcat model saved before the paper's packing
+        (its weights would be read with another meaning); other older models load as they are.
+        """
+        config = ModelConfig(**spec["model_config"])  # type: ignore[arg-type]
+        if config.char_encoder == "concat" and spec.get("char_concat_wiring") != CHAR_CONCAT_WIRING:
+            raise CheckpointFormatError(
+                "this CharConcat model was saved by an older mlparse, whose CharConcat gave a letter slot to each "
+                "begin/end-of-word marker (7 letters per side) and projected its features; this version packs "
+                "the first and last letters as in Kitaev & Klein (2018, §5.1) and cannot load it: train it again "
+                "(`mlparse run RECIPE`: CharConcat recipes get a new run id)")
+        return config
 
     @classmethod
     def from_spec(cls, spec: Dict[str, object]) -> "SpanParser":

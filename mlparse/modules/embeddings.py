@@ -2,9 +2,10 @@
 
 The content representation of a position is the *sum* of the enabled inputs, each with its
 own dropout (Table 8): word embedding (0.4), part-of-speech tag embedding (0.2) and the
-CharLSTM / CharConcat word vector (0.2). Every input has the content size directly; a
-CharConcat output whose size (``2 * 8 * 32 = 512``) differs from the content size is mapped
-to it by a learned linear projection.
+CharLSTM / CharConcat word vector (0.2). Every input has the content size directly: CharConcat
+packs its ``2 * 8`` letter embeddings into the content vector as in the paper (``2 * 8 * 32 =
+512``), zero-filled at the end when the packed letters are fewer features than the content size
+(see :mod:`mlparse.modules.char_concat`); more features than the content size is an error.
 
 Factored mode: ``z_t = [content_t ; p_t]`` with content of size ``d_content`` and a learned
 position embedding ``p_t`` of size ``d_position``. Unfactored mode: every embedding has the
@@ -50,7 +51,7 @@ class LexicalConfig:
     d_char_emb_concat: int = 32
     concat_chars: int = 8
     # True when every word's character ids start and end with begin/end-of-word markers
-    # (as the CharLSTM input usually does); CharConcat then skips them.
+    # (as the span parser's do); CharConcat then skips them, so that they take no letter slot.
     char_boundary_markers: bool = False
     word_dropout: float = 0.4
     tag_dropout: float = 0.2
@@ -87,6 +88,12 @@ class LexicalConfig:
             raise ValueError("d_content must be > 0 and d_position > 0 in factored mode")
         if self.max_len <= 0:
             raise ValueError(f"max_len must be > 0, got {self.max_len}")
+        packed = 2 * self.concat_chars * self.d_char_emb_concat
+        if self.char_model == "concat" and packed > self.d_lexical:
+            raise ValueError(
+                f"CharConcat packs 2 x {self.concat_chars} letters x {self.d_char_emb_concat} features = {packed} "
+                f"features, more than the content input of {self.d_lexical}; use smaller letter embeddings "
+                f"(at most {self.d_lexical // (2 * self.concat_chars)}) or fewer letters")
 
 
 class LexicalEmbedding(nn.Module):
@@ -118,16 +125,13 @@ class LexicalEmbedding(nn.Module):
         self.tag_dropout = make_dropout(config.tag_dropout, kind)
         self.char_lstm: CharLSTM | None = None
         self.char_concat: CharConcat | None = None
-        self.char_projection: nn.Linear | None = None
         if config.char_model == "lstm":
             self.char_lstm = CharLSTM(config.num_chars, config.d_char_emb_lstm, d_lex, config.char_input_dropout)
         elif config.char_model == "concat":
             self.char_concat = CharConcat(
-                config.num_chars, config.d_char_emb_concat, config.concat_chars,
+                config.num_chars, config.d_char_emb_concat, config.concat_chars, d_out=d_lex,
                 skip_boundary_markers=config.char_boundary_markers,
             )
-            if self.char_concat.d_out != d_lex:
-                self.char_projection = nn.Linear(self.char_concat.d_out, d_lex, bias=False)
         self.char_dropout = make_dropout(config.char_dropout, kind)
         d_pos = config.d_position if config.factored else config.d_model
         self.position_table = nn.Parameter(torch.randn(config.max_len, d_pos))
@@ -158,14 +162,12 @@ class LexicalEmbedding(nn.Module):
     def _char_vectors(self, chars: Tensor, char_lengths: Tensor) -> Tensor:
         """Word vectors from characters: ``Tensor[B, T, d_lexical]``.
 
-        ``chars: LongTensor[B, T, C]``, ``char_lengths: LongTensor[B, T]``. A CharConcat
-        output whose size differs from ``d_lexical`` goes through ``char_projection``.
+        ``chars: LongTensor[B, T, C]``, ``char_lengths: LongTensor[B, T]``.
         """
         if self.char_lstm is not None:
             return self.char_lstm(chars, char_lengths)
         assert self.char_concat is not None
-        vectors = self.char_concat.forward_chars(chars, char_lengths)
-        return vectors if self.char_projection is None else self.char_projection(vectors)
+        return self.char_concat.forward_chars(chars, char_lengths)
 
     def content(
         self,

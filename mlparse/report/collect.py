@@ -27,10 +27,10 @@ UNKNOWN = "unknown"  # a status string this version does not know
 KNOWN_STATES = (COMPLETE, RUNNING, FAILED)
 
 _STRING_FIELDS = ("mlparse_version", "status", "error", "recipe", "recipe_hash", "run_id", "task", "model",
-                  "system", "dataset", "language", "started_at", "finished_at")
+                  "system", "dataset", "language", "started_at", "finished_at", "eval_tags")
 _NUMBER_FIELDS = ("parse_sentences_per_second", "training_seconds", "epochs")
 _INT_FIELDS = ("schema_version", "best_step")
-_DICT_FIELDS = ("hardware", "versions")
+_DICT_FIELDS = ("hardware", "versions", "eval_tag_files")
 _STRING_LIST_FIELDS = ("notes",)
 _SPLIT_NUMBER_FIELDS = ("recall", "precision", "f1", "complete_match", "tagging_accuracy", "uas", "las")
 _SPLIT_INT_FIELDS = ("sentences", "error_sentences", "skip_sentences")

@@ -15,6 +15,9 @@ SPLIT_METRICS: Tuple[Tuple[str, str], ...] = (
 )
 #: Shown even when no run has them (the constituency core); the rest only when some run has a value.
 ALWAYS = ("recall", "precision", "f1", "complete_match")
+#: The run table's column for the POS tags given as input on dev/test (``results.json``'s ``eval_tags``):
+#: gold or predicted; shown when some run records it (runs without tag input, and older files, show "–").
+INPUT_TAGS = "Input tags"
 #: Why training ended (``results.json``'s ``stop_reason``), as the run table says it.
 STOP_REASONS = {"max_epochs": "max epochs", "patience": "patience", "max_minutes": "time budget"}
 
@@ -51,6 +54,8 @@ def detail_columns(report: Report) -> List[DetailColumn]:
         DetailColumn("Data", _text(lambda r: f"{r.results.dataset or '?'}/{r.results.language or '?'}"
                                    if r.results else None), numeric=False),
     ]
+    if any(r.results is not None and r.results.eval_tags for r in records):  # gold-tag scores compare with no others
+        columns.append(DetailColumn(INPUT_TAGS, _text(lambda r: r.results.eval_tags if r.results else None), numeric=False))
     for split in ("dev", "test"):
         for metric, name in SPLIT_METRICS:
             if metric in ALWAYS or _has_value(records, split, metric):

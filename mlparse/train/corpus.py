@@ -25,6 +25,7 @@ class Split:
     path: Path
     trees: List[Tree]
     lines: Optional[List[int]] = None  # 1-based line where each tree starts in ``path``
+    input_tags: Optional[List[List[str]]] = None  # tags the model gets instead of the trees' (data.eval_tags: predicted)
 
     def where(self, index: int) -> str:
         """``path:line`` of tree ``index`` (for messages)."""
@@ -35,6 +36,13 @@ class Split:
     @property
     def sentences(self) -> List[Sentence]:
         return [sentence_of(tree) for tree in self.trees]
+
+    @property
+    def input_sentences(self) -> List[Sentence]:
+        """What the model parses: the trees' words with ``input_tags`` when set, else with the trees' own tags."""
+        if self.input_tags is None:
+            return self.sentences
+        return [list(zip(tags, tree.words())) for tags, tree in zip(self.input_tags, self.trees)]
 
     @property
     def lengths(self) -> List[int]:

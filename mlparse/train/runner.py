@@ -24,7 +24,8 @@ from mlparse.config import RecipeConfig
 from mlparse.models.span_parser import SpanParser, build_parser
 from mlparse.results import COMPLETE, FAILED, RUNNING, RunResults
 from mlparse.train import checkpoint
-from mlparse.train.corpus import DataError, Split, check_lengths, golds_of, locate_bad_tree, read_split, sentence_of
+from mlparse.train.corpus import DataError, Split, check_lengths, golds_of, locate_bad_tree, read_split
+from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tags_notes
 from mlparse.train.evaluate import check_params, score_parses
 from mlparse.train.run_dir import RunDir, hardware_info, now_iso, run_id_for, versions
 from mlparse.train.trainer import DistInfo, Reporter, Trainer, parse_sentences, resolve_decoder
@@ -170,11 +171,13 @@ def run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Rep
             reporter.on_note(f"this run stopped at its time budget after {(previous.training_seconds or 0) / 60:.1f} "
                              f"minutes; training on from its last checkpoint "
                              f"({'up to ' + format(budget, 'g') + ' minutes' if budget is not None else 'without a time budget'})")
+    eval_tags = choose_eval_tags(config)
     results = RunResults(
         mlparse_version=versions()["mlparse"], status=RUNNING, recipe=config.name, recipe_hash=config.hash(),
         run_id=run_id_for(config), system=f"mlparse span ({_lexical_name(config)})", dataset=config.data.family,
         language=config.data.language, hardware=hardware_info(str(device)) | {"processes": info.world},
         versions=versions(), started_at=(previous.started_at if previous and previous.started_at else now_iso()),
+        eval_tags=eval_tags.kind, eval_tag_files=eval_tags.files,
     )
     try:
         if info.is_main:
@@ -202,8 +205,8 @@ def _lexical_name(config: RecipeConfig) -> str:
     parts = {"lstm": ["CharLSTM"], "concat": ["CharConcat"], "none": []}[config.model.char_encoder]
     if config.model.use_words:
         parts.append("words")
-    if config.model.use_tags:
-        parts.append("tags")
+    if config.model.use_tags:  # the tags given on dev/test tell apart systems that are not comparable
+        parts.append(f"{choose_eval_tags(config).kind} tags")
     return " + ".join(parts)
 
 
@@ -211,8 +214,11 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
                         device: torch.device, info: DistInfo, reporter: Optional[Reporter]) -> RunResults:
     notes: List[str] = []
     train, dev, test = load_splits(config, notes)
-    if info.is_main:
-        _record_notes(notes, run_dir, results, reporter)
+    eval_tags = choose_eval_tags(config)
+    try:
+        attach_eval_tags(eval_tags, {"dev": dev, "test": test})
+    except DataError as error:
+        raise RunError(str(error)) from None
     check_params(config.data.evalb_params)
     checkpoint.seed_everything(config.train.seed)
     try:
@@ -220,6 +226,9 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
         golds = golds_of(train.trees, model.labels)
     except ValueError as error:  # a tree the span chart cannot represent: say which one
         raise RunError(locate_bad_tree(train, error)) from None
+    notes += eval_tags_notes(eval_tags, {"dev": dev, "test": test}, model.vocab.tags.to_list())
+    if info.is_main:
+        _record_notes(notes, run_dir, results, reporter)
     if info.active:  # different dropout streams per rank; DDP copies rank 0's initial weights
         checkpoint.seed_everything(config.train.seed + 7919 * info.rank)
     trainer = Trainer(config, model, train, golds, dev, run_dir.checkpoints, device, config.data.evalb_params,
@@ -243,9 +252,9 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     final.load_state_dict(best["model"])
     decoder = resolve_decoder(config, device)
     parse_seconds, parsed = 0.0, 0
-    with_tags = config.model.predict_tags
     for split_name, split in (("dev", dev), ("test", test)):
-        sentences = [sentence_of(t) for t in split.trees]
+        sentences = split.input_sentences  # the trees' words, with the tags data.eval_tags chose
+        with_tags = config.model.predict_tags or split.input_tags is not None  # leaves carry tags that may differ
         start = time.perf_counter()
         predicted = parse_sentences(final, sentences, config.eval.subbatch_tokens, decoder)
         parse_seconds += time.perf_counter() - start

@@ -35,7 +35,7 @@ from mlparse.data.batching import epoch_batches, map_in_batches, pack_by_tokens
 from mlparse.models.span_parser import LossOutput, SpanParser
 from mlparse.structs.chart_tree import GoldSpans
 from mlparse.train import checkpoint
-from mlparse.train.corpus import Sentence, Split, sentence_of
+from mlparse.train.corpus import Sentence, Split
 from mlparse.train.evaluate import EvalOutcome, score_parses
 from mlparse.train.schedule import WarmupPlateauSchedule
 from mlparse.trees.tree import Tree
@@ -273,9 +273,10 @@ class Trainer:
 
     # -- evaluation ----------------------------------------------------------
     def evaluate_dev(self) -> EvalOutcome:
-        sentences = [sentence_of(tree) for tree in self.dev_trees]
+        sentences = self.dev.input_sentences[: len(self.dev_trees)]  # with the tags of data.eval_tags
         predicted = parse_sentences(self.model, sentences, self.config.eval.subbatch_tokens, self.decoder)
-        return score_parses(self.dev_trees, predicted, self.evalb_params, predicted_tags=self.config.model.predict_tags)
+        with_tags = self.config.model.predict_tags or self.dev.input_tags is not None
+        return score_parses(self.dev_trees, predicted, self.evalb_params, predicted_tags=with_tags)
 
     def _check(self, epoch_float: float) -> tuple:
         """Dev check on rank 0, broadcast to the others; returns (f1, improved, decayed)."""

@@ -1,0 +1,65 @@
+"""Which POS tags a model that takes tags as input (``model.use_tags``) gets on dev and test.
+
+``data.eval_tags: gold`` (the default, as before it was a choice) gives it the tags of the dev/test
+trees themselves; ``predicted`` gives it the tags of ``data.dev_tags`` / ``data.test_tags``
+(:mod:`mlparse.train.tag_files`). Parsers in the literature that take tags were given predicted
+tags (Kitaev & Klein 2018, Table 4: the Stanford tagger), so gold-tag scores are not comparable with
+theirs: the run says which it did, in a note and in ``results.json`` (``eval_tags``), and the
+report shows it. Training always uses the training trees' tags.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence
+
+from mlparse.config import RecipeConfig
+from mlparse.train.corpus import Split
+from mlparse.train.tag_files import read_tags, unknown_tag_count
+
+GOLD, PREDICTED = "gold", "predicted"
+
+
+@dataclass
+class EvalTags:
+    """What a run feeds as tags on dev and test: ``kind`` is gold | predicted, or None without tag input."""
+
+    kind: Optional[str] = None
+    files: Dict[str, str] = field(default_factory=dict)  # split -> tag file (predicted)
+
+
+def choose_eval_tags(config: RecipeConfig) -> EvalTags:
+    """The recipe's choice (checked by the recipe schema), without reading any file."""
+    data = config.data
+    if not config.model.use_tags:
+        return EvalTags()
+    if data.eval_tags != PREDICTED:
+        return EvalTags(GOLD)
+    return EvalTags(PREDICTED, {split: str(getattr(data, f"{split}_tags")) for split in ("dev", "test")})
+
+
+def attach_eval_tags(choice: EvalTags, splits: Dict[str, Split]) -> None:
+    """Give each split of ``splits`` (by name) its predicted tags; raises ``DataError`` naming file and line."""
+    for name, path in choice.files.items():
+        splits[name].input_tags = read_tags(path, splits[name])
+
+
+def eval_tags_notes(choice: EvalTags, splits: Dict[str, Split], known_tags: Sequence[str]) -> List[str]:
+    """What the run tells the user (and keeps in ``results.json``) about its dev/test input tags."""
+    if choice.kind == GOLD:
+        return ["dev and test are parsed with their gold POS tags as input (data.eval_tags: gold): the scores are "
+                "not comparable with parsers given predicted tags, such as the tag rows of Kitaev & Klein (2018, "
+                "Table 4, Stanford tagger); data.eval_tags: predicted with data.dev_tags and data.test_tags parses "
+                "with a tagger's tags"]
+    if choice.kind != PREDICTED:
+        return []
+    notes = [f"dev and test are parsed with predicted POS tags as input (data.eval_tags: predicted) from "
+             f"{choice.files['dev']} and {choice.files['test']}; training used the training trees' tags"]
+    for name, path in choice.files.items():
+        tags = splits[name].input_tags or []
+        unknown = unknown_tag_count(tags, known_tags)
+        if unknown:
+            total = sum(len(row) for row in tags)
+            notes.append(f"{unknown:,} of the {total:,} {name} tags in {path} are not in the training tag set; "
+                         "the model sees them as unknown")
+    return notes
