@@ -1,0 +1,275 @@
+"""Reading and checking a CoNLL-U file the way the CoNLL 2018 evaluation script does.
+
+The script's reading rules, which :func:`read_conllu` follows exactly:
+
+* Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (the script reads in text mode).
+* Outside a sentence, lines starting with ``#`` are comments.  Any other line
+  opens a sentence; an empty line closes it.  Inside a sentence a ``#`` line is
+  an ordinary (and so usually malformed) word line.
+* Every word line has exactly 10 tab-separated columns.  Lines whose ID holds a
+  ``.`` are empty nodes and are ignored entirely.
+* Each remaining line is a token: its FORM without the characters of Unicode
+  category Zs is appended to the text of the file (it must not become empty).
+* A multiword token ``a-b`` is followed by ``b - a + 1`` word lines that are
+  taken as they come: only their column count is checked (their ID, FORM and
+  HEAD are not, until the sentence ends).
+* A basic word's ID must be the next word number of the sentence (words of
+  multiword tokens count) and its HEAD a non-negative integer.
+* At the end of a sentence every HEAD must point inside the sentence, heads must
+  form no cycle (checked word by word, each following its chain of heads) and
+  exactly one word must have HEAD 0.  A sentence without words is refused as
+  having several roots, as in the script.
+* A file must end with an empty line (after its last sentence).
+
+Integers are read with Python's ``int``, as in the script (so ``+3``, `` 3 `` and
+``0_3`` are numbers).  Universal features (the 21 of UD v2 that the script keeps)
+are kept in sorted order; a DEPREL is cut at its first ``:``.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+
+from .errors import DepevalError
+
+ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)
+
+#: Relations of content words (scored by CLAS, MLAS and BLEX).
+CONTENT_DEPRELS = frozenset(
+    "nsubj obj iobj csubj ccomp xcomp obl vocative expl dislocated advcl advmod discourse nmod appos "
+    "nummod acl amod conj fixed flat compound list parataxis orphan goeswith reparandum root dep".split()
+)
+#: Relations of function words (the children that MLAS compares).
+FUNCTIONAL_DEPRELS = frozenset("aux cop mark det clf case cc".split())
+#: Features kept for UFeats, AllTags and MLAS; every other feature is dropped.
+UNIVERSAL_FEATURES = frozenset(
+    "PronType NumType Poss Reflex Foreign Abbr Gender Animacy Number Case Definite Degree VerbForm Mood "
+    "Tense Aspect Voice Evident Polarity Person Polite".split()
+)
+
+#: ``parents`` value of a root word.
+ROOT = -1
+_UNSET = -2
+_VISITING = -3
+
+
+@dataclass(slots=True)
+class Treebank:
+    """One CoNLL-U file as the scorer sees it (empty nodes left out).
+
+    Spans are character offsets into ``text``, the concatenation of every
+    token's FORM without Zs characters; ``end`` is exclusive.  Per-word lists
+    have one entry per word of the file (``n_words``), in file order:
+
+    * ``columns[i]``: the word's 10 columns (FORM without Zs characters for a basic
+      word, FEATS reduced to the sorted universal features) plus, as an 11th, the
+      DEPREL's universal part; column 7 keeps the DEPREL as written.
+    * ``starts[i]``, ``ends[i]``: the span of the word's token (the whole
+      multiword token for its words); ``multiword[i]``: the word is part of one.
+    * ``parents[i]``: index of the head word, or ``ROOT`` (-1).
+    * ``functional_children[i]``: indices of the children whose relation is
+      functional, in file order (None when there are none).
+    * ``lines[i]``: the word's 1-based line number.
+
+    Tokens and sentences are spans too (``n_tokens``, ``n_sentences`` entries),
+    with the line where each starts.
+    """
+
+    source: str
+    text: str = ""
+    token_starts: list[int] = field(default_factory=list)
+    token_ends: list[int] = field(default_factory=list)
+    token_lines: list[int] = field(default_factory=list)
+    sentence_starts: list[int] = field(default_factory=list)
+    sentence_ends: list[int] = field(default_factory=list)
+    sentence_lines: list[int] = field(default_factory=list)
+    columns: list[list[str]] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)
+    multiword: list[bool] = field(default_factory=list)
+    parents: list[int] = field(default_factory=list)
+    functional_children: list = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+
+    @property
+    def n_words(self) -> int:
+        return len(self.columns)
+
+
+def split_text_lines(text: str) -> list[str]:
+    """The lines of ``text`` as Python's text-mode ``readline`` gives them, without line ends."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def strip_spaces(form: str) -> str:
+    """``form`` without its characters of Unicode category Zs (spaces of every width)."""
+    if form.isascii():
+        return form.replace(" ", "") if " " in form else form
+    return "".join(c for c in form if unicodedata.category(c) != "Zs")
+
+
+def _columns_error(line: str, source: str, number: int | None) -> DepevalError:
+    return DepevalError(f"The CoNLL-U line does not contain 10 tab-separated columns: '{line}'", source, number)
+
+
+class _Reader:
+    """The state of one pass over a file: the treebank being filled and the current sentence."""
+
+    def __init__(self, source: str) -> None:
+        self.bank = Treebank(source)
+        self.feats_cache: dict[str, str] = {}
+        self.deprel_cache: dict[str, str] = {}
+
+    def add_word(self, columns: list[str], start: int, end: int, multiword: bool, line: int) -> None:
+        feats = columns[FEATS]
+        normal = self.feats_cache.get(feats)
+        if normal is None:
+            kept = [f for f in feats.split("|") if f.split("=", 1)[0] in UNIVERSAL_FEATURES]
+            normal = self.feats_cache[feats] = "|".join(sorted(kept))
+        columns[FEATS] = normal
+        deprel = columns[DEPREL]
+        universal = self.deprel_cache.get(deprel)
+        if universal is None:
+            universal = self.deprel_cache[deprel] = deprel.split(":", 1)[0]
+        columns.append(universal)
+        bank = self.bank
+        bank.columns.append(columns)
+        bank.starts.append(start)
+        bank.ends.append(end)
+        bank.multiword.append(multiword)
+        bank.lines.append(line)
+
+    def close_sentence(self, first: int, opening_line: int) -> None:
+        """Resolve heads of words ``first..`` and check the tree (the script's order of checks)."""
+        bank = self.bank
+        columns, lines = bank.columns, bank.lines
+        count = len(columns) - first
+        parents = bank.parents
+        parents.extend([_UNSET] * count)
+        for word in range(first, first + count):
+            path = []
+            current = word
+            while True:
+                state = parents[current]
+                if state == _VISITING:
+                    raise DepevalError("There is a cycle in a sentence", bank.source, lines[current])
+                if state != _UNSET:
+                    break
+                raw = columns[current][HEAD]
+                try:
+                    head = int(raw)
+                except ValueError:
+                    # The script stops here with a ValueError (a word of a multiword token).
+                    raise DepevalError(f"Cannot parse HEAD '{raw}'", bank.source, lines[current]) from None
+                if head < 0 or head > count:
+                    raise DepevalError(f"HEAD '{raw}' points outside of the sentence", bank.source, lines[current])
+                if head == 0:
+                    parents[current] = ROOT
+                    break
+                parents[current] = _VISITING
+                path.append(current)
+                current = first + head - 1
+            for step in reversed(path):
+                parents[step] = current
+                current = step
+        children = bank.functional_children
+        children.extend([None] * count)
+        roots = 0
+        for word in range(first, first + count):
+            parent = parents[word]
+            if parent == ROOT:
+                roots += 1
+            elif columns[word][10] in FUNCTIONAL_DEPRELS:
+                if children[parent] is None:
+                    children[parent] = [word]
+                else:
+                    children[parent].append(word)
+        if roots != 1:
+            raise DepevalError("There are multiple roots in a sentence", bank.source, opening_line)
+
+
+def read_conllu(text: str, source: str = "<text>") -> Treebank:
+    """Read and check CoNLL-U ``text``; raises :class:`DepevalError` with the script's message.
+
+    ``source`` names the file in error locations.  Returns the :class:`Treebank`.
+    """
+    reader = _Reader(source)
+    bank = reader.bank
+    lines = split_text_lines(text)
+    n_lines = len(lines)
+    pieces: list[str] = []
+    token_starts, token_ends, token_lines = bank.token_starts, bank.token_ends, bank.token_lines
+    words = bank.columns
+    add_word = reader.add_word
+    index = 0
+    first = -1  # index of the current sentence's first word; -1 outside a sentence
+    opening = 0
+    number = 0
+    while number < n_lines:
+        line = lines[number]
+        number += 1
+        if first < 0:
+            if line.startswith("#"):
+                continue
+            bank.sentence_starts.append(index)
+            bank.sentence_lines.append(number)
+            first = len(words)
+            opening = number
+        if not line:
+            reader.close_sentence(first, opening)
+            bank.sentence_ends.append(index)
+            first = -1
+            continue
+        columns = line.split("\t")
+        if len(columns) != 10:
+            raise _columns_error(line, source, number)
+        word_id = columns[ID]
+        if "." in word_id:
+            continue
+        form = strip_spaces(columns[FORM])
+        if not form:
+            raise DepevalError("There is an empty FORM in the CoNLL-U file", source, number)
+        columns[FORM] = form
+        pieces.append(form)
+        start = index
+        index += len(form)
+        token_starts.append(start)
+        token_ends.append(index)
+        token_lines.append(number)
+        if "-" in word_id:
+            try:
+                low, high = map(int, word_id.split("-"))
+            except ValueError:
+                raise DepevalError(f"Cannot parse multi-word token ID '{word_id}'", source, number) from None
+            for _ in range(low, high + 1):
+                part = lines[number] if number < n_lines else ""
+                number += 1
+                part_columns = part.split("\t")
+                if len(part_columns) != 10:
+                    raise _columns_error(part, source, number if number <= n_lines else None)
+                add_word(part_columns, start, index, True, number)
+            continue
+        expected = len(words) - first + 1
+        try:
+            value = int(word_id)
+        except ValueError:
+            raise DepevalError(f"Cannot parse word ID '{word_id}'", source, number) from None
+        if value != expected:
+            raise DepevalError(f"Incorrect word ID '{word_id}' for word '{form}', expected '{expected}'", source, number)
+        try:
+            head = int(columns[HEAD])
+        except ValueError:
+            raise DepevalError(f"Cannot parse HEAD '{columns[HEAD]}'", source, number) from None
+        if head < 0:
+            raise DepevalError("HEAD cannot be negative", source, number)
+        add_word(columns, start, index, False, number)
+    if first >= 0:
+        raise DepevalError("The CoNLL-U file does not end with empty line", source, n_lines)
+    bank.text = "".join(pieces)
+    return bank
