@@ -128,7 +128,9 @@ def test_whole_programs_match(tmp_path):
 
 
 def _real_files(treebanks: Path) -> list[Path]:
-    return sorted(p for folder in ("ud", "ud-legacy") for p in (treebanks / folder).glob("*/*-dev.conllu"))
+    """The dev files of ud/ and ud-legacy/; every CoNLL-U file there with DEPEVAL_REFERENCE_FILES=all."""
+    pattern = "*/*.conllu" if os.environ.get("DEPEVAL_REFERENCE_FILES") == "all" else "*/*-dev.conllu"
+    return sorted(p for folder in ("ud", "ud-legacy") for p in (treebanks / folder).glob(pattern))
 
 
 @pytest.mark.treebanks
@@ -149,4 +151,4 @@ def test_real_treebanks_match_the_original(tmp_path, original, treebanks):
             assert error is None and status == 0, (path, system, error, err)
             assert out == expected, (path, system)
             tally["scored"] += 1
-    print(f"\nreal treebanks: {len(files)} dev files, {tally['scored']} pairs scored identically")
+    print(f"\nreal treebanks: {len(files)} files, {tally['scored']} pairs scored identically")
