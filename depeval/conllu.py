@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from .errors import DepevalError
 
 ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)
+#: The column the reader appends to each word: the DEPREL cut at its first ``:``.
+UNIVERSAL_DEPREL = 10
 
 #: Relations of content words (scored by CLAS, MLAS and BLEX).
 CONTENT_DEPRELS = frozenset(
@@ -131,7 +133,7 @@ def _normalize(bank: Treebank) -> None:
         c.append(universal[c[DEPREL]])
     children: list = [None] * len(columns)
     for word, parent in enumerate(bank.parents):
-        if parent >= 0 and columns[word][10] in FUNCTIONAL_DEPRELS:
+        if parent >= 0 and columns[word][UNIVERSAL_DEPREL] in FUNCTIONAL_DEPRELS:
             if children[parent] is None:
                 children[parent] = [word]
             else:

@@ -15,10 +15,8 @@
 from __future__ import annotations
 
 from .align import Alignment
-from .conllu import CONTENT_DEPRELS, FEATS, LEMMA, ROOT, UPOS, XPOS, Treebank
+from .conllu import CONTENT_DEPRELS, FEATS, LEMMA, ROOT, UNIVERSAL_DEPREL, UPOS, XPOS, Treebank
 from .results import Metric
-
-UNIVERSAL_DEPREL = 10  # the column the reader appends
 
 
 def spans_metric(gold_starts: list[int], gold_ends: list[int], system_starts: list[int], system_ends: list[int]) -> Metric:
