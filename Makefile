@@ -14,8 +14,8 @@ PYX    := $(shell find mlparse evalb -name '*.pyx' 2>/dev/null)
 # The stamp alone is not trusted: if the installed package is not this checkout (an editable
 # install made from another copy of the repository, say), install again.
 install:
-	@cd / && $(PYTHON) -c "import os, sys, evalb, mlparse; here = os.path.realpath('$(CURDIR)'); \
-	sys.exit(any(not os.path.realpath(m.__file__).startswith(here + os.sep) for m in (evalb, mlparse)))" \
+	@cd / && $(PYTHON) -c "import os, sys, evalb, depeval, mlparse; here = os.path.realpath('$(CURDIR)'); \
+	sys.exit(any(not os.path.realpath(m.__file__).startswith(here + os.sep) for m in (evalb, depeval, mlparse)))" \
 	2>/dev/null || rm -f $(STAMP)
 	@$(MAKE) --no-print-directory $(STAMP)
 

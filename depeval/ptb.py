@@ -1,0 +1,70 @@
+"""UAS and LAS without punctuation, the convention of PTB dependency parsing papers.
+
+Not part of the CoNLL 2018 script.  Li et al. (2019) and Mrini et al. (2020),
+following Dozat & Manning (2017), score Penn Treebank dependency conversions
+leaving out every word whose gold part-of-speech tag is one of
+:data:`PTB_PUNCT_TAGS`.  Computed here on the CoNLL 2018 reading and word
+alignment (so the same input checks apply):
+
+* a gold word is left out when its tag (XPOS, or UPOS when asked) is exactly one
+  of the tags;
+* an aligned system word is left out with its gold word; an unaligned system
+  word is left out by its own tag;
+* UAS counts the kept aligned words whose system head is aligned to the gold head
+  (or both are roots); LAS also needs the whole DEPREL to be equal, subtypes
+  included (the convention compares labels as they are written);
+* precision, recall and F1 divide by the kept system words, the kept gold words
+  and both, as the CoNLL 2018 metrics do; aligned accuracy by the kept aligned
+  words.  With identical tokenization (the usual case) all four are the
+  attachment accuracy over the non-punctuation words.
+"""
+
+from __future__ import annotations
+
+from .align import Alignment
+from .conllu import DEPREL, ROOT, UPOS, XPOS, Treebank
+from .results import Metric, PtbScores
+
+#: Gold tags marking punctuation in the PTB convention.
+PTB_PUNCT_TAGS = ("``", "''", ":", ",", ".")
+
+#: Which gold column the tags are read from.
+TAG_COLUMNS = {"xpos": XPOS, "upos": UPOS}
+
+
+def ptb_scores(
+    gold: Treebank,
+    system: Treebank,
+    alignment: Alignment,
+    column: str = "xpos",
+    punct_tags: tuple[str, ...] = PTB_PUNCT_TAGS,
+) -> PtbScores:
+    """UAS and LAS over the words whose gold ``column`` tag is not in ``punct_tags`` (see the module text)."""
+    if column.lower() not in TAG_COLUMNS:
+        raise ValueError(f"the punctuation tags come from xpos or upos, not {column!r}")
+    tag = TAG_COLUMNS[column.lower()]
+    punct = frozenset(punct_tags)
+    gold_kept = [columns[tag] not in punct for columns in gold.columns]
+    system_kept = [columns[tag] not in punct for columns in system.columns]
+    for g, s in zip(alignment.gold, alignment.system):
+        system_kept[s] = gold_kept[g]
+    system_to_gold = alignment.system_to_gold
+    aligned = uas = las = 0
+    for g, s in zip(alignment.gold, alignment.system):
+        if not gold_kept[g]:
+            continue
+        aligned += 1
+        parent = system.parents[s]
+        if gold.parents[g] == (ROOT if parent == ROOT else system_to_gold[parent]):
+            uas += 1
+            if gold.columns[g][DEPREL] == system.columns[s][DEPREL]:
+                las += 1
+    n_gold, n_system = sum(gold_kept), sum(system_kept)
+    return PtbScores(
+        column=column.upper(),
+        punct_tags=tuple(punct_tags),
+        gold_punct=len(gold_kept) - n_gold,
+        system_punct=len(system_kept) - n_system,
+        uas=Metric.of(uas, n_gold, n_system, aligned),
+        las=Metric.of(las, n_gold, n_system, aligned),
+    )
