@@ -92,3 +92,6 @@ def test_check_arc_scores() -> None:
         check_arc_scores(scores, 5)
     with pytest.raises(ValueError, match="not in 1..0"):
         check_arc_scores(np.zeros((1, 1)))
+    with pytest.raises(ValueError, match="real numbers"):
+        check_arc_scores(np.zeros((3, 3), dtype=complex))
+    assert check_arc_scores(np.full((3, 3), np.nan), finite=False) == 2

@@ -41,34 +41,38 @@ NO_HEAD: int = -1
 HeadArray = Union[np.ndarray, Sequence[int]]
 
 
-def check_arc_scores(scores: np.ndarray, length: Optional[int] = None) -> int:
+def check_arc_scores(scores: np.ndarray, length: Optional[int] = None, finite: bool = True) -> int:
     """Validate a (padded) arc score matrix and return the sentence length n.
 
     Args:
         scores: array (N+1, N+1), ``scores[h, d]`` (head first).
         length: the sentence length n <= N when the array is padded; None means N.
+        finite: also check that the part the decoders read is finite (the compiled
+            decoders check that themselves while reading, and call this again to
+            name the culprit).
 
     Raises:
-        ValueError: wrong shape, a length outside 1..N, or a non-finite score
+        ValueError: wrong shape or dtype, a length outside 1..N, or a non-finite score
             in the part the decoders read (``scores[:n+1, 1:n+1]`` off the diagonal).
     """
     if not isinstance(scores, np.ndarray):
         raise ValueError(f"arc scores must be a numpy array, got {type(scores).__name__}")
     if scores.ndim != 2 or scores.shape[0] != scores.shape[1]:
         raise ValueError(f"arc scores must have shape (n+1, n+1), got {tuple(scores.shape)}")
+    if scores.dtype.kind not in "iuf":
+        raise ValueError(f"arc scores must be real numbers, got dtype {scores.dtype}")
     padded = scores.shape[0] - 1
     n = padded if length is None else int(length)
     if not 1 <= n <= padded:
         raise ValueError(f"sentence length {n} is not in 1..{padded} (arc scores of shape {tuple(scores.shape)})")
-    block = scores[: n + 1, 1 : n + 1]
-    if not np.issubdtype(block.dtype, np.number):
-        raise ValueError(f"arc scores must be numbers, got dtype {block.dtype}")
-    finite = np.isfinite(block)
-    if not finite.all():
-        finite[1:, :] |= np.eye(n, dtype=bool)  # self-loops are never read
-        if not finite.all():
-            h, d = np.argwhere(~finite)[0]
-            raise ValueError(f"arc score scores[{h}, {d + 1}] is {block[h, d]}; arc scores must be finite")
+    if finite:
+        block = scores[: n + 1, 1 : n + 1]
+        ok = np.isfinite(block)
+        if not ok.all():
+            ok[1:, :] |= np.eye(n, dtype=bool)  # self-loops are never read
+            if not ok.all():
+                h, d = np.argwhere(~ok)[0]
+                raise ValueError(f"arc score scores[{h}, {d + 1}] is {block[h, d]}; arc scores must be finite")
     return n
 
 

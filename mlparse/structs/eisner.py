@@ -38,10 +38,13 @@ def decode_eisner_compiled(scores: np.ndarray, length: Optional[int] = None) -> 
     """The Cython decoder (raises RuntimeError when it is not built); arguments as :func:`decode_eisner`."""
     if _eisner_core is None:
         raise RuntimeError("the compiled Eisner decoder is not built; run `python3 setup.py build_ext --inplace`")
-    n = check_arc_scores(scores, length)
+    n = check_arc_scores(scores, length, finite=False)
     if scores.dtype != np.float32 and scores.dtype != np.float64:
         scores = scores.astype(np.float64)
-    return _eisner_core(scores, n)
+    heads = _eisner_core(scores, n)
+    if heads is None:  # a non-finite score: name it
+        check_arc_scores(scores, length)
+    return heads
 
 
 def decode_eisner(scores: np.ndarray, length: Optional[int] = None) -> np.ndarray:

@@ -5,10 +5,11 @@ ties, arithmetic order), which this code follows exactly.
 
 Tables are flat (n+1) x (n+1) arrays.  Every table an inner loop scans along its
 second index is also kept transposed, so all inner loops read memory in order.
-Scores must be finite (NaN gives an unspecified tree)."""
+"""
 
 import numpy as np
 
+from libc.math cimport isfinite
 from libc.stdlib cimport free, malloc
 
 ctypedef fused real:
@@ -16,13 +17,26 @@ ctypedef fused real:
     double
 
 
+cdef bint all_finite(real[:, :] scores, Py_ssize_t n) noexcept nogil:
+    """Whether scores[:n+1, 1:n+1] is finite off the diagonal."""
+    cdef Py_ssize_t h, d
+    for h in range(n + 1):
+        for d in range(1, n + 1):
+            if h != d and not isfinite(scores[h, d]):
+                return False
+    return True
+
+
 def eisner_core(real[:, :] scores, Py_ssize_t n):
     """Heads (int64 array (n+1,), heads[0] = -1) of the best projective single-rooted tree.
 
     scores: (N+1, N+1) float32 or float64, ``scores[h, d]`` head first, 1 <= n <= N.
+    Returns None when a score it would read is not finite.
     """
     if n < 1 or n >= scores.shape[0] or n >= scores.shape[1]:
         raise ValueError(f"sentence length {n} does not fit arc scores of shape {tuple(scores.shape)[:2]}")
+    if not all_finite(scores, n):
+        return None
     heads_array = np.full(n + 1, -1, dtype=np.int64)
     cdef long long[::1] heads = heads_array
     cdef Py_ssize_t size = n + 1, cells = size * size

@@ -78,23 +78,26 @@ def decode_batch(scores: Tensor, lengths: Lengths) -> Tensor:
     inc_left_by_end = scores.new_zeros(shape)  # arc t -> t-w
     splits = torch.zeros((3,) + shape, dtype=torch.long, device=device)  # [table, b, s, w] = split k - s
     position = torch.arange(padded + 1, device=device)
-    arc_right = scores.gather(2, (position[:, None] + position).clamp(max=padded).expand(shape))  # [b, s, w] = scores[b, s, s+w]
-    arc_left = scores.gather(2, (position[:, None] - position).clamp(min=0).expand(shape))  # [b, t, w] = scores[b, t, t-w]
+    # arc_right[b, s, w] = scores[b, s, s+w] and arc_left[b, t, w] = scores[b, t, t-w]
+    arc_right = scores.gather(2, (position[:, None] + position).clamp(max=padded).expand(shape))
+    arc_left = scores.gather(2, (position[:, None] - position).clamp(min=0).expand(shape))
     for width in range(1, padded):
         count = padded - width  # spans (s, s+width) for s = 1..count, t = s+width
         rows, cols = slice(1, count + 1), slice(1 + width, padded + 1)
+        shorter = slice(padded - width + 1, padded + 1)  # by_end widths w-1 .. 0, reversed
         # split k = s+m, m = 0..w-1: complete_right(s, s+m) + complete_left(s+m+1, t) (width w-1-m)
-        inner, offset = (right_by_start[:, rows, :width] + left_by_end[:, cols, padded - width + 1 :]).max(dim=-1)
+        inner, offset = (right_by_start[:, rows, :width] + left_by_end[:, cols, shorter]).max(dim=-1)
         inc_right_by_start[:, rows, width] = inner + arc_right[:, rows, width]
         inc_left_by_end[:, cols, padded - width] = inner + arc_left[:, cols, width]
         splits[0, :, rows, width] = offset
         # complete_right: k = s+m, m = 1..w: incomplete_right(s, s+m) + complete_right(s+m, t) (width w-m)
-        value, offset = (inc_right_by_start[:, rows, 1 : width + 1] + right_by_end[:, cols, padded - width + 1 :]).max(dim=-1)
+        value, offset = (inc_right_by_start[:, rows, 1 : width + 1] + right_by_end[:, cols, shorter]).max(dim=-1)
         right_by_start[:, rows, width] = value
         right_by_end[:, cols, padded - width] = value
         splits[1, :, rows, width] = offset + 1
         # complete_left: k = s+m, m = 0..w-1: complete_left(s, s+m) + incomplete_left(s+m, t) (width w-m)
-        value, offset = (left_by_start[:, rows, :width] + inc_left_by_end[:, cols, padded - width : padded]).max(dim=-1)
+        # (incomplete_left by_end widths w .. 1, reversed)
+        value, offset = (left_by_start[:, rows, :width] + inc_left_by_end[:, cols, padded - width : padded]).max(-1)
         left_by_start[:, rows, width] = value
         left_by_end[:, cols, padded - width] = value
         splits[2, :, rows, width] = offset
@@ -102,7 +105,7 @@ def decode_batch(scores: Tensor, lengths: Lengths) -> Tensor:
     # The root's dependent r in 1..n_b: (complete_left(1, r) + complete_right(r, n_b)) + scores[0, r].
     words = torch.arange(1, padded + 1, device=device).expand(batch, padded)
     inside = words <= sizes[:, None]
-    right_rows = right_by_end[torch.arange(batch, device=device), sizes]  # (B, N+1): [N - w] = complete_right(n_b - w, n_b)
+    right_rows = right_by_end[torch.arange(batch, device=device), sizes]  # [b, N-w] = complete_right(n_b-w, n_b)
     to_end = right_rows.gather(1, (padded - sizes[:, None] + words).clamp(max=padded))
     total = (left_by_start[:, 1, :padded] + to_end) + scores[:, ROOT, 1:]
     total = torch.where(inside, total, torch.full_like(total, float("-inf")))
@@ -126,9 +129,7 @@ def decode_batch(scores: Tensor, lengths: Lengths) -> Tensor:
         if open_spans.shape[1] == 0:
             break
         kind, owner, start, end = open_spans
-        dependent = torch.where(
-            kind == INCOMPLETE_RIGHT, end, torch.where(kind == INCOMPLETE_LEFT, start, padded + 1)
-        )
+        dependent = torch.where(kind == INCOMPLETE_RIGHT, end, torch.where(kind == INCOMPLETE_LEFT, start, padded + 1))
         heads[owner, dependent] = start + end - dependent  # the other end of an incomplete span
         first_child, second_child, second_offset, split_table = table[:, kind]
         split = start + splits[split_table, owner, start, end - start]

@@ -37,10 +37,13 @@ def decode_mst_compiled(scores: np.ndarray, length: Optional[int] = None) -> np.
     """The Cython decoder (raises RuntimeError when it is not built); arguments as :func:`decode_mst`."""
     if _mst_core is None:
         raise RuntimeError("the compiled MST decoder is not built; run `python3 setup.py build_ext --inplace`")
-    n = check_arc_scores(scores, length)
+    n = check_arc_scores(scores, length, finite=False)
     if scores.dtype != np.float32 and scores.dtype != np.float64:
         scores = scores.astype(np.float64)
-    return _mst_core(scores, n)
+    heads = _mst_core(scores, n)
+    if heads is None:  # a non-finite score: name it
+        check_arc_scores(scores, length)
+    return heads
 
 
 def decode_mst(scores: np.ndarray, length: Optional[int] = None) -> np.ndarray:

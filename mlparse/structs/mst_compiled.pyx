@@ -1,12 +1,11 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Compiled maximum spanning tree with one root dependent; see mlparse.structs.mst
 for the public API and mlparse.structs.mst_reference for the algorithm, which
-this code follows step by step (same order, same float64 arithmetic, same ties).
-
-Scores must be finite (NaN gives an unspecified tree)."""
+this code follows step by step (same order, same float64 arithmetic, same ties)."""
 
 import numpy as np
 
+from libc.math cimport isfinite
 from libc.stdlib cimport free, malloc
 
 ctypedef fused real:
@@ -26,13 +25,26 @@ cdef inline Py_ssize_t find(Py_ssize_t* up, Py_ssize_t node) noexcept nogil:
     return top
 
 
+cdef bint all_finite(real[:, :] scores, Py_ssize_t n) noexcept nogil:
+    """Whether scores[:n+1, 1:n+1] is finite off the diagonal."""
+    cdef Py_ssize_t h, d
+    for h in range(n + 1):
+        for d in range(1, n + 1):
+            if h != d and not isfinite(scores[h, d]):
+                return False
+    return True
+
+
 def mst_core(real[:, :] scores, Py_ssize_t n):
     """Heads (int64 array (n+1,), heads[0] = -1) of the best single-rooted tree.
 
     scores: (N+1, N+1) float32 or float64, ``scores[h, d]`` head first, 1 <= n <= N.
+    Returns None when a score it would read is not finite.
     """
     if n < 1 or n >= scores.shape[0] or n >= scores.shape[1]:
         raise ValueError(f"sentence length {n} does not fit arc scores of shape {tuple(scores.shape)[:2]}")
+    if not all_finite(scores, n):
+        return None
     heads_array = np.full(n + 1, -1, dtype=np.int64)
     cdef long long[::1] heads = heads_array
     if n == 1:
