@@ -16,9 +16,11 @@ Spans over the words 1..n (the root is left out of the chart), for s <= t:
 * ``complete_right[s][t] = max over k in s+1..t of incomplete_right[s][k] + complete_right[k][t]``,
   ``complete_left[s][t] = max over k in s..t-1 of complete_left[s][k] + incomplete_left[k][t]``.
 * The root takes one dependent r: the best ``(complete_left[1][r] +
-  complete_right[r][n]) + scores[0][r]`` over r in 1..n.  With the root outside the
-  chart no second root arc can be built, and root arcs never cross (the root dominates
-  every word), so this is the best projective single-rooted tree.
+  complete_right[r][n]) + scores[0][r]`` over r in 1..n.  The root's arc is
+  projective whatever r is (the root dominates every word), and with the root
+  outside the chart no second root arc can be built; so the best projective
+  single-rooted tree is that arc plus the best projective tree of the words
+  headed by r, which is exactly r's left and right complete spans.
 
 Ties: the smallest k (and the smallest r) wins.  Arithmetic: float64, summed in
 the order written above.

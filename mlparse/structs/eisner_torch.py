@@ -70,25 +70,23 @@ def decode_batch(scores: Tensor, lengths: Lengths) -> Tensor:
     device = scores.device
     batch, padded = scores.shape[0], scores.shape[1] - 1
     shape = (batch, padded + 1, padded + 1)
-    right_by_start = scores.new_zeros(shape)  # complete, head s
-    right_by_end = scores.new_zeros(shape)  # complete, head t-w
-    left_by_start = scores.new_zeros(shape)  # complete, head s+w
-    left_by_end = scores.new_zeros(shape)  # complete, head t
-    inc_right_by_start = scores.new_zeros(shape)  # arc s -> s+w
-    inc_left_by_end = scores.new_zeros(shape)  # arc t -> t-w
-    splits = torch.zeros((3,) + shape, dtype=torch.long, device=device)  # [table, b, s, w] = split k - s
-    position = torch.arange(padded + 1, device=device)
-    # arc_right[b, s, w] = scores[b, s, s+w] and arc_left[b, t, w] = scores[b, t, t-w]
-    arc_right = scores.gather(2, (position[:, None] + position).clamp(max=padded).expand(shape))
-    arc_left = scores.gather(2, (position[:, None] - position).clamp(min=0).expand(shape))
+    # Uninitialised tables: every entry is written before it is read, except width 0 of the
+    # complete spans (score 0), set here.
+    tables = scores.new_empty((6,) + shape)
+    right_by_start, right_by_end = tables[0], tables[1]  # complete, head s / head t-w
+    left_by_start, left_by_end = tables[2], tables[3]  # complete, head s+w / head t
+    inc_right_by_start, inc_left_by_end = tables[4], tables[5]  # arc s -> s+w / arc t -> t-w
+    tables[:4, :, :, 0] = 0.0  # width 0 of by_start (of by_end: width N, never read)
+    tables[:4, :, :, padded] = 0.0  # width 0 of by_end (of by_start: width N, never read)
+    splits = torch.empty((3,) + shape, dtype=torch.long, device=device)  # [table, b, s, w] = split k - s
     for width in range(1, padded):
         count = padded - width  # spans (s, s+width) for s = 1..count, t = s+width
         rows, cols = slice(1, count + 1), slice(1 + width, padded + 1)
         shorter = slice(padded - width + 1, padded + 1)  # by_end widths w-1 .. 0, reversed
         # split k = s+m, m = 0..w-1: complete_right(s, s+m) + complete_left(s+m+1, t) (width w-1-m)
         inner, offset = (right_by_start[:, rows, :width] + left_by_end[:, cols, shorter]).max(dim=-1)
-        inc_right_by_start[:, rows, width] = inner + arc_right[:, rows, width]
-        inc_left_by_end[:, cols, padded - width] = inner + arc_left[:, cols, width]
+        inc_right_by_start[:, rows, width] = inner + scores.diagonal(width, 1, 2)[:, 1:]  # scores[s, s+w]
+        inc_left_by_end[:, cols, padded - width] = inner + scores.diagonal(-width, 1, 2)[:, 1:]  # scores[t, t-w]
         splits[0, :, rows, width] = offset
         # complete_right: k = s+m, m = 1..w: incomplete_right(s, s+m) + complete_right(s+m, t) (width w-m)
         value, offset = (inc_right_by_start[:, rows, 1 : width + 1] + right_by_end[:, cols, shorter]).max(dim=-1)
