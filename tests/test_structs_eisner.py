@@ -133,13 +133,15 @@ def test_batched_decoder_on_cuda_matches_cpu() -> None:
     assert on_gpu.cpu().tolist() == decode_batch(scores, lengths).tolist()
 
 
-def test_integer_and_strided_input() -> None:
+def test_integer_strided_and_read_only_input() -> None:
     rng = np.random.default_rng(2)
     scores = rng.integers(-9, 10, size=(12, 12))
     expected = decode_eisner_reference(scores.astype(np.float64))
     assert decode_eisner(scores).tolist() == expected.tolist()
     big = np.zeros((24, 24), dtype=np.float32)
     big[::2, ::2] = scores
+    assert decode_eisner(big[::2, ::2]).tolist() == expected.tolist()
+    big.setflags(write=False)  # e.g. a numpy view of a tensor that must not be written
     assert decode_eisner(big[::2, ::2]).tolist() == expected.tolist()
 
 

@@ -130,13 +130,15 @@ def test_padding_is_ignored() -> None:
             assert decode(padded, length=n).tolist() == expected.tolist()
 
 
-def test_integer_and_strided_input() -> None:
+def test_integer_strided_and_read_only_input() -> None:
     rng = np.random.default_rng(2)
     scores = rng.integers(-9, 10, size=(12, 12))
     expected = decode_mst_reference(scores.astype(np.float64))
     assert decode_mst(scores).tolist() == expected.tolist()
     big = np.zeros((24, 24), dtype=np.float32)
     big[::2, ::2] = scores
+    assert decode_mst(big[::2, ::2]).tolist() == expected.tolist()
+    big.setflags(write=False)  # e.g. a numpy view of a tensor that must not be written
     assert decode_mst(big[::2, ::2]).tolist() == expected.tolist()
 
 

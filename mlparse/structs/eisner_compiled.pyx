@@ -17,7 +17,7 @@ ctypedef fused real:
     double
 
 
-cdef bint all_finite(real[:, :] scores, Py_ssize_t n) noexcept nogil:
+cdef bint all_finite(const real[:, :] scores, Py_ssize_t n) noexcept nogil:
     """Whether scores[:n+1, 1:n+1] is finite off the diagonal."""
     cdef Py_ssize_t h, d
     for h in range(n + 1):
@@ -27,7 +27,7 @@ cdef bint all_finite(real[:, :] scores, Py_ssize_t n) noexcept nogil:
     return True
 
 
-def eisner_core(real[:, :] scores, Py_ssize_t n):
+def eisner_core(const real[:, :] scores, Py_ssize_t n):
     """Heads (int64 array (n+1,), heads[0] = -1) of the best projective single-rooted tree.
 
     scores: (N+1, N+1) float32 or float64, ``scores[h, d]`` head first, 1 <= n <= N.
