@@ -3,8 +3,8 @@
 The compiled twin (:mod:`mlparse.structs.mst_compiled`) runs the same steps in
 the same order with the same float64 arithmetic, so both return identical heads.
 
-Algorithm (Chu-Liu/Edmonds, contracting everything, as in Tarjan 1977 and
-Gabow & Tarjan 1984; Zmigrod et al. 2020 discuss the root constraint):
+Algorithm (Chu-Liu/Edmonds, contracting every cycle as in Tarjan 1977; Zmigrod et
+al. 2020 discuss the single-root constraint):
 
 1. Every word chooses its best incoming arc **from another word** (root arcs are
    left out of the choice; the first maximum, lowest head on ties).  Because
@@ -18,10 +18,12 @@ Gabow & Tarjan 1984; Zmigrod et al. 2020 discuss the root constraint):
    * out of c, to every other word x: ``W[c, x] = max over v in C of W[v, x]``;
 
    remembering which original arc each entry stands for.  Repeat until all words
-   are one node.  Every single-rooted tree keeps all arcs of each contracted
-   cycle but the one into the node where the cycle is entered (Edmonds'
-   exchange argument, which also holds for the cycle entered from the root), so
-   the best single-rooted tree enters the last node by its best root arc.
+   are one node.  By Edmonds' exchange argument (which also holds when the cycle
+   is entered from the root), some best single-rooted tree keeps every arc of
+   each contracted cycle but the one into the node where the cycle is entered,
+   and the weights into a contracted node are all shifted by the same constant
+   (the cycle's weight), so the best single-rooted tree enters the last node by
+   its best (adjusted) root arc.
 2. Expand: take that root arc; walk the contraction forest from the newest node
    to the oldest, and for each node not yet entered, add the cycle arc chosen
    into it when it was contracted; an added arc enters every forest node
