@@ -15,6 +15,7 @@ from mlparse.models.base import Parser
 #: kind → "module:Class"
 _KINDS: Dict[str, str] = {
     "span": "mlparse.models.span_parser:SpanParser",
+    "biaffine": "mlparse.models.dep_parser:BiaffineParser",
 }
 
 #: The kind of a spec saved before specs named their kind.

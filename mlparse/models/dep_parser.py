@@ -1,0 +1,305 @@
+"""The self-attentive biaffine dependency parser (Li et al. 2019; Dozat & Manning 2017).
+
+Inputs: word embeddings (optionally initialised from a pretrained vector file) ⊕ POS-tag
+embeddings, optionally plus a CharLSTM word vector; position 0 is the root pseudo-word.  Encoder
+(``model.encoder``): the self-attentive encoder of Kitaev & Klein with sinusoidal (Li et al.,
+Eq. 8) or learned positions, factored or not, or the BiLSTM of Dozat & Manning.  Scorer: MLPs and
+biaffine arc and relation scores (:mod:`mlparse.modules.biaffine`).  Loss (§2.2): cross-entropy of
+each word's gold head over all positions, plus cross-entropy of its gold relation given the gold
+head.  Decoding: a well-formed tree with exactly one dependent of the root, by maximum spanning
+tree (non-projective) or Eisner (projective) over the arc log-probabilities; each word's relation
+is the best one for its decoded head.
+
+Shapes: B sentences, T = n_max + 1 positions (root + words), L relations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from mlparse.config import BiaffineConfig, ModelConfig, RecipeConfig
+from mlparse.data.dependency_vocab import DependencyVocab
+from mlparse.data.vocab import ParserVocab
+from mlparse.models.base import LossOutput, Parser
+from mlparse.modules.biaffine import BiaffineDependencyScorer
+from mlparse.modules.bilstm_encoder import BiLSTMEncoder
+from mlparse.modules.char_lstm import CharLSTM
+from mlparse.modules.dropout import make_dropout
+from mlparse.modules.encoder import PartitionedTransformerEncoder
+from mlparse.modules.positions import sinusoidal_table
+from mlparse.structs import decode_eisner, decode_mst, eisner_torch
+from mlparse.trees.dependency import DependencySentence, DependencyPrediction
+
+
+@dataclass
+class DependencyBatch:
+    """Padded inputs: ``mask: BoolTensor[B, T]`` (root and words), ``words, tags: LongTensor[B, T]``,
+    ``chars: LongTensor[B, T, C]``, ``char_lengths: LongTensor[B, T]``, ``lengths``: words per sentence."""
+
+    mask: Tensor
+    words: Tensor
+    tags: Tensor
+    chars: Tensor
+    char_lengths: Tensor
+    lengths: List[int]
+
+
+@dataclass
+class DependencyGold:
+    """Gold heads (0 = root) and relation ids of one sentence's words."""
+
+    heads: List[int]
+    relations: List[int]
+
+
+@dataclass
+class DependencyScores:
+    """What :meth:`BiaffineParser.decode` reads (and an ensemble averages):
+    ``arc: Tensor[B, T, T]`` log-probabilities of head h (last axis) for dependent d, and
+    ``relation: Tensor[B, T, T, L]`` log-probabilities of each relation for every (d, h)."""
+
+    arc: Tensor
+    relation: Tensor
+
+
+class DependencyInput(nn.Module):
+    """Lexical vectors → encoder input, and the encoder.
+
+    ``forward(batch) -> Tensor[B, T, d_out]``.  The lexical vector of a position is the concatenation
+    of its word embedding (plus the CharLSTM vector when enabled) and its tag embedding.  Transformer
+    encoder, unfactored: ``x = W lex + pos`` (``W`` only when sizes differ; Li et al. choose
+    100 + 100 = d_model 200); factored: ``x = [W lex ; pos]`` as Kitaev & Klein.  BiLSTM encoder:
+    ``x = lex``.
+    """
+
+    def __init__(self, model: ModelConfig, dep: BiaffineConfig, vocab: ParserVocab) -> None:
+        super().__init__()
+        self.model_config = model
+        self.word_embedding = nn.Embedding(len(vocab.words), dep.d_word_emb, padding_idx=0) if model.use_words else None
+        self.tag_embedding = nn.Embedding(len(vocab.tags), dep.d_tag_emb, padding_idx=0) if model.use_tags else None
+        self.char_lstm = (CharLSTM(len(vocab.chars), model.d_char_emb, dep.d_word_emb, model.char_input_dropout)
+                          if model.char_encoder == "lstm" else None)
+        d_lexical = (dep.d_word_emb if (model.use_words or self.char_lstm is not None) else 0) + (
+            dep.d_tag_emb if model.use_tags else 0)
+        self.dropout = make_dropout(dep.embedding_dropout, "feature")
+        self.projection: Optional[nn.Linear] = None
+        self.position_table: Optional[Tensor] = None
+        if model.encoder == "bilstm":
+            self.encoder: nn.Module = BiLSTMEncoder(d_lexical, dep.lstm_hidden, dep.lstm_layers, dep.lstm_dropout)
+            self.d_out = 2 * dep.lstm_hidden
+            return
+        d_content = model.d_model // 2 if model.factored else model.d_model
+        d_position = model.d_model - d_content if model.factored else model.d_model
+        if d_lexical != d_content:
+            self.projection = nn.Linear(d_lexical, d_content, bias=False)
+        if model.positions == "sinusoidal":
+            self.register_buffer("sinusoids", sinusoidal_table(model.max_len, d_position), persistent=False)
+        else:
+            self.learned_positions = nn.Parameter(torch.randn(model.max_len, d_position) * 0.02)
+        self.norm = nn.LayerNorm(model.d_model)
+        self.encoder = PartitionedTransformerEncoder(
+            n_layers=model.num_layers, d_content=d_content if model.factored else model.d_model,
+            d_position=d_position if model.factored else 0, n_heads=model.num_heads, d_k=model.d_kv, d_v=model.d_kv,
+            d_ff=model.d_ff, attention_dropout=model.attention_dropout, relu_dropout=model.relu_dropout,
+            residual_dropout=model.residual_dropout, factored=model.factored)
+        self.d_out = model.d_model
+
+    def positions(self, length: int) -> Tensor:
+        """``Tensor[length, d_position]``."""
+        table = self.sinusoids if self.model_config.positions == "sinusoidal" else self.learned_positions
+        return table[:length]
+
+    def lexical(self, batch: DependencyBatch) -> Tensor:
+        """``Tensor[B, T, d_lexical]``."""
+        parts: List[Tensor] = []
+        word: Optional[Tensor] = self.word_embedding(batch.words) if self.word_embedding is not None else None
+        if self.char_lstm is not None:
+            chars = self.char_lstm(batch.chars, batch.char_lengths)
+            word = chars if word is None else word + chars
+        if word is not None:
+            parts.append(word)
+        if self.tag_embedding is not None:
+            parts.append(self.tag_embedding(batch.tags))
+        return torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]
+
+    def forward(self, batch: DependencyBatch) -> Tensor:
+        x = self.dropout(self.lexical(batch))
+        if isinstance(self.encoder, BiLSTMEncoder):
+            return self.encoder(x, batch.mask)
+        if self.projection is not None:
+            x = self.projection(x)
+        positions = self.positions(x.shape[1]).unsqueeze(0).to(x.dtype)
+        if self.model_config.factored:
+            x = torch.cat([x, positions.expand(x.shape[0], -1, -1)], dim=-1)
+        else:
+            x = x + positions
+        x = self.norm(x) * batch.mask.unsqueeze(-1).to(x.dtype)
+        return self.encoder(x, batch.mask)
+
+
+def decode_heads(arc: Tensor, lengths: Sequence[int], algorithm: str, implementation: str = "cython") -> Tensor:
+    """Well-formed trees (one root dependent) from arc scores ``arc: Tensor[B, T, T]`` (``[b, d, h]``).
+
+    ``algorithm``: ``mst`` (non-projective) or ``eisner`` (projective); ``implementation``: ``cython``
+    (per sentence on the host) or ``torch`` (batched Eisner on the scores' device; MST has no batched
+    version and runs on the host).  Output ``LongTensor[B, T]`` of heads, -1 at the root and padding.
+    """
+    by_head = arc.transpose(1, 2)  # the decoders take scores[h, d]
+    if algorithm == "eisner" and implementation == "torch":
+        return eisner_torch.decode_batch(by_head, list(lengths))
+    decode = decode_mst if algorithm == "mst" else decode_eisner
+    array = by_head.detach().double().cpu().numpy()
+    heads = np.full(arc.shape[:2], -1, dtype=np.int64)
+    for b, n in enumerate(lengths):
+        heads[b, : n + 1] = decode(array[b], length=n)
+    return torch.from_numpy(heads).to(arc.device)
+
+
+class BiaffineParser(Parser):
+    """Biaffine dependency parser over a self-attentive or BiLSTM encoder (see the module docstring)."""
+
+    kind = "biaffine"
+    task = "dependency"
+
+    def __init__(self, model: ModelConfig, dep: BiaffineConfig, vocab: DependencyVocab) -> None:
+        super().__init__()
+        self.config, self.dep_config = model, dep
+        self.dep_vocab = vocab
+        self.vocab, self.relations = vocab.lexical, vocab.rels
+        self.input = DependencyInput(model, dep, vocab.lexical)
+        self.scorer = BiaffineDependencyScorer(self.input.d_out, len(vocab.rels), dep.d_arc, dep.d_relation,
+                                               dep.mlp_dropout)
+
+    # -- building and persistence ----------------------------------------------
+    @classmethod
+    def build(cls, config: RecipeConfig, train: Sequence[DependencySentence]) -> "BiaffineParser":
+        vocab = DependencyVocab.build(train, config.model.word_min_count, config.biaffine.tag_column)
+        parser = cls(config.model, config.biaffine, vocab)
+        if config.biaffine.pretrained_vectors and parser.input.word_embedding is not None:
+            parser.load_pretrained(config.biaffine.pretrained_vectors)
+        return parser
+
+    def load_pretrained(self, path: str) -> int:
+        """Initialise the rows of words found in the vector file; returns how many were found."""
+        from mlparse.data.pretrained_vectors import read_vectors
+
+        embedding = self.input.word_embedding
+        assert embedding is not None
+        vectors = read_vectors(path, wanted=self.vocab.words.itos[self.vocab.words.num_specials:])
+        if vectors.dim != embedding.embedding_dim:
+            raise ValueError(f"{path}: vectors of {vectors.dim} numbers, but biaffine.d_word_emb is "
+                             f"{embedding.embedding_dim}; set biaffine.d_word_emb: {vectors.dim}")
+        with torch.no_grad():
+            rows = torch.tensor([self.vocab.words.index(w) for w in vectors.words], dtype=torch.long)
+            if len(rows):
+                embedding.weight[rows] = torch.from_numpy(vectors.vectors)
+        return len(vectors.words)
+
+    def spec(self) -> Dict[str, Any]:
+        return {"kind": self.kind, "model_config": dict(self.config.__dict__),
+                "biaffine_config": dict(self.dep_config.__dict__), "vocab": self.dep_vocab.to_dict()}
+
+    @classmethod
+    def from_spec(cls, spec: Dict[str, Any]) -> "BiaffineParser":
+        return cls(ModelConfig(**spec["model_config"]), BiaffineConfig(**spec["biaffine_config"]),
+                   DependencyVocab.from_dict(spec["vocab"]))
+
+    # -- data ------------------------------------------------------------------
+    @property
+    def max_words(self) -> int:
+        return self.config.max_len - 1  # the root takes position 0
+
+    def device(self) -> torch.device:
+        return self.scorer.arc.weight.device
+
+    def training_setup(self, config: Any) -> None:
+        """Nothing beyond dropout (set by train mode)."""
+
+    def gold(self, example: DependencySentence) -> DependencyGold:
+        unknown = [r for r in example.deprels if r not in self.relations]
+        if unknown:
+            raise ValueError(f"relation {unknown[0]!r} does not occur in the training data")
+        return DependencyGold([int(h) for h in example.heads], self.dep_vocab.rel_ids(example.deprels))
+
+    def make_batch(self, examples: Sequence[DependencySentence]) -> DependencyBatch:
+        lengths = [len(s.words) for s in examples]
+        for n in lengths:
+            if n == 0:
+                raise ValueError("cannot parse an empty sentence")
+            if n > self.max_words:
+                raise ValueError(f"sentence of {n} words is longer than this model's maximum of {self.max_words} "
+                                 f"(model.max_len={self.config.max_len} positions, including the root)")
+        batch, width = len(examples), max(lengths) + 1
+        vocab = self.vocab
+        words = np.zeros((batch, width), dtype=np.int64)
+        tags = np.zeros((batch, width), dtype=np.int64)
+        char_rows = [vocab.char_ids_cached(s.words)[:-1] for s in examples]  # root ("start"), words; no stop
+        max_chars = max(len(ids) for rows in char_rows for ids in rows)
+        chars = np.zeros((batch, width, max_chars), dtype=np.int64)
+        char_lengths = np.zeros((batch, width), dtype=np.int64)
+        for b, sentence in enumerate(examples):
+            t = lengths[b] + 1
+            words[b, :t] = vocab.word_ids(sentence.words)[:-1]
+            tags[b, :t] = vocab.tag_ids(self.dep_vocab.tags_of(sentence))[:-1]
+            for position, ids in enumerate(char_rows[b]):
+                chars[b, position, :len(ids)] = ids
+                char_lengths[b, position] = len(ids)
+        mask = np.arange(width)[None, :] < (np.asarray(lengths) + 1)[:, None]
+        device = self.device()
+        return DependencyBatch(*(torch.from_numpy(a).to(device) for a in (mask, words, tags, chars, char_lengths)),
+                               lengths=lengths)
+
+    # -- network ---------------------------------------------------------------
+    def _raw_scores(self, batch: DependencyBatch) -> tuple[Tensor, Tensor]:
+        """Masked arc scores ``[B, T, T]`` (padding heads at -inf) and relation scores ``[B, T, T, L]``."""
+        arc, relation = self.scorer(self.input(batch))
+        arc = arc.float().masked_fill(~batch.mask.unsqueeze(1), float("-inf"))
+        return arc, relation.float()
+
+    def forward(self, batch: DependencyBatch, golds: Optional[Sequence[DependencyGold]] = None) -> Any:
+        """With ``golds``: the summed cross-entropy :class:`LossOutput`; without: :class:`DependencyScores`."""
+        if golds is None:
+            return self.scores(batch)
+        h = self.input(batch)
+        arc = self.scorer.arc(self.scorer.arc_dependent(h), self.scorer.arc_head(h)).squeeze(1).float()
+        arc = arc.masked_fill(~batch.mask.unsqueeze(1), float("-inf"))
+        width = arc.shape[1]
+        heads = torch.zeros(len(golds), width, dtype=torch.long)
+        rels = torch.zeros(len(golds), width, dtype=torch.long)
+        for b, gold in enumerate(golds):
+            heads[b, 1:len(gold.heads) + 1] = torch.tensor(gold.heads, dtype=torch.long)
+            rels[b, 1:len(gold.relations) + 1] = torch.tensor(gold.relations, dtype=torch.long)
+        heads, rels = heads.to(arc.device), rels.to(arc.device)
+        words = batch.mask.clone()
+        words[:, 0] = False  # the root has no head
+        arc_loss = F.cross_entropy(arc[words], heads[words], reduction="sum")
+        relation = self.scorer.relation_scores_for(h, heads).float()  # [B, T, L] for the gold heads
+        relation_loss = F.cross_entropy(relation[words], rels[words], reduction="sum")
+        total = arc_loss + relation_loss
+        return LossOutput(loss=total, sentences=len(golds),
+                          parts={"arc": float(arc_loss.detach()), "relation": float(relation_loss.detach())})
+
+    def scores(self, batch: DependencyBatch) -> DependencyScores:
+        arc, relation = self._raw_scores(batch)
+        return DependencyScores(arc=arc.log_softmax(-1), relation=relation.log_softmax(-1))
+
+    def decode(self, batch: DependencyBatch, scores: DependencyScores, examples: Sequence[DependencySentence],
+               decoder: str = "auto") -> List[DependencyPrediction]:
+        implementation = "torch" if decoder == "torch" else "cython"
+        heads = decode_heads(scores.arc, batch.lengths, self.dep_config.decoder, implementation)
+        index = heads.clamp(min=0).unsqueeze(-1).unsqueeze(-1).expand(-1, -1, 1, scores.relation.shape[-1])
+        chosen = scores.relation.gather(2, index).squeeze(2)  # [B, T, L]
+        chosen[..., : self.relations.num_specials] = float("-inf")
+        labels = chosen.argmax(-1).cpu().numpy()
+        heads_np = heads.cpu().numpy()
+        out = []
+        for b, n in enumerate(batch.lengths):
+            out.append(DependencyPrediction(heads=[int(h) for h in heads_np[b, 1:n + 1]],
+                                            deprels=[self.relations.token(int(r)) for r in labels[b, 1:n + 1]]))
+        return out
