@@ -60,8 +60,9 @@ def span_indices(lengths: Sequence[int], device: torch.device | str = "cpu") -> 
     ``LongTensor[S]`` with ``S = sum_b n_b (n_b + 1) / 2``, ordered by sentence, then by ``i``,
     then by ``j``.
     """
-    sizes = torch.as_tensor(list(lengths), dtype=torch.long, device=device)
-    padded = int(sizes.max()) if sizes.numel() else 0
+    counts = [int(n) for n in lengths]
+    padded = max(counts, default=0)  # from the host list: no device synchronisation
+    sizes = torch.tensor(counts, dtype=torch.long, device=device)
     left, right = torch.triu_indices(padded + 1, padded + 1, offset=1, device=device)
     batch, pair = (right.unsqueeze(0) <= sizes.unsqueeze(1)).nonzero(as_tuple=True)  # [B, pairs] -> S hits
     return batch, left[pair], right[pair]
