@@ -98,12 +98,20 @@ def test_trainer_packs_by_memory_and_its_loss_equals_the_dense_loss_of_the_batch
     reference = dense_loss(model, [sentence_of(t) for t in trees], [gold_spans(t, model.labels) for t in trees])
     (reference.loss / len(batch)).backward()
     expected = {name: p.grad.clone() for name, p in model.named_parameters()}
-    groups = []
+    groups, losses = [], []
     loss_of_group = trainer._loss
-    trainer._loss = lambda group: (groups.append(list(group)), loss_of_group(group))[1]  # type: ignore[method-assign]
-    total = trainer.train_step(batch)
+
+    def recorded(group):  # type: ignore[no-untyped-def]
+        out = loss_of_group(group)
+        groups.append(list(group))
+        losses.append(float(out.loss.detach()))
+        return out
+
+    trainer._loss = recorded  # type: ignore[method-assign]
+    trainer.train_step(batch)
     assert [long_index] in groups and max(map(len, groups)) >= 2  # the long sentence alone, short ones together
-    assert total == pytest.approx(reference.loss.item(), rel=1e-6)
+    assert sorted(i for group in groups for i in group) == batch
+    assert sum(losses) == pytest.approx(reference.loss.item(), rel=1e-6)
     scale = max(float(grad.abs().max()) for grad in expected.values())
     for name, p in model.named_parameters():
         torch.testing.assert_close(p.grad, expected[name], rtol=1e-5, atol=1e-6 * scale)
