@@ -29,6 +29,7 @@ sys.path.insert(0, str(REPO))
 
 from mlparse.config import load_recipe  # noqa: E402
 from mlparse.data.batching import map_in_batches  # noqa: E402
+from mlparse.models.memory import subbatch_cost  # noqa: E402
 from mlparse.models.span_parser import SpanParser, build_parser  # noqa: E402
 from mlparse.structs import cky, cky_torch  # noqa: E402
 from mlparse.train.corpus import read_split, sentence_of  # noqa: E402
@@ -66,13 +67,14 @@ def time_parse(model: SpanParser, sentences: Sequence, budget: int, decoder: str
         return wrapper
 
     cky_torch.decode_batch, cky.decode = timed(original_batch), timed(original_cky)
+    cost = subbatch_cost(model.config, len(model.labels), training=False, decoder=decoder)  # as the trainer packs
     try:
-        map_in_batches(list(sentences[:4]), [len(s) for s in sentences[:4]], budget, lambda g: model.parse(g, decoder))  # warm-up
+        map_in_batches(list(sentences[:4]), [len(s) for s in sentences[:4]], budget, lambda g: model.parse(g, decoder), cost)  # warm-up
         decode_seconds[0] = 0.0
         if model.device().type == "cuda":
             torch.cuda.synchronize()
         start = time.perf_counter()
-        map_in_batches(list(sentences), [len(s) for s in sentences], budget, lambda g: model.parse(g, decoder))
+        map_in_batches(list(sentences), [len(s) for s in sentences], budget, lambda g: model.parse(g, decoder), cost)
         if model.device().type == "cuda":
             torch.cuda.synchronize()
         total = time.perf_counter() - start
@@ -124,7 +126,7 @@ def main(argv: List[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, default=None, help="parse only the first N dev sentences")
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
-    parser.add_argument("--budget", type=int, default=5000, help="token budget per forward pass")
+    parser.add_argument("--budget", type=int, default=5000, help="token-equivalents per forward pass")
     parser.add_argument("--repeats", type=int, default=2, help="timed runs per path (alternating); the best counts")
     parser.add_argument("--skip-memory", action="store_true")
     args = parser.parse_args(argv)

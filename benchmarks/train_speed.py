@@ -25,6 +25,7 @@ sys.path.insert(0, str(REPO))
 from benchmarks.parse_speed import make_model, prepared_split  # noqa: E402
 from mlparse.config import load_recipe  # noqa: E402
 from mlparse.data.batching import pack_by_tokens  # noqa: E402
+from mlparse.models.memory import subbatch_cost  # noqa: E402
 from mlparse.train.corpus import golds_of, read_split, sentence_of  # noqa: E402
 
 
@@ -33,7 +34,7 @@ def time_updates(device: torch.device, decoder: str, sentences: List, golds: Lis
     model.train()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-9)
     lengths = [len(s) for s in sentences]
-    groups = pack_by_tokens(lengths, budget)
+    groups = pack_by_tokens(lengths, budget, subbatch_cost(model.config, len(model.labels), True, decoder))  # as the trainer
     autocast = device.type == "cuda"
 
     def update() -> None:

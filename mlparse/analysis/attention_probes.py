@@ -23,6 +23,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import torch
 
 from mlparse.data.batching import map_in_batches
+from mlparse.models.memory import subbatch_cost
 from mlparse.models.span_parser import SpanParser
 from mlparse.modules.attention import AttentionWindow
 from mlparse.results import SplitScores
@@ -154,9 +155,10 @@ def window_probes(num_layers: int, distances: Sequence[int] = PAPER_WINDOWS) -> 
 
 
 def parse_with(parser: SpanParser, sentences: Sequence[Sequence[Tuple[str, str]]], budget: int, decoder: str) -> List[Tree]:
-    """Parse in token-budget sub-batches (trees in input order)."""
+    """Parse in sub-batches under ``budget`` token-equivalents (trees in input order)."""
     return map_in_batches(list(sentences), [len(s) for s in sentences], budget,
-                          lambda group: parser.parse(group, decoder=decoder))
+                          lambda group: parser.parse(group, decoder=decoder),
+                          cost=subbatch_cost(parser.config, len(parser.labels), training=False, decoder=decoder))
 
 
 def run_probes(

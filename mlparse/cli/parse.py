@@ -86,7 +86,7 @@ def parse_command(
     input_format: InputFormat = typer.Option(
         InputFormat.auto, "--format", help="auto: trees when the first non-blank line starts a tree, "
         "'(S (' or '(NN word)', else tokenized text."),
-    subbatch_tokens: int = typer.Option(5000, "--batch-tokens", min=1, help="Token budget of one forward pass."),
+    subbatch_tokens: int = typer.Option(5000, "--batch-tokens", min=1, help="Budget of one forward pass, in token-equivalents (README)."),
 ) -> None:
     """Parse tokenized text or re-parse bracketed trees (their words and POS tags are used).
 

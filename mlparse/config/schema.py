@@ -92,7 +92,7 @@ class TrainConfig:
     adam_betas: List[float] = field(default_factory=lambda: [0.9, 0.98])
     adam_eps: float = 1e-9
     batch_size: int = 250  # sentences per optimizer update
-    subbatch_tokens: int = 2000  # token budget of one forward/backward (gradient accumulation)
+    subbatch_tokens: int = 2000  # budget of one forward/backward (gradient accumulation), in token-equivalents
     warmup_steps: int = 160  # linear warm-up of the learning rate, in updates
     evals_per_epoch: int = 4
     lr_decay_patience_epochs: float = 5  # halve the lr when dev F1 has not improved this long
@@ -130,7 +130,7 @@ class BiaffineConfig:
 class EvalConfig:
     """How dev/test are decoded."""
 
-    subbatch_tokens: int = 5000
+    subbatch_tokens: int = 5000  # budget of one forward pass, in token-equivalents (mlparse/models/memory.py)
     max_sentences: Optional[int] = None  # evaluate on the first N dev sentences during training
     dependency_scoring: str = "conll18"  # conll18 (official UD metrics) | ptb (punctuation by gold tag excluded)
 

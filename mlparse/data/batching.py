@@ -4,7 +4,10 @@ A sub-batch of sentences is padded to its longest member, so its cost is
 ``len(batch) * cost(max_length)``; :func:`pack_by_tokens` keeps every
 sub-batch under a budget (a sentence that alone exceeds it gets a sub-batch of
 its own).  Training uses it to split a 250-sentence batch into sub-batches for
-gradient accumulation; decoding uses it through :func:`map_in_batches`.
+gradient accumulation; decoding uses it through :func:`map_in_batches`.  The
+default cost counts padded tokens; the parser passes its memory cost
+(:func:`mlparse.models.memory.subbatch_cost`, token-equivalents that grow with
+the square of the length).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ def padded_tokens(length: int) -> int:
 def pack_by_tokens(
     lengths: Sequence[int],
     budget: int,
-    cost: Callable[[int], int] = padded_tokens,
+    cost: Callable[[int], float] = padded_tokens,
     indices: Optional[Sequence[int]] = None,
 ) -> List[List[int]]:
     """Group item indices into sub-batches whose padded cost stays within ``budget``.
@@ -32,7 +35,7 @@ def pack_by_tokens(
     Args:
         lengths: length of every item.
         budget: most ``len(group) * cost(max length in group)`` per group.
-        cost: cost of one item of a given length when padded.
+        cost: cost of one item of a given length when padded (non-decreasing in the length).
         indices: the items to pack (default: all), e.g. one training batch.
 
     Returns: groups of indices; items sorted by length (longest first, ties by index),
@@ -44,13 +47,13 @@ def pack_by_tokens(
     order = sorted(chosen, key=lambda i: (-lengths[i], i))
     groups: List[List[int]] = []
     current: List[int] = []
-    current_max = 0
+    current_max = 0.0
     for index in order:
         item_cost = cost(lengths[index])
         new_max = max(current_max, item_cost)
         if current and new_max * (len(current) + 1) > budget:
             groups.append(current)
-            current, current_max = [], 0
+            current, current_max = [], 0.0
             new_max = item_cost
         current.append(index)
         current_max = new_max
@@ -64,7 +67,7 @@ def map_in_batches(
     lengths: Sequence[int],
     budget: int,
     function: Callable[[List[T]], List[R]],
-    cost: Callable[[int], int] = padded_tokens,
+    cost: Callable[[int], float] = padded_tokens,
 ) -> List[R]:
     """Apply ``function`` to token-budget sub-batches and return its results in the order of ``items``."""
     if len(items) != len(lengths):

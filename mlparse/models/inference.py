@@ -20,6 +20,7 @@ import torch
 
 from mlparse.data.batching import map_in_batches
 from mlparse.data.vocab import UNKNOWN_TAG
+from mlparse.models.memory import subbatch_cost
 from mlparse.models.span_parser import CheckpointFormatError, Sentence, SpanParser
 from mlparse.trees.tree import Tree
 
@@ -143,7 +144,8 @@ def parse_input(parser: SpanParser, sentences: Sequence[InputSentence], budget: 
             progress(len(group))
         return trees
 
-    trees = map_in_batches([s for _, s in present], [len(s) for _, s in present], budget, parse_group)
+    cost = subbatch_cost(parser.config, len(parser.labels), training=False, decoder=decoder)
+    trees = map_in_batches([s for _, s in present], [len(s) for _, s in present], budget, parse_group, cost)
     out: List[Optional[Tree]] = [None] * len(sentences)
     for (k, _), tree in zip(present, trees):
         out[k] = tree

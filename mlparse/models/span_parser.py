@@ -14,6 +14,13 @@ torch (:mod:`mlparse.structs.cky_torch`).  Gradients flow through the scores
 of the predicted and gold spans.  An optional tagging head adds a softmax
 over POS tags.
 
+Memory: the decoder reads a chart scored without gradient, span by span over
+the upper triangles only (:meth:`SpanScorer.chart`); the label MLP is then run
+again, with gradient, on the predicted and gold spans alone, so the training
+graph holds O(n) span activations instead of O(n^2).  The former dense
+computation is kept in :mod:`mlparse.models.dense_reference` for tests and
+benchmarks.
+
 A *sentence* here is a list of ``(tag, word)`` pairs; the tag is the gold (or
 given) POS tag, used as a tag-embedding input when ``use_tags`` and written on
 the predicted tree's leaves unless the tagging head predicts them.
@@ -168,19 +175,25 @@ class SpanParser(nn.Module):
                              lengths=lengths)
 
     # -- model ----------------------------------------------------------------
+    def encode(self, batch: SentenceBatch) -> Tuple[Tensor, Optional[Tensor]]:
+        """Encoder outputs ``h: Tensor[B, T, d_model]`` and tag logits ``Tensor[B, T, n_tags]`` (or None)."""
+        z = self.embedding(batch.mask, words=batch.words, tags=batch.tags, chars=batch.chars, char_lengths=batch.char_lengths)
+        h = self.encoder(z, batch.mask)
+        return h, (self.tagger(h) if self.tagger is not None else None)
+
     def forward(self, batch: SentenceBatch, golds: Optional[Sequence[GoldSpans]] = None, decoder: str = "cython"):  # type: ignore[no-untyped-def]
-        """Without ``golds``: ``(scores [B, N+1, N+1, L], tag logits [B, T, n_tags] | None)``.
+        """Without ``golds``: ``(scores [B, N+1, N+1, L], tag logits [B, T, n_tags] | None)``, the
+        scores as :meth:`SpanScorer.chart` gives them (0 off the spans ``i < j <= n_b``).
 
         With ``golds`` (one dict per sentence): the :class:`LossOutput` (going through
         ``forward`` lets a DistributedDataParallel wrapper see the computation).
         """
-        z = self.embedding(batch.mask, words=batch.words, tags=batch.tags, chars=batch.chars, char_lengths=batch.char_lengths)
-        h = self.encoder(z, batch.mask)
-        scores = self.scorer(h)
-        tag_logits = self.tagger(h) if self.tagger is not None else None
+        h, tag_logits = self.encode(batch)
+        projected = self.scorer.project(h)
         if golds is None:
-            return scores, tag_logits
-        return self._loss_from_scores(batch, scores, tag_logits, golds, decoder)
+            return self.scorer.chart(projected, batch.lengths), tag_logits
+        hinge = self._hinge(projected, batch.lengths, list(golds), decoder)
+        return self._loss_output(batch, hinge, tag_logits)
 
     # -- training -------------------------------------------------------------
     def loss(self, sentences: Sequence[Sentence], golds: Sequence[GoldSpans], decoder: str = "cython") -> LossOutput:
@@ -190,13 +203,44 @@ class SpanParser(nn.Module):
         """
         return self(self.make_batch(sentences), list(golds), decoder)
 
+    def _hinge(self, projected: Tensor, lengths: List[int], golds: List[GoldSpans], decoder: str) -> Tensor:
+        """Summed hinge loss from fencepost projections ``Tensor[B, N+1, d_hidden]`` (:meth:`SpanScorer.project`).
+
+        The loss-augmented decoder reads a chart scored without gradient; the predicted and gold
+        spans are then scored again with gradient. Same value as the loss over a differentiable
+        dense chart (:meth:`_loss_from_scores`), with O(n) span activations kept for backward.
+        """
+        with torch.no_grad():
+            chart = self.scorer.chart(projected, lengths)  # float32, [B, N+1, N+1, L]
+            if decoder == "torch":
+                gold_labels = cky_torch.gold_label_tensor(golds, chart.shape[1] - 1, chart.device)
+                predicted = cky_torch.decode_batch(chart, lengths, gold=gold_labels)
+            else:
+                array = chart.cpu().numpy()
+                predicted = [cky.decode(array[b], gold=golds[b], length=n) for b, n in enumerate(lengths)]
+            del chart
+        count = len(lengths)
+        span_lists = [tree.spans for tree in predicted] + cky_torch.gold_span_lists(golds)
+        rows, start, end, label = cky_torch.span_index_tensors(span_lists, projected.device)  # rows: sentence, then B + sentence
+        values = self.scorer.scores_at(projected, rows % count, start, end).float()
+        values = values.gather(1, label.unsqueeze(1)).squeeze(1)
+        sums = values.new_zeros(2 * count).index_add(0, rows, values)
+        hamming = torch.tensor([float(hamming_cost(t.spans, g)) for t, g in zip(predicted, golds)],
+                               dtype=sums.dtype, device=sums.device)
+        return torch.clamp(sums[:count] + hamming - sums[count:], min=0.0).sum()
+
     def _loss_from_scores(self, batch: SentenceBatch, scores: Tensor, tag_logits: Optional[Tensor],
                           golds: Sequence[GoldSpans], decoder: str) -> LossOutput:
+        """The loss over a differentiable dense chart ``scores [B, N+1, N+1, L]`` (the reference computation)."""
         scores = scores.float()
         if decoder == "torch":
             hinge, _ = cky_torch.hinge_loss_batch(scores, batch.lengths, list(golds))
         else:
             hinge = self._hinge_cython(scores, batch.lengths, golds)
+        return self._loss_output(batch, hinge, tag_logits)
+
+    def _loss_output(self, batch: SentenceBatch, hinge: Tensor, tag_logits: Optional[Tensor]) -> LossOutput:
+        """The hinge plus the scaled tag loss (when the model predicts tags)."""
         total = hinge
         tag_value = 0.0
         if tag_logits is not None:
@@ -227,6 +271,11 @@ class SpanParser(nn.Module):
         """
         batch = self.make_batch(sentences)
         scores, tag_logits = self(batch)
+        return self._trees_from_scores(sentences, batch, scores, tag_logits, decoder)
+
+    def _trees_from_scores(self, sentences: Sequence[Sentence], batch: SentenceBatch, scores: Tensor,
+                           tag_logits: Optional[Tensor], decoder: str) -> List[Tree]:
+        """Decode the chart ``scores [B, N+1, N+1, L]`` and build the trees (tags from ``tag_logits`` if any)."""
         scores = scores.float()
         if decoder == "torch":
             charts = cky_torch.decode_batch(scores, batch.lengths)

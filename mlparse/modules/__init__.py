@@ -22,7 +22,7 @@ from mlparse.modules.encoder import (
     PartitionedTransformerEncoder,
     PositionwiseFeedForward,
 )
-from mlparse.modules.span_scorer import SpanScorer, fencepost_vectors
+from mlparse.modules.span_scorer import SpanScorer, dense_span_scores, fencepost_vectors, span_indices
 from mlparse.modules.tag_head import TagHead
 
 __all__ = [
@@ -41,8 +41,10 @@ __all__ = [
     "SpanScorer",
     "TagHead",
     "allowed_pairs",
+    "dense_span_scores",
     "fencepost_vectors",
     "make_dropout",
     "prefix_suffix_from_chars",
     "prefix_suffix_ids",
+    "span_indices",
 ]

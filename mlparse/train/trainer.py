@@ -1,7 +1,8 @@
 """The training loop: batches, gradient accumulation, schedule, dev checks, checkpoints, resume, DDP.
 
 One *update* processes ``train.batch_size`` sentences (250 in the paper),
-split into sub-batches under ``train.subbatch_tokens`` whose gradients are
+split into sub-batches under ``train.subbatch_tokens`` (token-equivalents of
+the memory cost model, :mod:`mlparse.models.memory`) whose gradients are
 accumulated (the loss is normalised by the whole batch, so the update does
 not depend on how it was split).  Dev F1 (evalb port, strict) is computed
 ``train.evals_per_epoch`` times per epoch; the best model is kept in
@@ -32,6 +33,7 @@ from torch import nn
 
 from mlparse.config import RecipeConfig
 from mlparse.data.batching import epoch_batches, map_in_batches, pack_by_tokens
+from mlparse.models.memory import subbatch_cost
 from mlparse.models.span_parser import LossOutput, SpanParser
 from mlparse.structs.chart_tree import GoldSpans
 from mlparse.train import checkpoint
@@ -127,12 +129,13 @@ def resolve_decoder(config: RecipeConfig, device: torch.device) -> str:
 
 
 def parse_sentences(model: SpanParser, sentences: Sequence[Sentence], budget: int, decoder: str) -> List[Tree]:
-    """Parse in token-budget sub-batches; trees in input order."""
+    """Parse in sub-batches under ``budget`` token-equivalents (parsing's memory cost); trees in input order."""
     was_training = model.training
     model.eval()
     try:
         return map_in_batches(list(sentences), [len(s) for s in sentences], budget,
-                              lambda group: model.parse(group, decoder=decoder))
+                              lambda group: model.parse(group, decoder=decoder),
+                              cost=subbatch_cost(model.config, len(model.labels), training=False, decoder=decoder))
     finally:
         model.train(was_training)
 
@@ -170,6 +173,7 @@ class Trainer:
         self.max_minutes = max_minutes if max_minutes is not None else config.train.max_minutes
         self.on_log = on_log
         self.decoder = resolve_decoder(config, device)
+        self.train_cost = subbatch_cost(config.model, len(model.labels), training=True, decoder=self.decoder)
         t = config.train
         self.state = TrainState()
         self.network: nn.Module = model
@@ -243,7 +247,7 @@ class Trainer:
         scale = self.dist.world / len(batch)  # DDP averages over ranks: the result is the batch mean
         if not mine:  # fewer sentences than ranks: join the all-reduce with a zero gradient
             mine, scale = list(batch)[:1], 0.0
-        groups = pack_by_tokens(self.train_lengths, t.subbatch_tokens, indices=mine)
+        groups = pack_by_tokens(self.train_lengths, t.subbatch_tokens, self.train_cost, indices=mine)
         self.network.train()
         self.optimizer.zero_grad(set_to_none=True)
         total = 0.0
