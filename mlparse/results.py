@@ -29,8 +29,10 @@ class SplitScores:
     f1: Optional[float] = None  # percent
     complete_match: Optional[float] = None  # percent of sentences
     tagging_accuracy: Optional[float] = None  # percent; only when tags are predicted
-    uas: Optional[float] = None  # dependency runs
+    uas: Optional[float] = None  # dependency runs: F1 of the CoNLL 2018 metrics (or the PTB convention's UAS/LAS)
     las: Optional[float] = None
+    clas: Optional[float] = None
+    scorer: Optional[str] = None  # e.g. "evalb COLLINS.prm", "depeval conll18-v1.2+depeval-1.0 (conll18)"
     sentences: int = 0
     error_sentences: int = 0
     skip_sentences: int = 0

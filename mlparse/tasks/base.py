@@ -27,6 +27,7 @@ class Split(Generic[Example]):
     path: Path
     examples: List[Example]
     lines: Optional[List[int]] = None  # 1-based line where each example starts in ``path``
+    document: Any = None  # what the task needs to write predictions back in the file's layout (CoNLL-U)
 
     def where(self, index: int) -> str:
         """``path:line`` of example ``index`` (for messages)."""
@@ -36,7 +37,7 @@ class Split(Generic[Example]):
 
     def subset(self, keep: Sequence[int]) -> "Split[Example]":
         lines = [self.lines[k] for k in keep] if self.lines is not None else None
-        return Split(self.path, [self.examples[k] for k in keep], lines)
+        return Split(self.path, [self.examples[k] for k in keep], lines)  # a subset: no whole document
 
 
 @dataclass
