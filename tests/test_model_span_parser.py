@@ -63,11 +63,15 @@ def test_backward_reaches_every_parameter(variant: dict) -> None:
     # padding and unused specials not) get a gradient; position rows only up to the longest sentence.
     batch = model.make_batch(sentences)
     used_chars = {int(c) for b, t in batch.mask.nonzero().tolist() for c in batch.chars[b, t, : batch.char_lengths[b, t]]}
+    # CharConcat skips each word's begin/end markers and fills the slots of short words with the
+    # learned padding letter (id 0): its rows are the letters themselves, plus padding.
+    letters = {int(c) for b, t in batch.mask.nonzero().tolist() for c in batch.chars[b, t, 1: batch.char_lengths[b, t] - 1]}
+    short = any(int(n) - 2 < model.config.char_concat_letters for n in batch.char_lengths[batch.mask])
     expected_rows = {
         "embedding.word_embedding.weight": {int(w) for w in batch.words[batch.mask]},
         "embedding.tag_embedding.weight": {int(t) for t in batch.tags[batch.mask]},
         "embedding.char_lstm.embedding.weight": used_chars,
-        "embedding.char_concat.embedding.weight": used_chars,  # all of them: no word is cut (asserted below)
+        "embedding.char_concat.embedding.weight": letters | ({0} if short else set()),  # no word is cut (asserted below)
         "embedding.position_table": set(range(batch.mask.shape[1])),
     }
     assert max(len(word) for sentence in sentences for _, word in sentence) <= 2 * model.config.char_concat_letters
