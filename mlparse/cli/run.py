@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.text import Text
 
 from mlparse.cli.app import app
-from mlparse.cli.errors import fail, os_error_message, print_error
+from mlparse.cli.errors import fail, os_error_message, print_error, print_warning
 
 console = Console(stderr=True)
 
@@ -109,6 +109,10 @@ def run_command(
     fresh: bool = typer.Option(False, "--fresh", help="Delete an existing run directory of this recipe and start over."),
     overrides: List[str] = typer.Option([], "--set", help="Override a recipe key, e.g. --set train.lr=0.001 (repeatable; "
                                         "values are read as YAML)."),
+    trust_checkpoint: bool = typer.Option(
+        False, "--trust-checkpoint", help="Read a checkpoint that is not plain data (mlparse's old format) by "
+        "unpickling it in full, which runs any code it carries: only for files you trust. `mlparse upgrade` "
+        "converts old checkpoints instead."),
 ) -> None:
     """Train and evaluate RECIPE; running the same recipe again resumes it.
 
@@ -141,7 +145,8 @@ def run_command(
     run_dir = RunDir.for_recipe(runs_dir, config)
     if main:
         console.print(f"run directory: {run_dir.path}", highlight=False, soft_wrap=True)
-    options = RunOptions(runs_dir=runs_dir, max_minutes=max_minutes, fresh=fresh)
+    options = RunOptions(runs_dir=runs_dir, max_minutes=max_minutes, fresh=fresh, trust_checkpoint=trust_checkpoint,
+                         warn=print_warning)
     try:
         if main:
             with reporter_for(config) as reporter:

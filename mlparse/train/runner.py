@@ -15,12 +15,13 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
 import torch.distributed as dist
 
 from mlparse.config import RecipeConfig
+from mlparse.io_utils import atomic_write_text
 from mlparse.models.span_parser import SpanParser, build_parser
 from mlparse.results import COMPLETE, FAILED, RUNNING, RunResults
 from mlparse.train import checkpoint
@@ -44,6 +45,8 @@ class RunOptions:
     runs_dir: Path = Path("runs")
     max_minutes: Optional[float] = None
     fresh: bool = False
+    trust_checkpoint: bool = False  # read checkpoints that need full unpickling (after a warning)
+    warn: Optional[Callable[[str], None]] = None  # where that warning goes (default: warnings.warn)
 
 
 def pick_device(config: RecipeConfig, local_rank: int = 0) -> torch.device:
@@ -178,7 +181,7 @@ def run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Rep
     )
     try:
         if info.is_main:
-            run_dir.recipe.write_text(config.to_yaml(), encoding="utf-8")
+            atomic_write_text(run_dir.recipe, config.to_yaml())
             run_dir.write_results(results)
             ensure_prepared(config)
         if info.active:
@@ -225,7 +228,8 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     trainer = Trainer(config, model, train, golds, dev, run_dir.checkpoints, device, config.data.evalb_params,
                       dist_info=info, reporter=reporter if info.is_main else None, max_minutes=options.max_minutes,
                       on_log=lambda entries: _progress_update(run_dir, results, entries))
-    trainer.resume()
+    if trainer.resume(trust=options.trust_checkpoint, warn=options.warn) and info.is_main:
+        _progress_update(run_dir, results, trainer.state.log)  # log.jsonl as of the checkpoint resumed from
     state = trainer.fit()
     if info.active:
         dist.barrier()
@@ -235,10 +239,13 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     results.stop_reason = state.stop_reason or None
     if not info.is_main:
         return results
-    if not run_dir.best.is_file():
+    best, note = _final_checkpoint(run_dir, device, options)
+    if best is None:
         raise RunError(f"training made no update, so there is no {run_dir.best} to evaluate ({len(train.trees)} "
                        f"training sentence(s) for {info.world} process(es), train.max_epochs={config.train.max_epochs})")
-    best = checkpoint.load(run_dir.best, map_location=device)
+    if note is not None:
+        results.best_step = best["state"]["step"]
+        _record_notes([note], run_dir, results, reporter)
     final = SpanParser.from_spec(best["spec"]).to(device)
     final.load_state_dict(best["model"])
     decoder = resolve_decoder(config, device)
@@ -260,11 +267,37 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     return results
 
 
+def _final_checkpoint(run_dir: RunDir, device: torch.device,
+                      options: RunOptions) -> Tuple[Optional[Dict[str, Any]], Optional[str]]:
+    """The checkpoint to score: ``best.pt``; ``last.pt`` when best.pt is damaged or missing (the note says
+    so); (None, None) when training made no update."""
+    problem = None
+    if run_dir.best.is_file():
+        try:
+            return checkpoint.load(run_dir.best, map_location=device, trust=options.trust_checkpoint,
+                                   warn=options.warn), None
+        except checkpoint.UntrustedCheckpoint:
+            raise
+        except checkpoint.CheckpointError as error:
+            if not run_dir.last.is_file():
+                raise
+            problem = f"{run_dir.best} {error.reason}"
+    if not run_dir.last.is_file():
+        return None, None
+    last = checkpoint.load(run_dir.last, map_location=device, trust=options.trust_checkpoint, warn=options.warn)
+    state = last["state"]
+    if not state["log"]:
+        return None, None
+    return last, (f"{problem or f'{run_dir.best} is missing'}: the final scores are those of {run_dir.last} (step "
+                  f"{state['step']}, dev F1 {state['log'][-1]['dev_f1']:.2f}), not of the best dev check (step "
+                  f"{state['best_step']}, dev F1 {state['best_f1']:.2f}), whose weights are lost")
+
+
 def _record_notes(notes: List[str], run_dir: RunDir, results: RunResults, reporter: Optional[Reporter]) -> None:
     """Training notes go into ``results.json`` (the report shows them) and to the terminal."""
     if not notes:
         return
-    results.notes = list(notes)
+    results.notes = list(results.notes or []) + list(notes)
     run_dir.write_results(results)
     for note in notes:
         if reporter is not None:
@@ -284,6 +317,4 @@ def _progress_update(run_dir: RunDir, results: RunResults, entries: list) -> Non
 
 
 def _write_text(path: Path, text: str) -> None:
-    from mlparse.io_utils import atomic_write_text
-
     atomic_write_text(path, text)
