@@ -120,7 +120,8 @@ def run_command(
     predicted trees, evalb reports and results.json.  The run id is a hash of the resolved recipe
     (overrides included), so the same command resumes an interrupted run, or shows the results of
     a finished one (--fresh trains again); a run stopped by its time budget trains on when given a
-    larger --max-minutes.  Data problems (unreadable trees, a dev or test sentence
+    larger --max-minutes.  One run trains at a time: a second launch of it is refused while the
+    first holds RUN_DIR/run.lock.  Data problems (unreadable trees, a dev or test sentence
     longer than the model allows, a missing evalb parameter file) are reported before training.
     """
     from mlparse.config import ConfigError, load_recipe

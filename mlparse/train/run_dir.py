@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shutil
 import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -16,6 +17,7 @@ from mlparse.config import RecipeConfig
 from mlparse.io_utils import atomic_write_json, atomic_write_text
 from mlparse.results import LogEntry, RunResults
 from mlparse.train.checkpoint import CheckpointFiles
+from mlparse.train.run_lock import LOCK_NAME
 
 
 def run_id_for(config: RecipeConfig) -> str:
@@ -60,6 +62,21 @@ class RunDir:
 
     def evalb(self, split: str) -> Path:
         return self.path / f"{split}.evalb"
+
+    @property
+    def lock(self) -> Path:
+        """The lock file held by the process that trains this run (:mod:`mlparse.train.run_lock`)."""
+        return self.path / LOCK_NAME
+
+    def clear(self) -> None:
+        """Delete everything in the run directory but its lock file (``--fresh``, under the lock)."""
+        for entry in self.path.iterdir():
+            if entry.name == LOCK_NAME:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
 
     # -- writing ---------------------------------------------------------------
     def write_results(self, results: RunResults) -> None:

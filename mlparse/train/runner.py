@@ -6,12 +6,13 @@ when the source is known); build vocabularies and the model; train
 (:class:`~mlparse.train.trainer.Trainer`); load ``best.pt``, parse dev and
 test, write predicted trees, evalb reports and ``results.json``.
 ``results.json`` says ``running`` from the start and is rewritten atomically.
+Process 0 holds the run directory's lock (:mod:`mlparse.train.run_lock`) throughout, so a
+second launch of the same run is refused at once.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ from mlparse.train import checkpoint
 from mlparse.train.corpus import DataError, Split, check_lengths, golds_of, locate_bad_tree, read_split, sentence_of
 from mlparse.train.evaluate import check_params, score_parses
 from mlparse.train.run_dir import RunDir, hardware_info, now_iso, run_id_for, versions
+from mlparse.train.run_lock import RunLock, RunLocked
 from mlparse.train.trainer import DistInfo, Reporter, Trainer, parse_sentences, resolve_decoder
 from mlparse.trees.writer import write_trees
 
@@ -147,8 +149,30 @@ def _dist_info() -> DistInfo:
 
 
 def run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Reporter] = None) -> RunResults:
-    """Train and evaluate ``config``; returns the final results (also in ``results.json``)."""
+    """Train and evaluate ``config``; returns the final results (also in ``results.json``).
+
+    Process 0 holds ``RUN_DIR/run.lock`` from start to end; :class:`RunError` when another process holds it.
+    """
     info = _dist_info()
+    run_dir = RunDir.for_recipe(options.runs_dir, config)
+    if not info.is_main:
+        return _run_recipe(config, options, reporter, info, run_dir)
+    run_dir.path.mkdir(parents=True, exist_ok=True)
+    lock = RunLock(run_dir.path)
+    try:
+        lock.acquire()
+    except RunLocked as error:
+        raise RunError(str(error)) from None
+    try:
+        if lock.note is not None and reporter is not None:
+            reporter.on_note(lock.note)
+        return _run_recipe(config, options, reporter, info, run_dir)
+    finally:
+        lock.release()
+
+
+def _run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Reporter], info: DistInfo,
+                run_dir: RunDir) -> RunResults:
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
     device = pick_device(config, local_rank)
     if info.active and not dist.is_initialized():
@@ -157,11 +181,8 @@ def run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Rep
         torch.cuda.set_device(device)
     if config.train.num_threads:
         torch.set_num_threads(config.train.num_threads)
-    run_dir = RunDir.for_recipe(options.runs_dir, config)
-    if info.is_main:
-        if options.fresh and run_dir.path.exists():
-            shutil.rmtree(run_dir.path)
-        run_dir.path.mkdir(parents=True, exist_ok=True)
+    if info.is_main and options.fresh:
+        run_dir.clear()  # everything but the lock this process holds
     if info.active:
         dist.barrier()
     previous = run_dir.read_results()
