@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from rich.text import Text
 
 from mlparse.cli.app import app
 from mlparse.cli.errors import fail, os_error_message, print_error, print_warning
+from mlparse.io_utils import WriteError
 
 console = Console(stderr=True)
 
@@ -158,6 +160,10 @@ def run_command(
         if not main:  # every process meets the same problem; process 0 reports it
             raise typer.Exit(1)
         fail(error, 1)
+    except WriteError as error:
+        if not main:
+            raise typer.Exit(1)
+        fail(write_failure_message(error), 1)
     except OSError as error:
         if not main:
             raise typer.Exit(1)
@@ -186,6 +192,15 @@ def run_command(
                           f"complete match {scores.complete_match or 0:.2f}  ({scores.sentences} sentences)")
     console.print(f"parse speed {results.parse_sentences_per_second} sentences/s; training {results.training_seconds} s")
     console.print(f"results: {run_dir.results}", highlight=False, soft_wrap=True)
+
+
+def write_failure_message(error: WriteError) -> str:
+    """One line for a run stopped by a failed write: the file, the cause, and that the same command resumes."""
+    once = {errno.ENOSPC: "once there is space", errno.EDQUOT: "once there is space within the quota",
+            errno.EROFS: "once the file system is writable again",
+            errno.EACCES: "once mlparse may write there", errno.EPERM: "once mlparse may write there"}
+    return (f"cannot write {error.filename}: {error.strerror}. The run stopped; what it wrote before is intact, and "
+            f"the same command resumes from its last good checkpoint {once.get(error.errno or 0, 'once that is fixed')}")
 
 
 class _PlainReporter:

@@ -7,7 +7,9 @@ when the source is known); build vocabularies and the model; train
 test, write predicted trees, evalb reports and ``results.json``.
 ``results.json`` says ``running`` from the start and is rewritten atomically.
 Process 0 holds the run directory's lock (:mod:`mlparse.train.run_lock`) throughout, so a
-second launch of the same run is refused at once.
+second launch of the same run is refused at once.  A failed write (a full disk) stops the run
+with :class:`mlparse.io_utils.WriteError`; what was written before stays as it was, and the same
+command resumes.
 """
 
 from __future__ import annotations
@@ -211,7 +213,10 @@ def _run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Re
     except BaseException as error:
         if info.is_main and not isinstance(error, KeyboardInterrupt):
             results.status, results.error, results.finished_at = FAILED, str(error) or type(error).__name__, now_iso()
-            run_dir.write_results(results)
+            try:
+                run_dir.write_results(results)
+            except OSError:  # the disk that stopped the run may refuse this too: results.json keeps its last state
+                pass
         raise
 
 
