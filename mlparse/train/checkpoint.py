@@ -199,13 +199,17 @@ def save_copy(source: PathLike, target: PathLike, payload: Dict[str, Any]) -> No
 
 # -- reading -------------------------------------------------------------------------------------------
 
-def verify(path: PathLike) -> None:
-    """Raise :class:`CorruptCheckpoint` unless ``path`` is a complete zip archive whose checksums match."""
+def verify(path: PathLike, handle: Optional[IO[bytes]] = None) -> None:
+    """Raise :class:`CorruptCheckpoint` unless ``path`` (read through ``handle`` when given) is a complete
+    zip archive whose checksums match."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        with open(path, "rb") as handle:
-            head = handle.read(4)
+        if handle is None:
+            with open(path, "rb") as own:
+                return verify(path, own)
+        size = os.fstat(handle.fileno()).st_size
+        handle.seek(0)
+        head = handle.read(4)
     except OSError as error:
         raise CorruptCheckpoint(path, f"cannot be read ({error.strerror or error})") from None
     if size == 0:
@@ -213,7 +217,7 @@ def verify(path: PathLike) -> None:
     if head != b"PK\x03\x04":
         raise CorruptCheckpoint(path, "not a span-parser checkpoint (not an archive written by torch.save)")
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(handle) as archive:
             bad = archive.testzip()
     except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError) as error:
         raise CorruptCheckpoint(path, f"is truncated or damaged: the end of its archive is missing or unreadable "
@@ -245,17 +249,31 @@ def read_raw(path: PathLike, map_location: Union[str, torch.device] = "cpu", tru
     path = Path(path)
     if not path.is_file():
         raise CorruptCheckpoint(path, "not found")
-    verify(path)
     try:
-        return torch.load(path, map_location=map_location, weights_only=True)
+        handle = open(path, "rb")  # one open file for the checks and the reading: a file renamed over
+    except OSError as error:      # path meanwhile (a run writing best.pt) is not half seen
+        raise CorruptCheckpoint(path, f"cannot be read ({error.strerror or error})") from None
+    with handle:
+        verify(path, handle)
+        return _unpickle(path, handle, map_location, trust, warn, old_format)
+
+
+def _unpickle(path: Path, handle: IO[bytes], map_location: Union[str, torch.device], trust: bool,
+              warn: Optional[Warn], old_format: bool) -> Any:
+    def torch_load(weights_only: bool) -> Any:
+        handle.seek(0)
+        return torch.load(handle, map_location=map_location, weights_only=weights_only)
+
+    try:
+        return torch_load(weights_only=True)
     except pickle.UnpicklingError as error:
-        refusal = _refusal(path, error)
+        refusal = _refusal(path, handle, error)
         if old_format and isinstance(refusal, OldFormatCheckpoint):
             from mlparse.train.checkpoint_legacy import old_format_globals
 
             try:
                 with torch.serialization.safe_globals(old_format_globals()):
-                    return torch.load(path, map_location=map_location, weights_only=True)
+                    return torch_load(weights_only=True)
             except pickle.UnpicklingError:
                 raise refusal from None
         if not trust:
@@ -264,7 +282,7 @@ def read_raw(path: PathLike, map_location: Union[str, torch.device] = "cpu", tru
                         "any code the file carries: do this only with files you trust (`mlparse upgrade RUN_DIR` "
                         "converts mlparse's old checkpoints once, without running anything)")
         try:
-            return torch.load(path, map_location=map_location, weights_only=False)
+            return torch_load(weights_only=False)
         except Exception as failure:  # anything may go wrong in a full unpickling
             raise CorruptCheckpoint(path, f"not a span-parser checkpoint ({_first_line(failure)})") from None
     except Exception as error:  # a zip that is not torch's layout, a tensor record missing, ...
@@ -291,12 +309,13 @@ def as_current(path: PathLike, data: Any) -> Dict[str, Any]:
     return data
 
 
-def _refusal(path: Path, error: Exception) -> UntrustedCheckpoint:
+def _refusal(path: Path, handle: IO[bytes], error: Exception) -> UntrustedCheckpoint:
     """Why the safe reader refused ``path``: the pickled globals it names (read by scanning the pickle, not running it)."""
     from mlparse.train.checkpoint_legacy import OLD_FORMAT_GLOBALS
 
     try:
-        names: List[str] = list(torch.serialization.get_unsafe_globals_in_checkpoint(str(path)))
+        handle.seek(0)
+        names: List[str] = list(torch.serialization.get_unsafe_globals_in_checkpoint(handle))
     except Exception:  # a pickle the scanner cannot follow: torch's own refusal is the reason
         names = []
     if names and set(names) <= OLD_FORMAT_GLOBALS:
