@@ -132,11 +132,20 @@ def run_command(
         config = load_recipe(recipe, overrides)
     except ConfigError as error:
         fail(error, 2)
-    from mlparse.train.evaluate import EvaluationError
-    from mlparse.train.runner import RunError, RunOptions, run_recipe
     from mlparse.train.run_dir import RunDir
+    from mlparse.train.run_lock import RunLocked, check_free
 
     launcher = "LOCAL_RANK" not in os.environ
+    main = os.environ.get("RANK", "0") == "0"
+    run_dir = RunDir.for_recipe(runs_dir, config)
+    if main:
+        try:  # before torch loads (seconds): a second launch of a training run is refused at once
+            check_free(run_dir.path)
+        except RunLocked as error:
+            fail(error, 1)
+    from mlparse.train.evaluate import EvaluationError
+    from mlparse.train.runner import RunError, RunOptions, run_recipe
+
     if launcher:
         try:
             _check_processes(config, gpus)
@@ -144,8 +153,6 @@ def run_command(
             fail(error, 2)
         if gpus > 1:
             raise typer.Exit(_launch_distributed(gpus))
-    main = os.environ.get("RANK", "0") == "0"
-    run_dir = RunDir.for_recipe(runs_dir, config)
     if main:
         console.print(f"run directory: {run_dir.path}", highlight=False, soft_wrap=True)
     options = RunOptions(runs_dir=runs_dir, max_minutes=max_minutes, fresh=fresh, trust_checkpoint=trust_checkpoint,

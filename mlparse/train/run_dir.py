@@ -10,14 +10,16 @@ import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import TYPE_CHECKING, Any, Dict, List
 
 import mlparse
 from mlparse.config import RecipeConfig
 from mlparse.io_utils import atomic_write_json, atomic_write_text
 from mlparse.results import LogEntry, RunResults
-from mlparse.train.checkpoint import CheckpointFiles
 from mlparse.train.run_lock import LOCK_NAME
+
+if TYPE_CHECKING:  # importing the checkpoint module means importing torch: `mlparse run` refuses a locked run first
+    from mlparse.train.checkpoint import CheckpointFiles
 
 
 def run_id_for(config: RecipeConfig) -> str:
@@ -46,7 +48,9 @@ class RunDir:
         return self.path / "log.jsonl"
 
     @property
-    def checkpoints(self) -> CheckpointFiles:
+    def checkpoints(self) -> "CheckpointFiles":
+        from mlparse.train.checkpoint import CheckpointFiles
+
         return CheckpointFiles(self.path / "checkpoints")
 
     @property

@@ -228,6 +228,27 @@ class RunLock:
             self.fd = None
 
 
+def check_free(folder: Path) -> None:
+    """Raise :class:`RunLocked` if a live process holds ``folder``'s lock; changes nothing.  A quick first
+    look (``mlparse run`` refuses before it loads torch); only :meth:`RunLock.acquire` makes it ours."""
+    path = Path(folder) / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:  # no lock file (or none we can open): acquire() will tell
+        return
+    try:
+        locked = _flock(fd)
+        if locked is False:
+            raise RunLocked(path, _read_holder(fd))
+        if locked is None:
+            holder = _read_holder(fd)
+            alive = holder.alive() if holder is not None else None
+            if alive is not False:
+                raise RunLocked(path, holder, checkable=alive is not None)
+    finally:
+        os.close(fd)  # drops a flock we may have taken
+
+
 def _flock(fd: int) -> Optional[bool]:
     """Try an exclusive flock: True (got it), False (somebody holds it), None (the file system cannot lock)."""
     if fcntl is None:  # pragma: no cover - not POSIX
