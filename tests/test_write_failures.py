@@ -20,7 +20,7 @@ from mlparse.results import COMPLETE, RunResults
 from mlparse.train import checkpoint
 from mlparse.train.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
-from test_run_fixtures import write_tiny_recipe
+from test_run_fixtures import Record, write_tiny_recipe
 
 runner = CliRunner()
 
@@ -141,3 +141,19 @@ def test_a_full_disk_stops_the_run_in_one_line_and_the_same_command_resumes(
     resumed = RunResults.from_json_dict(json.loads(run_dir.results.read_text()))
     assert resumed.status == COMPLETE and resumed.dev == ref_results.dev and resumed.test == ref_results.test
     assert log_without_times(run_dir) == ref_log
+
+
+def test_temporary_files_of_a_killed_write_are_removed_when_the_run_starts_again(tmp_path: Path) -> None:
+    config = load_recipe(write_tiny_recipe(tmp_path, train={"max_epochs": 1}))
+    run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
+    run_dir = RunDir.for_recipe(tmp_path / "runs", config)
+    leftovers = [run_dir.checkpoints.folder / ".last.pt.k2j4x9.tmp", run_dir.checkpoints.folder / ".best.pt.77.a1b2.tmp",
+                 run_dir.path / ".results.json.q8w7e6.tmp"]
+    for path in leftovers:  # what a SIGKILL in the middle of atomic writes leaves
+        path.write_bytes(b"\0" * 1000)
+    someone_elses = run_dir.path / ".notes.txt.tmp"
+    someone_elses.write_text("not written by mlparse run")
+    notes = Record()
+    run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"), notes)
+    assert not any(path.exists() for path in leftovers) and someone_elses.exists()
+    assert notes.notes == [f"removed 3 temporary file(s) left in {run_dir.path} by an interrupted write"]

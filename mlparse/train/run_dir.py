@@ -72,6 +72,22 @@ class RunDir:
         """The lock file held by the process that trains this run (:mod:`mlparse.train.run_lock`)."""
         return self.path / LOCK_NAME
 
+    def remove_leftovers(self) -> int:
+        """Delete the temporary files of writes that a killed run left half done (``.last.pt.*.tmp`` and the
+        like: up to a checkpoint's size each); only under the run's lock.  Returns how many there were."""
+        names = [p.name for p in (self.recipe, self.results, self.log, self.pred("dev"), self.pred("test"),
+                                  self.evalb("dev"), self.evalb("test"))]
+        folders = {self.path: names, self.checkpoints.folder: [self.best.name, self.last.name]}
+        removed = 0
+        for folder, targets in folders.items():
+            if not folder.is_dir():
+                continue
+            for entry in folder.iterdir():
+                if entry.suffix == ".tmp" and any(entry.name.startswith(f".{name}.") for name in targets):
+                    entry.unlink()
+                    removed += 1
+        return removed
+
     def clear(self) -> None:
         """Delete everything in the run directory but its lock file (``--fresh``, under the lock)."""
         for entry in self.path.iterdir():

@@ -168,6 +168,9 @@ def run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Rep
     try:
         if lock.note is not None and reporter is not None:
             reporter.on_note(lock.note)
+        leftovers = run_dir.remove_leftovers()
+        if leftovers and reporter is not None:
+            reporter.on_note(f"removed {leftovers} temporary file(s) left in {run_dir.path} by an interrupted write")
         return _run_recipe(config, options, reporter, info, run_dir)
     finally:
         lock.release()
