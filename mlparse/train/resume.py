@@ -67,15 +67,16 @@ class ResumePlan:
 
 
 def read(path: Path, trust: bool = False, warn: Optional[checkpoint.Warn] = None) -> Found:
-    """Load ``path`` for resuming: absent, good, or damaged; a refused (untrusted) file raises ResumeError."""
+    """Load ``path`` for resuming: absent, good, or damaged.  A file that is refused (it would need code to
+    run) or written by a newer mlparse raises ResumeError: nothing is fallen back from it."""
     if not path.exists():
         return Found(path)
     try:
         return Found(path, data=checkpoint.load(path, map_location="cpu", trust=trust, warn=warn))
-    except checkpoint.UntrustedCheckpoint as error:
-        raise ResumeError(f"cannot resume: {error}") from None
-    except checkpoint.CheckpointError as error:
+    except checkpoint.CorruptCheckpoint as error:
         return Found(path, problem=error)
+    except checkpoint.CheckpointError as error:
+        raise ResumeError(f"cannot resume: {error}") from None
 
 
 def plan_resume(files: checkpoint.CheckpointFiles, trust: bool = False,
