@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -103,6 +104,8 @@ def test_checkpoints_hold_only_plain_data_with_a_format_version(trained: tuple) 
         assert set(data) >= {"model", "optimizer", "schedule", "state", "rng", "recipe", "recipe_hash"}
     with pytest.raises(TypeError, match=r"checkpoint\.rng\.numpy: numpy\.ndarray is not plain data"):
         checkpoint.save({"rng": {"numpy": np.zeros(3)}}, run.path / "never.pt")
+    with pytest.raises(TypeError, match=r"checkpoint\.counts: collections\.defaultdict is not plain data"):
+        checkpoint.save({"counts": defaultdict(int)}, run.path / "never.pt")  # it pickles its factory
     assert not (run.path / "never.pt").exists()
 
 

@@ -36,6 +36,7 @@ import random
 import secrets
 import warnings
 import zipfile
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Callable, Dict, List, Optional, Union
@@ -110,7 +111,7 @@ def require_plain(value: Any, where: str = "checkpoint") -> None:
         item, path = stack.pop()
         if isinstance(item, torch.Tensor) or type(item) in _SCALARS:
             continue
-        if isinstance(item, dict) and type(item).__module__ in ("builtins", "collections"):
+        if type(item) in (dict, OrderedDict):  # a state dict is an OrderedDict; no other dict subclass reads back
             for key, child in item.items():
                 if type(key) not in (str, int):
                     raise TypeError(f"{path}: key {key!r} of type {type(key).__name__} is not plain data")
