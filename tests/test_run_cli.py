@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import torch
 import yaml
 from typer.testing import CliRunner
@@ -23,7 +24,7 @@ from mlparse.structs.chart import LabelVocab
 from mlparse.train import checkpoint
 from mlparse.train.corpus import sentence_of
 from mlparse.train.run_dir import RunDir
-from mlparse.train.runner import RunOptions, run_recipe
+from mlparse.train.runner import RunError, RunOptions, run_recipe
 from test_run_fixtures import REPO, TINY_TREES, Record, tiny_trees, write_tiny_recipe
 
 runner = CliRunner()
@@ -58,6 +59,7 @@ def test_run_writes_every_run_directory_file(tmp_path: Path) -> None:
     assert len(run_dir.pred("dev").read_text().splitlines()) == len(TINY_TREES)
     assert "Bracketing FMeasure" in run_dir.evalb("dev").read_text()
     assert f"{results.dev.f1:.2f}" in run_dir.evalb("dev").read_text()
+    assert not run_dir.lock.exists()  # released on exit
 
 
 def test_run_reports_bad_recipe_and_missing_data(tmp_path: Path) -> None:
@@ -84,6 +86,8 @@ def test_sigkill_mid_training_then_resume(tmp_path: Path) -> None:
         while not run_dir.last.exists() and time.monotonic() < deadline and process.poll() is None:
             time.sleep(0.05)
         assert run_dir.last.exists(), "the run wrote no checkpoint"
+        with pytest.raises(RunError, match=f"process {process.pid} on .*kill {process.pid}"):  # one writer at a time
+            run_recipe(config, RunOptions(runs_dir=tmp_path / "runs", max_minutes=None))
         time.sleep(0.3)  # somewhere in the middle of training, writes included
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=30)
@@ -98,6 +102,7 @@ def test_sigkill_mid_training_then_resume(tmp_path: Path) -> None:
     record = Record()
     results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs", max_minutes=None), record)
     assert record.steps and record.steps[0] == step + 1
+    assert any(f"left by process {process.pid}" in note for note in record.notes)  # its lock, taken over
     assert results.status == COMPLETE
     assert checkpoint.load(run_dir.last)["state"]["done"]
 
@@ -117,6 +122,7 @@ def test_two_process_gloo_ddp_matches_single_process(tmp_path: Path) -> None:
     ddp_dir, single_dir = RunDir.for_recipe(tmp_path / "ddp", config), RunDir.for_recipe(tmp_path / "single", config)
     ddp = RunResults.from_json_dict(json.loads(ddp_dir.results.read_text()))
     assert ddp.status == COMPLETE and ddp.hardware["processes"] == 2
+    assert not ddp_dir.lock.exists()  # rank 0 held it (rank 1 never asked) and released it
     a, b = checkpoint.load(single_dir.last), checkpoint.load(ddp_dir.last)
     assert a["state"]["step"] == b["state"]["step"] == 4
     # initial weights, rebuilt the way the runner builds them

@@ -81,6 +81,7 @@ def test_interrupted_run_resumes_to_the_same_result(tmp_path: Path) -> None:
         run_recipe(config, RunOptions(runs_dir=tmp_path / "run"), crash)
     run_dir = RunDir.for_recipe(tmp_path / "run", config)
     assert json.loads(run_dir.results.read_text())["status"] == FAILED
+    assert not run_dir.lock.exists()  # released on exceptions
     assert checkpoint.load(run_dir.last)["state"]["step"] == 3
     again = Record()
     resumed = run_recipe(config, RunOptions(runs_dir=tmp_path / "run"), again)

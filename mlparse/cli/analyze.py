@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mlparse.cli.app import app
-from mlparse.cli.errors import fail, os_error_message
+from mlparse.cli.errors import fail, os_error_message, print_warning
 
 console = Console(stderr=True)
 out = Console()
@@ -60,6 +60,10 @@ def analyze_command(
     subbatch_tokens: int = typer.Option(5000, "--batch-tokens", min=1, help="Budget of one forward pass, in token-equivalents (README)."),
     output_dir: Optional[Path] = typer.Option(None, "--output-dir",
                                               help="Where <split>.json and <split>.md go; default RUN_DIR/analysis."),
+    trust_checkpoint: bool = typer.Option(
+        False, "--trust-checkpoint", help="Read a checkpoint that is not plain data (mlparse's old format) by "
+        "unpickling it in full, which runs any code it carries: only for files you trust. `mlparse upgrade` "
+        "converts old checkpoints instead."),
 ) -> None:
     """Perturb a trained span parser's attention at test time and re-score a split with the evalb port.
 
@@ -95,7 +99,7 @@ def analyze_command(
     params = config.data.evalb_params
     try:
         check_params(params)
-        parser = load_parser(model)
+        parser = load_parser(model, trust=trust_checkpoint, warn=print_warning)
         gold_split = read_split(gold_path)
         gold = gold_split.trees[:max_sentences] if max_sentences else gold_split.trees
         gold_split.trees = gold

@@ -89,7 +89,8 @@ def demo_command(
     if prepare_only:
         return
 
-    from mlparse.cli.run import reporter_for
+    from mlparse.cli.run import reporter_for, write_failure_message
+    from mlparse.io_utils import WriteError
     from mlparse.config import ConfigError, load_recipe
     from mlparse.train.evaluate import EvaluationError
     from mlparse.train.run_dir import RunDir
@@ -113,6 +114,8 @@ def demo_command(
             results = run_recipe(config, RunOptions(runs_dir=runs_dir, max_minutes=budget, fresh=fresh), reporter)
     except (RunError, EvaluationError, ValueError) as error:
         fail(error, 1)
+    except WriteError as error:
+        fail(write_failure_message(error), 1)
     except OSError as error:
         fail(os_error_message(error, "cannot read or write"), 1)
     console.print(scores_table(results))

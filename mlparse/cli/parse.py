@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from mlparse.cli.app import app
-from mlparse.cli.errors import fail, os_error_message
+from mlparse.cli.errors import fail, os_error_message, print_warning
 
 console = Console(stderr=True)
 
@@ -87,6 +87,10 @@ def parse_command(
         InputFormat.auto, "--format", help="auto: trees when the first non-blank line starts a tree, "
         "'(S (' or '(NN word)', else tokenized text."),
     subbatch_tokens: int = typer.Option(5000, "--batch-tokens", min=1, help="Budget of one forward pass, in token-equivalents (README)."),
+    trust_checkpoint: bool = typer.Option(
+        False, "--trust-checkpoint", help="Read a checkpoint that is not plain data (mlparse's old format) by "
+        "unpickling it in full, which runs any code it carries: only for files you trust. `mlparse upgrade` "
+        "converts old checkpoints instead."),
 ) -> None:
     """Parse tokenized text or re-parse bracketed trees (their words and POS tags are used).
 
@@ -101,7 +105,7 @@ def parse_command(
 
     text, name = _read_input(input_file)
     try:
-        parser = load_parser(model)
+        parser = load_parser(model, trust=trust_checkpoint, warn=print_warning)
         sentences = read_input(text, parser, source=name, input_format=input_format.value)
         count = sum(item.sentence is not None for item in sentences)
         with _Progress(count) as progress:

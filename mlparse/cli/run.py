@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from pathlib import Path
@@ -12,7 +13,8 @@ from rich.console import Console
 from rich.text import Text
 
 from mlparse.cli.app import app
-from mlparse.cli.errors import fail, os_error_message, print_error
+from mlparse.cli.errors import fail, os_error_message, print_error, print_warning
+from mlparse.io_utils import WriteError
 
 console = Console(stderr=True)
 
@@ -109,6 +111,10 @@ def run_command(
     fresh: bool = typer.Option(False, "--fresh", help="Delete an existing run directory of this recipe and start over."),
     overrides: List[str] = typer.Option([], "--set", help="Override a recipe key, e.g. --set train.lr=0.001 (repeatable; "
                                         "values are read as YAML)."),
+    trust_checkpoint: bool = typer.Option(
+        False, "--trust-checkpoint", help="Read a checkpoint that is not plain data (mlparse's old format) by "
+        "unpickling it in full, which runs any code it carries: only for files you trust. `mlparse upgrade` "
+        "converts old checkpoints instead."),
 ) -> None:
     """Train and evaluate RECIPE; running the same recipe again resumes it.
 
@@ -116,7 +122,8 @@ def run_command(
     predicted trees, evalb reports and results.json.  The run id is a hash of the resolved recipe
     (overrides included), so the same command resumes an interrupted run, or shows the results of
     a finished one (--fresh trains again); a run stopped by its time budget trains on when given a
-    larger --max-minutes.  Data problems (unreadable trees, a dev or test sentence
+    larger --max-minutes.  One run trains at a time: a second launch of it is refused while the
+    first holds RUN_DIR/run.lock.  Data problems (unreadable trees, a dev or test sentence
     longer than the model allows, a missing evalb parameter file) are reported before training.
     """
     from mlparse.config import ConfigError, load_recipe
@@ -125,11 +132,20 @@ def run_command(
         config = load_recipe(recipe, overrides)
     except ConfigError as error:
         fail(error, 2)
-    from mlparse.train.evaluate import EvaluationError
-    from mlparse.train.runner import RunError, RunOptions, run_recipe
     from mlparse.train.run_dir import RunDir
+    from mlparse.train.run_lock import RunLocked, check_free
 
     launcher = "LOCAL_RANK" not in os.environ
+    main = os.environ.get("RANK", "0") == "0"
+    run_dir = RunDir.for_recipe(runs_dir, config)
+    if main:
+        try:  # before torch loads (seconds): a second launch of a training run is refused at once
+            check_free(run_dir.path)
+        except RunLocked as error:
+            fail(error, 1)
+    from mlparse.train.evaluate import EvaluationError
+    from mlparse.train.runner import RunError, RunOptions, run_recipe
+
     if launcher:
         try:
             _check_processes(config, gpus)
@@ -137,11 +153,10 @@ def run_command(
             fail(error, 2)
         if gpus > 1:
             raise typer.Exit(_launch_distributed(gpus))
-    main = os.environ.get("RANK", "0") == "0"
-    run_dir = RunDir.for_recipe(runs_dir, config)
     if main:
         console.print(f"run directory: {run_dir.path}", highlight=False, soft_wrap=True)
-    options = RunOptions(runs_dir=runs_dir, max_minutes=max_minutes, fresh=fresh)
+    options = RunOptions(runs_dir=runs_dir, max_minutes=max_minutes, fresh=fresh, trust_checkpoint=trust_checkpoint,
+                         warn=print_warning)
     try:
         if main:
             with reporter_for(config) as reporter:
@@ -152,6 +167,10 @@ def run_command(
         if not main:  # every process meets the same problem; process 0 reports it
             raise typer.Exit(1)
         fail(error, 1)
+    except WriteError as error:
+        if not main:
+            raise typer.Exit(1)
+        fail(write_failure_message(error), 1)
     except OSError as error:
         if not main:
             raise typer.Exit(1)
@@ -180,6 +199,15 @@ def run_command(
                           f"complete match {scores.complete_match or 0:.2f}  ({scores.sentences} sentences)")
     console.print(f"parse speed {results.parse_sentences_per_second} sentences/s; training {results.training_seconds} s")
     console.print(f"results: {run_dir.results}", highlight=False, soft_wrap=True)
+
+
+def write_failure_message(error: WriteError) -> str:
+    """One line for a run stopped by a failed write: the file, the cause, and that the same command resumes."""
+    once = {errno.ENOSPC: "once there is space", errno.EDQUOT: "once there is space within the quota",
+            errno.EROFS: "once the file system is writable again",
+            errno.EACCES: "once mlparse may write there", errno.EPERM: "once mlparse may write there"}
+    return (f"cannot write {error.filename}: {error.strerror}. The run stopped; what it wrote before is intact, and "
+            f"the same command resumes from its last good checkpoint {once.get(error.errno or 0, 'once that is fixed')}")
 
 
 class _PlainReporter:

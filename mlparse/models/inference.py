@@ -48,17 +48,30 @@ def best_checkpoint(model: Union[str, Path]) -> Path:
     return path
 
 
-def load_parser(model: Union[str, Path], device: Optional[torch.device] = None) -> SpanParser:
-    """The model saved in a run directory's best checkpoint, in eval mode."""
+def load_parser(model: Union[str, Path], device: Optional[torch.device] = None, trust: bool = False,
+                warn: Optional[Callable[[str], None]] = None) -> SpanParser:
+    """The model saved in a run directory's best checkpoint (or a checkpoint file), in eval mode.
+
+    The file is read as plain data (:func:`mlparse.train.checkpoint.load`): one that would need code to
+    run is refused unless ``trust`` (``--trust-checkpoint``), after ``warn`` says why that is dangerous.
+    """
+    from mlparse.train import checkpoint
+
     path = best_checkpoint(model)
     device = device or torch.device("cuda" if torch.cuda.is_available() else "cpu")
     try:
-        saved = torch.load(path, map_location=device, weights_only=False)
+        saved = checkpoint.load(path, map_location=device, trust=trust, warn=warn)
+    except checkpoint.CheckpointError as error:
+        last = path.parent / "last.pt"
+        hint = (f" ({last} may still be good: --model {last})" if isinstance(error, checkpoint.CorruptCheckpoint)
+                and path.name == "best.pt" and last.is_file() else "")
+        raise ParseInputError(f"{error}{hint}") from None
+    try:
         parser = SpanParser.from_spec(saved["spec"])
         parser.load_state_dict(saved["model"])
     except CheckpointFormatError as error:
         raise ParseInputError(f"{path}: {error}") from None
-    except Exception as error:  # unpickling failures share no base class; none of them is a usable model
+    except Exception as error:  # a spec or weights that do not fit together: not a usable model
         detail = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
         raise ParseInputError(f"{path}: not a span-parser checkpoint ({type(error).__name__}"
                               f"{': ' + detail if detail else ''})") from None

@@ -5,17 +5,21 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shutil
 import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import TYPE_CHECKING, Any, Dict, List
 
 import mlparse
 from mlparse.config import RecipeConfig
 from mlparse.io_utils import atomic_write_json, atomic_write_text
 from mlparse.results import LogEntry, RunResults
-from mlparse.train.checkpoint import CheckpointFiles
+from mlparse.train.run_lock import LOCK_NAME
+
+if TYPE_CHECKING:  # importing the checkpoint module means importing torch: `mlparse run` refuses a locked run first
+    from mlparse.train.checkpoint import CheckpointFiles
 
 
 def run_id_for(config: RecipeConfig) -> str:
@@ -44,7 +48,9 @@ class RunDir:
         return self.path / "log.jsonl"
 
     @property
-    def checkpoints(self) -> CheckpointFiles:
+    def checkpoints(self) -> "CheckpointFiles":
+        from mlparse.train.checkpoint import CheckpointFiles
+
         return CheckpointFiles(self.path / "checkpoints")
 
     @property
@@ -60,6 +66,37 @@ class RunDir:
 
     def evalb(self, split: str) -> Path:
         return self.path / f"{split}.evalb"
+
+    @property
+    def lock(self) -> Path:
+        """The lock file held by the process that trains this run (:mod:`mlparse.train.run_lock`)."""
+        return self.path / LOCK_NAME
+
+    def remove_leftovers(self) -> int:
+        """Delete the temporary files of writes that a killed run left half done (``.last.pt.*.tmp`` and the
+        like: up to a checkpoint's size each); only under the run's lock.  Returns how many there were."""
+        names = [p.name for p in (self.recipe, self.results, self.log, self.pred("dev"), self.pred("test"),
+                                  self.evalb("dev"), self.evalb("test"))]
+        folders = {self.path: names, self.checkpoints.folder: [self.best.name, self.last.name]}
+        removed = 0
+        for folder, targets in folders.items():
+            if not folder.is_dir():
+                continue
+            for entry in folder.iterdir():
+                if entry.suffix == ".tmp" and any(entry.name.startswith(f".{name}.") for name in targets):
+                    entry.unlink()
+                    removed += 1
+        return removed
+
+    def clear(self) -> None:
+        """Delete everything in the run directory but its lock file (``--fresh``, under the lock)."""
+        for entry in self.path.iterdir():
+            if entry.name == LOCK_NAME:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
 
     # -- writing ---------------------------------------------------------------
     def write_results(self, results: RunResults) -> None:

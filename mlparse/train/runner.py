@@ -6,21 +6,25 @@ when the source is known); build vocabularies and the model; train
 (:class:`~mlparse.train.trainer.Trainer`); load ``best.pt``, parse dev and
 test, write predicted trees, evalb reports and ``results.json``.
 ``results.json`` says ``running`` from the start and is rewritten atomically.
+Process 0 holds the run directory's lock (:mod:`mlparse.train.run_lock`) throughout, so a
+second launch of the same run is refused at once.  A failed write (a full disk) stops the run
+with :class:`mlparse.io_utils.WriteError`; what was written before stays as it was, and the same
+command resumes.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
 import torch.distributed as dist
 
 from mlparse.config import RecipeConfig
+from mlparse.io_utils import atomic_write_text
 from mlparse.models.span_parser import SpanParser, build_parser
 from mlparse.results import COMPLETE, FAILED, RUNNING, RunResults
 from mlparse.train import checkpoint
@@ -28,6 +32,7 @@ from mlparse.train.corpus import DataError, Split, check_lengths, golds_of, loca
 from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tags_notes
 from mlparse.train.evaluate import check_params, score_parses
 from mlparse.train.run_dir import RunDir, hardware_info, now_iso, run_id_for, versions
+from mlparse.train.run_lock import RunLock, RunLocked
 from mlparse.train.trainer import DistInfo, Reporter, Trainer, parse_sentences, resolve_decoder
 from mlparse.trees.writer import write_trees
 
@@ -45,6 +50,8 @@ class RunOptions:
     runs_dir: Path = Path("runs")
     max_minutes: Optional[float] = None
     fresh: bool = False
+    trust_checkpoint: bool = False  # read checkpoints that need full unpickling (after a warning)
+    warn: Optional[Callable[[str], None]] = None  # where that warning goes (default: warnings.warn)
 
 
 def pick_device(config: RecipeConfig, local_rank: int = 0) -> torch.device:
@@ -145,8 +152,33 @@ def _dist_info() -> DistInfo:
 
 
 def run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Reporter] = None) -> RunResults:
-    """Train and evaluate ``config``; returns the final results (also in ``results.json``)."""
+    """Train and evaluate ``config``; returns the final results (also in ``results.json``).
+
+    Process 0 holds ``RUN_DIR/run.lock`` from start to end; :class:`RunError` when another process holds it.
+    """
     info = _dist_info()
+    run_dir = RunDir.for_recipe(options.runs_dir, config)
+    if not info.is_main:
+        return _run_recipe(config, options, reporter, info, run_dir)
+    run_dir.path.mkdir(parents=True, exist_ok=True)
+    lock = RunLock(run_dir.path)
+    try:
+        lock.acquire()
+    except RunLocked as error:
+        raise RunError(str(error)) from None
+    try:
+        if lock.note is not None and reporter is not None:
+            reporter.on_note(lock.note)
+        leftovers = run_dir.remove_leftovers()
+        if leftovers and reporter is not None:
+            reporter.on_note(f"removed {leftovers} temporary file(s) left in {run_dir.path} by an interrupted write")
+        return _run_recipe(config, options, reporter, info, run_dir)
+    finally:
+        lock.release()
+
+
+def _run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Reporter], info: DistInfo,
+                run_dir: RunDir) -> RunResults:
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
     device = pick_device(config, local_rank)
     if info.active and not dist.is_initialized():
@@ -155,11 +187,8 @@ def run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Rep
         torch.cuda.set_device(device)
     if config.train.num_threads:
         torch.set_num_threads(config.train.num_threads)
-    run_dir = RunDir.for_recipe(options.runs_dir, config)
-    if info.is_main:
-        if options.fresh and run_dir.path.exists():
-            shutil.rmtree(run_dir.path)
-        run_dir.path.mkdir(parents=True, exist_ok=True)
+    if info.is_main and options.fresh:
+        run_dir.clear()  # everything but the lock this process holds
     if info.active:
         dist.barrier()
     previous = run_dir.read_results()
@@ -181,7 +210,7 @@ def run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Rep
     )
     try:
         if info.is_main:
-            run_dir.recipe.write_text(config.to_yaml(), encoding="utf-8")
+            atomic_write_text(run_dir.recipe, config.to_yaml())
             run_dir.write_results(results)
             ensure_prepared(config)
         if info.active:
@@ -190,7 +219,10 @@ def run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Rep
     except BaseException as error:
         if info.is_main and not isinstance(error, KeyboardInterrupt):
             results.status, results.error, results.finished_at = FAILED, str(error) or type(error).__name__, now_iso()
-            run_dir.write_results(results)
+            try:
+                run_dir.write_results(results)
+            except OSError:  # the disk that stopped the run may refuse this too: results.json keeps its last state
+                pass
         raise
 
 
@@ -234,7 +266,8 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     trainer = Trainer(config, model, train, golds, dev, run_dir.checkpoints, device, config.data.evalb_params,
                       dist_info=info, reporter=reporter if info.is_main else None, max_minutes=options.max_minutes,
                       on_log=lambda entries: _progress_update(run_dir, results, entries))
-    trainer.resume()
+    if trainer.resume(trust=options.trust_checkpoint, warn=options.warn) and info.is_main:
+        _progress_update(run_dir, results, trainer.state.log)  # log.jsonl as of the checkpoint resumed from
     state = trainer.fit()
     if info.active:
         dist.barrier()
@@ -244,10 +277,13 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     results.stop_reason = state.stop_reason or None
     if not info.is_main:
         return results
-    if not run_dir.best.is_file():
+    best, note = _final_checkpoint(run_dir, device, options)
+    if best is None:
         raise RunError(f"training made no update, so there is no {run_dir.best} to evaluate ({len(train.trees)} "
                        f"training sentence(s) for {info.world} process(es), train.max_epochs={config.train.max_epochs})")
-    best = checkpoint.load(run_dir.best, map_location=device)
+    if note is not None:
+        results.best_step = best["state"]["step"]
+        _record_notes([note], run_dir, results, reporter)
     final = SpanParser.from_spec(best["spec"]).to(device)
     final.load_state_dict(best["model"])
     decoder = resolve_decoder(config, device)
@@ -269,11 +305,37 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     return results
 
 
+def _final_checkpoint(run_dir: RunDir, device: torch.device,
+                      options: RunOptions) -> Tuple[Optional[Dict[str, Any]], Optional[str]]:
+    """The checkpoint to score: ``best.pt``; ``last.pt`` when best.pt is damaged or missing (the note says
+    so); (None, None) when training made no update."""
+    problem = None
+    if run_dir.best.is_file():
+        try:
+            return checkpoint.load(run_dir.best, map_location=device, trust=options.trust_checkpoint,
+                                   warn=options.warn), None
+        except checkpoint.UntrustedCheckpoint:
+            raise
+        except checkpoint.CheckpointError as error:
+            if not run_dir.last.is_file():
+                raise
+            problem = f"{run_dir.best} {error.reason}"
+    if not run_dir.last.is_file():
+        return None, None
+    last = checkpoint.load(run_dir.last, map_location=device, trust=options.trust_checkpoint, warn=options.warn)
+    state = last["state"]
+    if not state["log"]:
+        return None, None
+    return last, (f"{problem or f'{run_dir.best} is missing'}: the final scores are those of {run_dir.last} (step "
+                  f"{state['step']}, dev F1 {state['log'][-1]['dev_f1']:.2f}), not of the best dev check (step "
+                  f"{state['best_step']}, dev F1 {state['best_f1']:.2f}), whose weights are lost")
+
+
 def _record_notes(notes: List[str], run_dir: RunDir, results: RunResults, reporter: Optional[Reporter]) -> None:
     """Training notes go into ``results.json`` (the report shows them) and to the terminal."""
     if not notes:
         return
-    results.notes = list(notes)
+    results.notes = list(results.notes or []) + list(notes)
     run_dir.write_results(results)
     for note in notes:
         if reporter is not None:
@@ -293,6 +355,4 @@ def _progress_update(run_dir: RunDir, results: RunResults, entries: list) -> Non
 
 
 def _write_text(path: Path, text: str) -> None:
-    from mlparse.io_utils import atomic_write_text
-
     atomic_write_text(path, text)

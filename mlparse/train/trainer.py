@@ -5,9 +5,10 @@ split into sub-batches under ``train.subbatch_tokens`` (token-equivalents of
 the memory cost model, :mod:`mlparse.models.memory`) whose gradients are
 accumulated (the loss is normalised by the whole batch, so the update does
 not depend on how it was split).  Dev F1 (evalb port, strict) is computed
-``train.evals_per_epoch`` times per epoch; the best model is kept in
-``checkpoints/best.pt`` and the full training state in ``checkpoints/last.pt``
-after every check, both written atomically.
+``train.evals_per_epoch`` times per epoch; the full training state goes to
+``checkpoints/last.pt`` after every check and, when the check is the best so far, to
+``checkpoints/best.pt`` as well (a copy made after last.pt), both written atomically as plain
+data (:mod:`mlparse.train.checkpoint`); :mod:`mlparse.train.resume` picks the file to resume from.
 
 Under DistributedDataParallel each rank takes every ``world``-th sentence of a
 batch (3 + 2 sentences of a batch of 5 over two ranks: every rank scales its
@@ -39,12 +40,12 @@ from mlparse.structs.chart_tree import GoldSpans
 from mlparse.train import checkpoint
 from mlparse.train.corpus import Sentence, Split
 from mlparse.train.evaluate import EvalOutcome, score_parses
+from mlparse.train.resume import ResumeError, plan_resume
+from mlparse.train.run_dir import versions
 from mlparse.train.schedule import WarmupPlateauSchedule
 from mlparse.trees.tree import Tree
 
-
-class ResumeError(ValueError):
-    """``last.pt`` cannot be resumed (unreadable, or trained on other data); the message says what to do."""
+__all__ = ["ResumeError", "Trainer", "TrainState"]
 
 
 @dataclass
@@ -189,32 +190,40 @@ class Trainer:
             model.enable_unk_dropout()
 
     # -- checkpoints ---------------------------------------------------------
-    def save_last(self) -> None:
+    def checkpoint_payload(self) -> Dict[str, Any]:
+        """The full training state as plain data (the checkpoint format of :mod:`mlparse.train.checkpoint`)."""
+        return {
+            "spec": {**self.model.spec(), "versions": {k: str(v) for k, v in versions().items()}},
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(), "schedule": self.schedule.state_dict(),
+            "state": asdict(self.state), "rng": checkpoint.rng_state(), "recipe_hash": self.config.hash(),
+            "recipe": self.config.to_dict(),
+        }
+
+    def save_checkpoints(self, best: bool) -> None:
+        """Write ``last.pt``; when this check is the best so far, ``best.pt`` becomes a copy of it (a hard link).
+
+        ``last.pt`` goes first: a run killed between the two writes leaves a ``last.pt`` whose state
+        says its own check is the best, and :meth:`resume` rewrites ``best.pt`` from it, so the log,
+        the schedule and the final scores come out as in an uninterrupted run.
+        """
         if not self.dist.is_main:
             return
-        checkpoint.save_atomic({
-            "spec": self.model.spec(), "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
-            "schedule": self.schedule.state_dict(), "state": asdict(self.state), "rng": checkpoint.rng_state(),
-            "recipe_hash": self.config.hash(),
-        }, self.checkpoints.last)
+        payload = self.checkpoint_payload()
+        checkpoint.save(payload, self.checkpoints.last)
+        if best:
+            checkpoint.save_copy(self.checkpoints.last, self.checkpoints.best, payload)
 
-    def save_best(self, dev_f1: float) -> None:
-        if not self.dist.is_main:
-            return
-        checkpoint.save_atomic({"spec": self.model.spec(), "model": self.model.state_dict(),
-                                "step": self.state.step, "dev_f1": dev_f1}, self.checkpoints.best)
+    def resume(self, trust: bool = False, warn: Optional[checkpoint.Warn] = None) -> bool:
+        """Continue from the newest good checkpoint (see :mod:`mlparse.train.resume`); returns whether there was one.
 
-    def resume(self) -> bool:
-        """Load ``last.pt`` if it exists; returns whether it did."""
-        last = self.checkpoints.last
-        if not last.is_file():
+        ``trust`` reads checkpoints that need full unpickling (``--trust-checkpoint``), after ``warn``.
+        """
+        plan = plan_resume(self.checkpoints, trust=trust, warn=warn if self.dist.is_main else (lambda message: None))
+        if plan is None:
             return False
-        try:  # on the CPU: the optimizer moves its state to the parameters' device, RNG states must stay
-            saved = checkpoint.load(last, map_location="cpu")
-            spec = saved["spec"]
-        except Exception as error:  # unpickling errors have no common base class
-            raise ResumeError(f"cannot resume from {last} ({type(error).__name__}: {error}); "
-                              "--fresh starts the run over") from None
+        saved, source = plan.data, plan.source
+        spec = saved["spec"]
         mine = self.model.spec()
         try:  # an older checkpoint lacks settings added since: they take their defaults
             spec = {**spec, "model_config": SpanParser.model_config_of(spec).__dict__}
@@ -222,7 +231,7 @@ class Trainer:
             pass
         for part, what in (("vocab", "vocabulary"), ("labels", "span labels"), ("model_config", "model settings")):
             if spec.get(part) != mine[part]:
-                raise ResumeError(f"cannot resume from {last}: the checkpoint and the training data disagree "
+                raise ResumeError(f"cannot resume from {source}: the checkpoint and the training data disagree "
                                   f"on the {what} (were the data prepared again?); --fresh starts the run over")
         self.model.load_state_dict(saved["model"])
         self.optimizer.load_state_dict(saved["optimizer"])
@@ -230,9 +239,15 @@ class Trainer:
         self.state = TrainState(**saved["state"])
         if self.state.done and self.state.stop_reason == "max_minutes" and not self._past_budget():
             self.state.done, self.state.stop_reason = False, ""  # stopped by a smaller time budget: train on
-        if self.checkpoints.best.is_file():  # best.pt may be newer than last.pt if a run died between the two writes
-            best = checkpoint.load(self.checkpoints.best)
-            self.state.best_f1 = max(self.state.best_f1, float(best["dev_f1"]))
+        if plan.legacy_best is not None:  # a format-1 best.pt written just before a lost last.pt: the best we know
+            step, dev_f1 = plan.legacy_best
+            if dev_f1 > self.state.best_f1:
+                self.state.best_f1, self.state.best_step = dev_f1, step
+        if self.dist.is_main:
+            for note in plan.notes:
+                self.reporter.on_note(note)
+            if plan.repair_best:
+                checkpoint.save_copy(source, self.checkpoints.best, saved)
         if self.dist.active and not self.dist.is_main:
             checkpoint.seed_everything(self.config.train.seed + 7919 * self.dist.rank + self.state.step)
         else:
@@ -297,7 +312,6 @@ class Trainer:
         self.state.checks += 1
         if improved:
             self.state.best_f1, self.state.best_step, self.state.checks_since_best = f1, self.state.step, 0
-            self.save_best(f1)
         else:
             self.state.checks_since_best += 1
         decayed = self.schedule.observe(f1, self.state.step)
@@ -350,15 +364,16 @@ class Trainer:
                 if self.state.epoch >= t.max_epochs and not self.state.done:
                     self.state.done, self.state.stop_reason = True, "max_epochs"
                 self.state.training_seconds = base_seconds + (time.monotonic() - session_start)
-                self.save_last()
+                self.save_checkpoints(best=improved)
                 if self.dist.is_main and self.on_log is not None:
                     self.on_log(self.state.log)
                 info.dev_f1, info.best_f1 = f1, self.state.best_f1
                 self.reporter.on_eval(info, improved, decayed)
                 window_start, window_sentences, window_tokens = time.monotonic(), 0, 0
+        improved = False
         if self.state.step != last_check_step and self.state.step > 0 and not self.state.log:
-            self._check(float(self.state.epoch))
-        self.save_last()
+            improved = self._check(float(self.state.epoch))[1]
+        self.save_checkpoints(best=improved)
         if self.dist.is_main and self.on_log is not None:
             self.on_log(self.state.log)
         return self.state
