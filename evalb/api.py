@@ -19,6 +19,9 @@ class EvalbError(Exception):
 class EvalbStrictError(EvalbError):
     """Strict mode: some sentences were skipped or in error (or the files' line counts differ).
 
+    Sentences that the parameter file's deletions leave empty on both sides are not counted here
+    (see ``EvalbResult.emptied``).
+
     ``problems`` lists each one (line, kind, message, gold and test words);
     ``result`` holds the scores the original program would have printed.
     """
@@ -71,6 +74,9 @@ def score_trees(
 
     Raises :class:`EvalbStrictError` in strict mode when any sentence is skipped or
     in error, and :class:`EvalbAbortedError` (not strict) when MAX_ERROR is passed.
+    A sentence whose every word the parameter file deletes, in both trees alike
+    (``(TOP (. .))`` under COLLINS.prm), is skipped as the original skips it but is
+    no strict-mode problem: its line is in ``result.emptied``.
     """
     if isinstance(params, str) and params == "default":
         params = "spmrl" if spmrl else "COLLINS"
@@ -94,6 +100,7 @@ def score_trees(
         problems=out.problems,
         aborted=out.aborted,
         spmrl=spmrl,
+        emptied=out.emptied,
     )
     if strict and (out.problems or out.aborted):
         raise EvalbStrictError(out.problems, result)

@@ -153,6 +153,13 @@ def strict_message(problems: list[Problem], errors: int, skips: int, aborted: bo
     return head + "".join(p.describe() + "\n" for p in problems)
 
 
+def emptied_note(lines: list[int], prog: str, shown: int = 10) -> str:
+    """The ``--strict`` note on sentences that DELETE_LABEL empties on both sides (no error)."""
+    where = ", ".join(str(line) for line in lines[:shown]) + (f" and {len(lines) - shown} more" if len(lines) > shown else "")
+    return (f"{prog} --strict: {len(lines)} sentence(s) with no word left after DELETE_LABEL in either tree "
+            f"({'line' if len(lines) == 1 else 'lines'} {where}): skipped, as the original program does; not an error\n")
+
+
 def _run(argv: list[str] | None, spmrl: bool) -> int:
     prog = "evalb_spmrl" if spmrl else "evalb"
     args = [os.fsencode(a) for a in (sys.argv[1:] if argv is None else argv)]
@@ -211,9 +218,11 @@ def _run(argv: list[str] | None, spmrl: bool) -> int:
         except OSError as exc:
             err(f"{prog}: cannot write the status file in {os.getcwd()}: {exc.strerror}\n".encode())
     status = 1 if out.aborted else 0
+    if opts.strict and out.emptied:
+        err(emptied_note(out.emptied, prog).encode())
     if opts.strict and (out.problems or out.aborted):
         errors = sum(1 for r in sink.records if r[2] == 1)
-        skips = sum(1 for r in sink.records if r[2] in (2, 3))
+        skips = sum(1 for r in sink.records if r[2] in (2, 3)) - len(out.emptied)
         err(strict_message(out.problems, errors, skips, out.aborted, prog).encode("utf-8", "surrogateescape"))
         status = status or 2
     return status

@@ -5,6 +5,12 @@ first goes to the compiled fast path (``evalb._fast``) when it is available and
 debug output is off; any sentence the fast path declines (a parse problem, an
 empty test tree, a length or word mismatch) is scored by the pure-Python
 reference in :mod:`evalb.score`, which also produces every error message.
+
+Strict mode refuses every sentence the original leaves out of the scores
+(``problems``) except one kind: a sentence whose every word the parameter file
+deletes, in the gold and in the test tree alike (``(TOP (. .))`` under
+COLLINS.prm).  The original skips it (status 2) and so does the port, but it is
+evalb's own rule at work, not a mismatch, so it goes to ``emptied`` instead.
 """
 
 from __future__ import annotations
@@ -79,6 +85,8 @@ class EngineOutput:
     sink: Sink
     problems: list[Problem]
     aborted: bool
+    #: lines skipped because DELETE_LABEL removed every word of both trees (same words): not problems
+    emptied: list[int] = field(default_factory=list)
 
 
 def _load_fast():
@@ -135,6 +143,7 @@ def run(
     fast = make_fast_scorer(params, spmrl) if use_fast and params.debug == 0 else None
     has_deletes = bool(params.delete_labels)
     problems: list[Problem] = []
+    emptied: list[int] = []
     debug = params.debug
     n_gold, n_test = len(gold_lines), len(test_lines)
     aborted = False
@@ -174,7 +183,7 @@ def run(
                 if debug >= 1:
                     sink.out(format_debug(gold, test))
             finally:
-                _note_problem(problems, sink, line, first_error, first_row, gold, test)
+                _note_problem(problems, emptied, scorer, sink, line, first_error, first_row, gold, test)
             index += 1
             if max_sentences != -1 and line + 1 > max_sentences:
                 quiet = True
@@ -185,18 +194,32 @@ def run(
             sink.error(b"Number of lines unmatch (too many lines in test file)\n")
     except EvalbAbort:
         aborted = True
-    return EngineOutput(sink, problems, aborted)
+    return EngineOutput(sink, problems, aborted, emptied)
 
 
 def _note_problem(
-    problems: list[Problem], sink: Sink, line: int, first_error: int, first_row: int, gold: ParsedTree | None, test: ParsedTree | None
+    problems: list[Problem],
+    emptied: list[int],
+    scorer: SentenceScorer,
+    sink: Sink,
+    line: int,
+    first_error: int,
+    first_row: int,
+    gold: ParsedTree | None,
+    test: ParsedTree | None,
 ) -> None:
-    """Record a sentence that had an error or was skipped (what ``--strict`` reports)."""
+    """Record a sentence that had an error or was skipped (what ``--strict`` reports).
+
+    A skip that :func:`_emptied_by_deletion` explains goes to ``emptied`` instead.
+    """
     if test is None:
         return
     errors = [m.decode("utf-8", "surrogateescape").strip() for _, m in sink.errors[first_error:]]
     statuses = {r[2] for r in sink.records[first_row:]}
     if not errors and not statuses & {1, 2, 3}:
+        return
+    if not errors and statuses == {2} and _emptied_by_deletion(gold, test, scorer):
+        emptied.append(line)
         return
     if not test.words:
         kind, message = "skip", "empty test tree (skipped: excluded from every total)"
@@ -207,3 +230,44 @@ def _note_problem(
         kind = "length" if first.startswith("Length") else "words" if first.startswith("Words") else "malformed"
         message = "; ".join(dict.fromkeys(errors)) or "error"
     problems.append(Problem(line, kind, message, _words(gold), _words(test)))
+
+
+class _Quiet:
+    """A sink that drops everything (re-reading a line that was already read and reported once)."""
+
+    def error(self, message: bytes | str) -> None:
+        pass
+
+    def error_forever(self, message: bytes | str) -> None:
+        pass
+
+    def raw_stderr(self, data: bytes) -> None:
+        pass
+
+    def out(self, data: bytes) -> None:
+        pass
+
+
+def _all_words(buf: bytes, params: EvalbParams) -> list[bytes]:
+    """Every terminal's word of a line, the ones DELETE_LABEL removes included."""
+    keep_all = params.copy()
+    keep_all.delete_labels = []
+    keep_all.debug = 0
+    return parse_tree(buf, keep_all, False, _Quiet()).words
+
+
+def _emptied_by_deletion(gold: ParsedTree | None, test: ParsedTree, scorer: SentenceScorer) -> bool:
+    """Is this skip evalb's deletion rule at work rather than a mismatch?
+
+    True when the standard program's DELETE_LABEL left no word in either tree
+    and, before deletion, both trees had the same words (at least one; equal as
+    evalb compares words, EQ_WORD included).  A punctuation-only sentence is
+    the common case.  An empty test line against a non-empty gold tree, or
+    different words, stay problems.  The SPMRL program never deletes terminals,
+    so there an empty test tree is always a real one.
+    """
+    if scorer.spmrl or gold is None or gold.words or test.words or gold.malformed or test.malformed:
+        return False
+    gold_all = _all_words(gold.buf, scorer.params)
+    test_all = _all_words(test.buf, scorer.params)
+    return bool(gold_all) and len(gold_all) == len(test_all) and all(map(scorer.word_equal, gold_all, test_all))

@@ -148,6 +148,9 @@ class EvalbResult:
     problems: list[Problem]
     aborted: bool = False
     spmrl: bool = False
+    #: lines skipped (status 2, as in the original) because DELETE_LABEL removed every word of both
+    #: trees, which had the same words (``(TOP (. .))`` under COLLINS.prm); strict mode accepts them
+    emptied: list[int] = field(default_factory=list)
 
     @property
     def fmeasure(self) -> float:

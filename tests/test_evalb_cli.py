@@ -52,6 +52,25 @@ def test_strict_passes_on_clean_input(capsysbinary, tmp_path):
     assert code == 0 and err == ""
 
 
+def test_strict_accepts_a_punctuation_only_sentence_against_itself(capsysbinary, tmp_path):
+    """Issue 14: ``evalb --strict dev.trees dev.trees`` on IcePaHC failed on ``(TOP (. .))``."""
+    g = tmp_path / "gold.trees"
+    g.write_text("(TOP (S (NP (NN a)) (VP (VB b)) (. .)))\n(TOP (. .))\n(TOP (S (NN c) (VP (VB d))))\n")
+    code, plain, plain_err = run(capsysbinary, "-p", COLLINS, str(g), str(g))
+    assert (code, plain_err) == (0, "")
+    assert "   2    1    2    0.00   0.00     0      0    0      0      0     0     0.00\n" in plain
+    assert "Number of Skip  sentence  =      1" in plain and "Bracketing FMeasure       = 100.00" in plain
+    code, out, err = run(capsysbinary, "--strict", "-p", COLLINS, str(g), str(g))
+    assert code == 0 and out == plain  # the same report, the sentence counted as the original counts it
+    assert err == ("evalb --strict: 1 sentence(s) with no word left after DELETE_LABEL in either tree (line 2): "
+                   "skipped, as the original program does; not an error\n")
+    t = tmp_path / "test.trees"
+    t.write_text("(TOP (S (NP (NN a)) (VP (VB b)) (. .)))\n(TOP (. .))\n(TOP (S (NN c) (VP (VB e))))\n")
+    code, out, err = run(capsysbinary, "--strict", "-p", COLLINS, str(g), str(t))
+    assert code == 2
+    assert "1 problem(s): 1 error sentence(s), 0 skipped sentence(s)" in err and "line 3: Words unmatch (d|e)" in err
+
+
 def test_strict_on_the_spmrl_command(capsysbinary, pair, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out, err = run(capsysbinary, "--strict", *pair, spmrl=True)

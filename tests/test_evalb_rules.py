@@ -161,6 +161,64 @@ def test_skip_and_error_sentences_are_excluded_from_totals(use_fast):
     assert info.value.result.all.fmeasure == 100.0
 
 
+def test_strict_accepts_a_sentence_that_deletion_empties_and_counts_it_as_a_skip(use_fast):
+    """Issue 14: a punctuation-only sentence scored against itself is no strict-mode problem.
+
+    The original skips it (status 2: its test tree has no word left after COLLINS.prm
+    deletes ``.``), counts it in "Number of sentence" and "Skip", and prints a row of
+    zeros whose Len. (gold length, punctuation included) is 2.
+    """
+    gold = ["(TOP (S (NP (NN a)) (VP (VB b)) (. .)))", "(TOP (. .) (, ,))", "(TOP (S (NN c) (: ;)))"]
+    result = score_trees(gold, gold, "COLLINS", strict=True, use_fast=use_fast)
+    assert result.problems == [] and result.emptied == [2]
+    assert row(result, 1) == (2, 2, 0, 0, 0, 0, 0, 0)
+    assert (result.all.sentences, result.all.skip_sentences, result.all.error_sentences) == (3, 1, 0)
+    assert (result.cutoff.sentences, result.cutoff.skip_sentences) == (3, 1)
+    assert result.all.valid_sentences == 2 and result.all.fmeasure == 100.0
+    # strict or not, the counts are the same
+    loose = score_trees(gold, gold, "COLLINS", use_fast=use_fast)
+    assert [r.to_row() for r in loose.sentences] == [r.to_row() for r in result.sentences]
+    assert loose.all == result.all and loose.cutoff == result.cutoff
+    # the tags of the deleted terminals need not agree, only their words
+    test = ["(TOP (S (NP (NN a)) (VP (VB b)) (. .)))", "(TOP (, .) (. ,))", "(TOP (S (NN c) (: ;)))"]
+    assert score_trees(gold, test, "COLLINS", strict=True, use_fast=use_fast).emptied == [2]
+
+
+def test_strict_still_refuses_mismatches_beside_an_emptied_sentence(use_fast):
+    gold = ["(TOP (. .))", "(TOP (S (NN a) (NN b)))"]
+    test = ["(TOP (. .))", "(TOP (S (NN a) (NN c)))"]
+    with pytest.raises(EvalbStrictError) as info:
+        score_trees(gold, test, "COLLINS", strict=True, use_fast=use_fast)
+    assert [(p.line, p.kind) for p in info.value.problems] == [(2, "words")]
+    assert info.value.result.emptied == [1]
+    assert "line 1" not in str(info.value) and "line 2: Words unmatch (b|c)" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "gold, test, kind",
+    [
+        ("(TOP (. .))", "(TOP (. !))", "skip"),  # both emptied, but the words differ
+        ("(TOP (. .))", "", "skip"),  # no test tree at all
+        ("(TOP (S (NN a) (. .)))", "(TOP (S (. a) (. .)))", "skip"),  # only the test side is emptied
+        ("(TOP (. .))", "(TOP (NN .))", "length"),  # only the gold side is emptied
+    ],
+    ids=["other-words", "empty-line", "test-only", "gold-only"],
+)
+def test_strict_refuses_empty_trees_that_deletion_does_not_explain(gold, test, kind, use_fast):
+    with pytest.raises(EvalbStrictError) as info:
+        one(gold, test, strict=True, use_fast=use_fast)
+    assert [(p.line, p.kind) for p in info.value.problems] == [(1, kind)]
+    assert info.value.result.emptied == []
+
+
+def test_emptied_sentences_are_a_standard_program_rule_only(use_fast):
+    """The SPMRL program never deletes terminals: its empty test trees stay problems."""
+    with pytest.raises(EvalbStrictError):
+        score_trees(["(TOP (. .))"], ["()"], "spmrl", spmrl=True, strict=True, use_fast=use_fast)
+    result = score_trees(["(TOP (. .))"], ["(TOP (. .))"], "spmrl", spmrl=True, strict=True, use_fast=use_fast)
+    assert result.emptied == [] and row(result) == (1, 0, 0, 0, 0, 0, 1, 1)
+
+
 def test_words_mismatch(use_fast):
     result = one("(S (NN a) (NN b))", "(S (NN a) (NN c))", use_fast=use_fast)
     assert row(result)[1:] == (1, 0, 0, 0, 0, 0, 0)

@@ -10,10 +10,14 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence, Union
+from typing import TYPE_CHECKING, Sequence, Tuple, Union
 
 from mlparse.results import SplitScores
 from mlparse.trees.tree import Tree
+
+if TYPE_CHECKING:
+    from evalb.api import EvalbStrictError
+    from mlparse.train.corpus import Split
 
 
 class EvaluationError(ValueError):
@@ -39,6 +43,53 @@ def check_params(params: str) -> None:
     except (OSError, ValueError):
         raise EvaluationError(f"data.evalb_params: cannot read the evalb parameter file {params!r}: it is neither a "
                               f"file nor one shipped with evalb ({', '.join(BUILTIN_PARAMS)})") from None
+
+
+def check_scorable(split: "Split", params: str, name: str) -> None:
+    """Fail now, not at the first dev check, when evalb cannot score ``split`` (its gold trees against themselves).
+
+    Gold against gold, in strict mode with ``params``: a sentence evalb refuses is an
+    :class:`EvaluationError` naming its file and line; so is a split in which evalb finds
+    no bracket at all (every sentence emptied by the parameter file's deletions, or without
+    brackets), whose F1 would be undefined at every check.  ``name`` is ``dev`` or ``test``.
+    Sentences whose every word the parameter file deletes (``(TOP (. .))`` under
+    COLLINS.prm) are fine: evalb skips them, as the original program does.
+    """
+    from evalb.api import EvalbError, EvalbStrictError, score_trees as evalb_score
+
+    check_params(params)
+    lines = [tree.to_bracketed() for tree in split.trees]
+    try:
+        result = evalb_score(lines, lines, params, spmrl=Path(params).name.startswith("spmrl"), strict=True)
+    except EvalbStrictError as error:
+        line, reason = _first_refusal(error)
+        where = split.where(line - 1) if 1 <= line <= len(lines) else str(split.path)
+        more = f" ({len(error.problems) - 1} more sentence(s) of this file too)" if len(error.problems) > 1 else ""
+        raise EvaluationError(f"{where}: evalb ({params}) cannot score this {name} sentence even against itself: "
+                              f"{reason}{more} (checked before training, which has not started)") from None
+    except EvalbError as error:
+        raise EvaluationError(f"{split.path}: evalb ({params}) cannot score the {name} split: {error}") from None
+    if result.all.gold_brackets == 0:
+        emptied = (f"; {len(result.emptied)} of them have no word left after the parameter file's deletions "
+                   f"(first: {split.where(result.emptied[0] - 1)})") if result.emptied else ""
+        raise EvaluationError(f"{split.path}: evalb ({params}) finds no bracket to score in any of the {len(lines)} "
+                              f"{name} sentence(s){emptied}, so its F1 would be undefined (checked before training, "
+                              "which has not started)")
+
+
+def _first_refusal(error: "EvalbStrictError") -> Tuple[int, str]:
+    """(1-based sentence, reason) of the first sentence evalb refused; 0 when it names none.
+
+    A line evalb cannot read at all (``Reading sentence``) stops it before the sentence is
+    listed among the problems; its error line (``"2 : More than two elements ..."``) names it.
+    """
+    if error.problems:
+        return error.problems[0].line, error.problems[0].message
+    for text in error.result.errors:
+        number, _, message = text.partition(" : ")
+        if number.strip().isdigit():
+            return int(number), message.strip()
+    return 0, "more errors than MAX_ERROR"
 
 
 def score_lines(gold_lines: Sequence[str], test_lines: Sequence[str], params: str, with_tags: bool = False) -> EvalOutcome:

@@ -2,7 +2,8 @@
 
 Steps: resolve the recipe and its run directory (resume when it exists,
 ``fresh`` starts over); make sure the prepared splits exist (preparing them
-when the source is known); build vocabularies and the model; train
+when the source is known); check that evalb can score dev and test (gold
+against gold) before any training; build vocabularies and the model; train
 (:class:`~mlparse.train.trainer.Trainer`); load ``best.pt``, parse dev and
 test, write predicted trees, evalb reports and ``results.json``.
 ``results.json`` says ``running`` from the start and is rewritten atomically.
@@ -30,7 +31,7 @@ from mlparse.results import COMPLETE, FAILED, RUNNING, RunResults
 from mlparse.train import checkpoint
 from mlparse.train.corpus import DataError, Split, check_lengths, golds_of, locate_bad_tree, read_split
 from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tags_notes
-from mlparse.train.evaluate import check_params, score_parses
+from mlparse.train.evaluate import check_params, check_scorable, score_parses
 from mlparse.train.run_dir import RunDir, hardware_info, now_iso, run_id_for, versions
 from mlparse.train.run_lock import RunLock, RunLocked
 from mlparse.train.trainer import DistInfo, Reporter, Trainer, parse_sentences, resolve_decoder
@@ -252,6 +253,8 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     except DataError as error:
         raise RunError(str(error)) from None
     check_params(config.data.evalb_params)
+    for name, split in (("dev", dev), ("test", test)):
+        check_scorable(split, config.data.evalb_params, name)
     checkpoint.seed_everything(config.train.seed)
     try:
         model = build_parser(config.model, train.trees, config.model.word_min_count).to(device)
