@@ -29,7 +29,7 @@ def read_log(run_dir: Path) -> List[Dict[str, float]]:
 
 
 def first_reaching(log: List[Dict[str, float]], target: float) -> Optional[Dict[str, float]]:
-    return next((entry for entry in log if entry["dev_f1"] >= target), None)
+    return next((entry for entry in log if entry["dev_score"] >= target), None)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -51,7 +51,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         log = read_log(run_dir)
         results = json.loads((run_dir / "results.json").read_text())
 
-    rows = [(entry["elapsed_seconds"] / 60.0, entry["epoch"], entry["dev_f1"], entry["lr"]) for entry in log]
+    rows = [(entry["elapsed_seconds"] / 60.0, entry["epoch"], entry["dev_score"], entry["lr"]) for entry in log]
     if args.csv:
         with args.csv.open("w", newline="") as handle:
             writer = csv.writer(handle)
@@ -70,7 +70,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"dev F1 {args.target} NOT reached within {args.minutes:g} minutes (best {max(r[2] for r in rows):.2f})")
         return 1
     print(f"dev F1 {args.target} first reached at {hit['elapsed_seconds'] / 60:.1f} min (epoch {hit['epoch']:.2f}): "
-          f"{hit['dev_f1']:.2f}")
+          f"{hit['dev_score']:.2f}")
     return 0
 
 

@@ -42,15 +42,19 @@ def to_format_1(path: Path) -> None:
     """Rewrite a current checkpoint as mlparse's first format wrote it: no format fields, NumPy's random
     state as a pickled uint32 array; a best.pt held only the weights, the step and the dev F1."""
     data: Dict[str, Any] = torch.load(path, map_location="cpu", weights_only=True)
-    spec = {key: value for key, value in data["spec"].items() if key != "versions"}
+    spec = {key: value for key, value in data["spec"].items() if key not in ("versions", "kind")}
+    state = dict(data["state"])  # the first format's names: best_f1, and dev_f1 in the log
+    state["best_f1"] = state.pop("best_score")
+    state["log"] = [{**{k: v for k, v in entry.items() if k not in ("dev_score", "metric")}, "dev_f1": entry["dev_score"]}
+                    for entry in state["log"]]
     if path.name == "best.pt":
-        old: Dict[str, Any] = {"spec": spec, "model": data["model"], "step": data["state"]["step"],
-                               "dev_f1": data["state"]["best_f1"]}
+        old: Dict[str, Any] = {"spec": spec, "model": data["model"], "step": state["step"],
+                               "dev_f1": state["best_f1"]}
     else:
         name, key, position, has_gauss, cached = data["rng"]["numpy"]
         rng = {**data["rng"], "numpy": (name, key.numpy().astype(np.uint32), position, has_gauss, cached)}
         old = {"spec": spec, "model": data["model"], "optimizer": data["optimizer"], "schedule": data["schedule"],
-               "state": data["state"], "rng": rng, "recipe_hash": data["recipe_hash"]}
+               "state": state, "rng": rng, "recipe_hash": data["recipe_hash"]}
     _save(old, path)
 
 

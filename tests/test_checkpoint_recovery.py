@@ -159,7 +159,7 @@ def test_without_a_good_best_pt_the_final_scores_are_last_pt_s_and_say_so(refere
     results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
     last_check = log_without_times(run_dir)[-1]
     assert last_check["step"] == 7 and not last_check["best"]
-    assert results.best_step == 7 and results.dev.f1 == pytest.approx(last_check["dev_f1"])
+    assert results.best_step == 7 and results.dev.f1 == pytest.approx(last_check["dev_score"])
     assert any(f"{run_dir.best} is truncated" in note and f"final scores are those of {run_dir.last}" in note
                for note in results.notes), results.notes
 

@@ -137,13 +137,16 @@ def test_a_run_with_predicted_tags_parses_dev_and_test_with_them_and_records_it(
                                    "test_tags": str(tmp_path / "test.pred.trees")})
     config = load_recipe(recipe)
     seen: List[List[List[str]]] = []
-    original = trainer_module.parse_sentences
+    original = trainer_module.predict_in_batches
 
-    def spy(model, sentences, budget, decoder):  # type: ignore[no-untyped-def]
+    def spy(model, sentences, lengths, budget, decoder):  # type: ignore[no-untyped-def]
         seen.append([[tag for tag, _ in sentence] for sentence in sentences])
-        return original(model, sentences, budget, decoder)
+        return original(model, sentences, lengths, budget, decoder)
 
-    monkeypatch.setattr(trainer_module, "parse_sentences", spy)
+    monkeypatch.setattr(trainer_module, "predict_in_batches", spy)
+    import mlparse.train.runner as runner_module
+
+    monkeypatch.setattr(runner_module, "predict_in_batches", spy)
     record = Record()
     results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"), record)
     assert results.status == COMPLETE and seen and all(given == tags for given in seen)  # dev checks and final parses

@@ -17,6 +17,7 @@ from mlparse.models.span_parser import build_parser
 from mlparse.structs.chart import gold_spans
 from mlparse.train.checkpoint import CheckpointFiles
 from mlparse.train.corpus import Split, golds_of, sentence_of
+from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.train.trainer import Trainer
 from mlparse.trees.reader import parse_bracketed
 from test_run_fixtures import REPO, TINY_TREES, write_tiny_recipe
@@ -91,8 +92,8 @@ def test_trainer_packs_by_memory_and_its_loss_equals_the_dense_loss_of_the_batch
     model = build_parser(config.model, trees)
     golds = golds_of(trees, model.labels)
     split = Split(path=tmp_path / "train.trees", trees=trees)
-    trainer = Trainer(config, model, split, golds, split, CheckpointFiles(tmp_path / "checkpoints"),
-                      torch.device("cpu"), config.data.evalb_params)
+    trainer = Trainer(config, model, ConstituencyTask(), split, golds, split, CheckpointFiles(tmp_path / "checkpoints"),
+                      torch.device("cpu"))
     batch = list(range(len(trees)))
     model.train()
     reference = dense_loss(model, [sentence_of(t) for t in trees], [gold_spans(t, model.labels) for t in trees])

@@ -186,7 +186,7 @@ def test_training_sentences_left_out_on_purpose_are_reported(tmp_path: Path) -> 
     notes = Notes()
     run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"), notes)
     longer = sum(1 for text in TINY_TREES if len(parse_bracketed(text).trees[0].leaves()) > 4)
-    assert notes.notes == [f"training on 2 of the {len(TINY_TREES)} trees of {tmp_path / 'data' / 'train.trees'} "
+    assert notes.notes == [f"training on 2 of the {len(TINY_TREES)} sentences of {tmp_path / 'data' / 'train.trees'} "
                            f"({longer} longer than data.max_train_length=4; the rest beyond "
                            "data.max_train_sentences=2)"]
 

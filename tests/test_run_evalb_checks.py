@@ -12,7 +12,7 @@ from mlparse.results import COMPLETE
 from mlparse.train.corpus import Split, read_split
 from mlparse.train.evaluate import EvaluationError, check_scorable
 from mlparse.train.run_dir import RunDir
-from mlparse.train.runner import RunOptions, run_recipe
+from mlparse.train.runner import RunError, RunOptions, run_recipe
 from mlparse.trees.tree import Leaf, Tree
 from test_run_fixtures import TINY_TREES, Record, write_tiny_recipe
 
@@ -42,7 +42,7 @@ def test_run_refuses_a_split_evalb_cannot_score_before_training(tmp_path: Path) 
     recipe = write_tiny_recipe(tmp_path, dev_trees=[PUNCTUATION_ONLY, "(TOP (. ?))"])
     config = load_recipe(recipe)
     record = Record()
-    with pytest.raises(EvaluationError) as info:
+    with pytest.raises(RunError) as info:
         run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"), record)
     dev_path = tmp_path / "data" / "dev.trees"
     message = str(info.value)

@@ -25,6 +25,7 @@ from mlparse.models.span_parser import build_parser
 from mlparse.train import checkpoint
 from mlparse.train.corpus import Split, golds_of, sentence_of
 from mlparse.train.runner import RunError, pick_device
+from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.train.trainer import DistInfo, Trainer
 from test_run_fixtures import tiny_trees, write_tiny_recipe
 
@@ -63,8 +64,8 @@ def make_trainer(config: RecipeConfig, trees: Sequence, tmp_path: Path, name: st
     split = Split(tmp_path / "train.trees", list(trees))
     folder = tmp_path / name
     folder.mkdir(exist_ok=True)
-    return Trainer(config, model, split, golds_of(split.trees, model.labels), split,
-                   checkpoint.CheckpointFiles(folder), torch.device("cpu"), config.data.evalb_params, dist_info=info)
+    return Trainer(config, model, ConstituencyTask(), split, golds_of(split.trees, model.labels), split,
+                   checkpoint.CheckpointFiles(folder), torch.device("cpu"), dist_info=info)
 
 
 def one_update(config: RecipeConfig, batch: List[int], tmp_path: Path, name: str, info: DistInfo) -> Dict:

@@ -191,7 +191,7 @@ def test_no_learning_rate_decay_during_a_long_warm_up(tmp_path: Path) -> None:
     run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"), decays)
     entries = log_without_times(RunDir.for_recipe(tmp_path / "runs", config))
     assert [e["step"] for e in entries] == [2, 4, 6, 8, 10, 12]
-    assert len({e["dev_f1"] for e in entries}) == 1 and [e["best"] for e in entries] == [True] + [False] * 5
+    assert len({e["dev_score"] for e in entries}) == 1 and [e["best"] for e in entries] == [True] + [False] * 5
     # checks at steps 2, 4, 6 fall in warm-up and count for nothing; steps 8 and 10 are the two
     # non-improving checks after it, so the rate is halved at step 10 (and not at step 6)
     scale = [1.0, 1.0, 1.0, 1.0, 0.5, 0.5]
@@ -228,7 +228,7 @@ def test_training_notes_are_kept_in_results_json(tmp_path: Path) -> None:
     record = Record()
     final = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"), record)
     train_file = tmp_path / "data" / "train.trees"
-    expected = [f"training on 3 of the {len(TINY_TREES)} trees of {train_file} "
+    expected = [f"training on 3 of the {len(TINY_TREES)} sentences of {train_file} "
                 "(the rest beyond data.max_train_sentences=3)"]
     assert record.notes == expected  # still on the terminal
     assert final.notes == expected

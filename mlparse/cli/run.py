@@ -40,7 +40,7 @@ class RichReporter:
         self.progress.stop()
 
     def _status(self, info) -> str:  # type: ignore[no-untyped-def]
-        return (f"step {info.step} loss {info.loss:.2f} dev F1 {self.dev} lr {info.lr:.1e} "
+        return (f"step {info.step} loss {info.loss:.2f} dev {info.metric} {self.dev} lr {info.lr:.1e} "
                 f"{info.sentences_per_second:.0f} sent/s {info.tokens_per_second:.0f} tok/s")
 
     def on_step(self, info) -> None:  # type: ignore[no-untyped-def]
@@ -50,9 +50,10 @@ class RichReporter:
         console.print(Text(f"note: {message}"), soft_wrap=True)
 
     def on_eval(self, info, improved: bool, lr_decayed: bool) -> None:  # type: ignore[no-untyped-def]
-        self.dev = f"{info.dev_f1:.2f}" + ("*" if improved else f" (best {info.best_f1:.2f})")
+        self.dev = f"{info.dev_score:.2f}" + ("*" if improved else f" (best {info.best_score:.2f})")
         if lr_decayed:
-            console.print(f"step {info.step}: dev F1 has not improved; learning rate now {info.lr:.2e}", highlight=False)
+            console.print(f"step {info.step}: dev {info.metric} has not improved; learning rate now {info.lr:.2e}",
+                          highlight=False)
         self.progress.update(self.task, completed=info.epoch, status=self._status(info))
 
 
@@ -194,7 +195,10 @@ def run_command(
         return
     for split in ("dev", "test"):
         scores = getattr(results, split)
-        if scores is not None:
+        if scores is not None and scores.las is not None:
+            console.print(f"{split}: LAS {scores.las:.2f}  UAS {scores.uas or 0:.2f}  CLAS {scores.clas or 0:.2f}  "
+                          f"({scores.sentences} sentences; {scores.scorer})")
+        elif scores is not None:
             console.print(f"{split}: F1 {scores.f1:.2f}  LP {scores.precision or 0:.2f}  LR {scores.recall or 0:.2f}  "
                           f"complete match {scores.complete_match or 0:.2f}  ({scores.sentences} sentences)")
     console.print(f"parse speed {results.parse_sentences_per_second} sentences/s; training {results.training_seconds} s")
@@ -226,7 +230,7 @@ class _PlainReporter:
         console.print(Text(f"note: {message}"), soft_wrap=True)
 
     def on_eval(self, info, improved: bool, lr_decayed: bool) -> None:  # type: ignore[no-untyped-def]
-        console.print(f"epoch {info.epoch:.2f} step {info.step}: loss {info.loss:.3f} dev F1 {info.dev_f1:.2f}"
+        console.print(f"epoch {info.epoch:.2f} step {info.step}: loss {info.loss:.3f} dev {info.metric} {info.dev_score:.2f}"
                       f"{' (best)' if improved else ''} lr {info.lr:.2e} {info.sentences_per_second:.1f} sent/s",
                       highlight=False)
 

@@ -349,6 +349,9 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
                                   f"(model.kind: biaffine); the {m.kind} parser uses {default}.")
     else:
         b = config.biaffine
+        if m.char_encoder == "concat":
+            raise ConfigError(f"{source}: model.char_encoder: concat is a span-parser input; the dependency parser "
+                              "takes lstm or none.")
         for key in ("d_word_emb", "d_tag_emb", "d_arc", "d_relation", "lstm_hidden", "lstm_layers"):
             if getattr(b, key) <= 0:
                 raise ConfigError(f"{source}: biaffine.{key} must be positive, got {getattr(b, key)}.")

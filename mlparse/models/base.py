@@ -22,7 +22,7 @@ dependency parsing):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Dict, List, Optional, Sequence
+from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence
 
 import torch
 from torch import Tensor, nn
@@ -58,14 +58,19 @@ class Parser(nn.Module):
         """Everything besides the weights that :meth:`from_spec` needs, as plain data, with ``kind``."""
         raise NotImplementedError
 
-    def compatible_spec(self, saved: Dict[str, Any]) -> Optional[str]:
-        """None when a checkpoint's spec fits this parser's weights and vocabularies; else what differs
-        (used when resuming: data prepared again since, say)."""
+    def resume_mismatch(self, saved: Dict[str, Any]) -> Optional[str]:
+        """None when a checkpoint's spec fits this parser (same settings and vocabularies); else what
+        differs, in words (used when resuming: data prepared again since, say)."""
         mine = self.spec()
         for key in mine:
             if saved.get(key) != mine[key]:
-                return key
+                return key.replace("_", " ")
         return None
+
+    @staticmethod
+    def describe(config: Any, eval_tags: Optional[str] = None) -> str:
+        """The system's name in reports (``mlparse span (CharLSTM)``)."""
+        raise NotImplementedError
 
     # -- data -----------------------------------------------------------------
     @property
@@ -84,8 +89,14 @@ class Parser(nn.Module):
     def device(self) -> torch.device:
         return next(self.parameters()).device
 
-    def training_setup(self, config: Any) -> None:
-        """Switch on what only training uses (word dropout by training counts, say). Default: nothing."""
+    def training_setup(self, config: Any, decoder: str = "cython") -> None:
+        """Switch on what only training uses (word dropout by training counts, the decoder of a
+        loss-augmented search, say). Default: nothing."""
+
+    def memory_cost(self, training: bool, decoder: str) -> Callable[[int], float]:
+        """The memory of one sentence of length n in token-equivalents, to pack sub-batches under a
+        budget (:func:`mlparse.data.batching.pack_by_tokens`). Default: its positions, n + 2."""
+        return lambda n: n + 2
 
     # -- scoring and decoding -------------------------------------------------
     def scores(self, batch: Any) -> Any:

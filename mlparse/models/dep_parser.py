@@ -16,7 +16,7 @@ Shapes: B sentences, T = n_max + 1 positions (root + words), L relations.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 import torch
@@ -218,8 +218,22 @@ class BiaffineParser(Parser):
     def device(self) -> torch.device:
         return self.scorer.arc.weight.device
 
-    def training_setup(self, config: Any) -> None:
-        """Nothing beyond dropout (set by train mode)."""
+    def memory_cost(self, training: bool, decoder: str) -> Callable[[int], float]:
+        """Token-equivalents of a sentence of n words: its n + 1 positions, plus what grows with (n + 1)²
+        (attention of every head; when parsing, the relation scores of every pair), in units of one
+        position's activations (about 4 · d_model numbers per layer)."""
+        width = self.input.d_out * 4 * max(1, self.config.num_layers)
+        square = self.config.num_heads * max(1, self.config.num_layers) + (0 if training else len(self.relations))
+        return lambda n: (n + 1) + (n + 1) ** 2 * square / width
+
+    @staticmethod
+    def describe(config: RecipeConfig, eval_tags: Optional[str] = None) -> str:
+        """``mlparse biaffine (self-attentive, words + gold tags)``."""
+        m = config.model
+        parts = (["CharLSTM"] if m.char_encoder == "lstm" else []) + (["words"] if m.use_words else []) + (
+            [f"{eval_tags or 'gold'} {config.biaffine.tag_column.upper()}"] if m.use_tags else [])
+        encoder = "BiLSTM" if m.encoder == "bilstm" else "self-attentive"
+        return f"mlparse biaffine ({encoder}, {' + '.join(parts)})"
 
     def gold(self, example: DependencySentence) -> DependencyGold:
         unknown = [r for r in example.deprels if r not in self.relations]

@@ -29,21 +29,23 @@ the predicted tree's leaves unless the tagging head predicts them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
 from torch import Tensor, nn
 
-from mlparse.config import ModelConfig
+from mlparse.config import ModelConfig, RecipeConfig
 from mlparse.data.vocab import ParserVocab
+from mlparse.models.base import Parser
+from mlparse.models.memory import subbatch_cost
 from mlparse.modules.attention import AttentionWindow
 from mlparse.modules.embeddings import LexicalConfig, LexicalEmbedding
 from mlparse.modules.encoder import PartitionedTransformerEncoder
 from mlparse.modules.span_scorer import SpanScorer
 from mlparse.modules.tag_head import TagHead
 from mlparse.structs import cky, cky_torch
-from mlparse.structs.chart import LabelVocab, tree_from_chart
+from mlparse.structs.chart import LabelVocab, gold_spans, tree_from_chart
 from mlparse.structs.chart_tree import ChartTree, GoldSpans, hamming_cost
 from mlparse.trees.tree import Leaf, Tree
 
@@ -89,11 +91,19 @@ class CheckpointFormatError(ValueError):
 CHAR_CONCAT_WIRING = "paper-packing"
 
 
-class SpanParser(nn.Module):
-    """Span parser: ``forward(batch)`` gives ``(span scores [B, N+1, N+1, L], tag logits [B, T, n_tags] | None)``."""
+class SpanParser(Parser):
+    """Span parser: ``forward(batch)`` gives ``(span scores [B, N+1, N+1, L], tag logits [B, T, n_tags] | None)``.
+
+    Examples (training, gold) are TOP-rooted trees; inputs (what it parses) are sentences of
+    ``(tag, word)`` pairs; predictions are trees.
+    """
+
+    kind = "span"
+    task = "constituency"
 
     def __init__(self, config: ModelConfig, vocab: ParserVocab, labels: LabelVocab) -> None:
         super().__init__()
+        self.loss_decoder = "cython"  # the decoder of the loss-augmented CKY in training (training_setup)
         self.config = config
         self.vocab = vocab
         self.labels = labels
@@ -181,7 +191,8 @@ class SpanParser(nn.Module):
         h = self.encoder(z, batch.mask)
         return h, (self.tagger(h) if self.tagger is not None else None)
 
-    def forward(self, batch: SentenceBatch, golds: Optional[Sequence[GoldSpans]] = None, decoder: str = "cython"):  # type: ignore[no-untyped-def]
+    def forward(self, batch: SentenceBatch, golds: Optional[Sequence[GoldSpans]] = None,  # type: ignore[no-untyped-def]
+                decoder: Optional[str] = None):
         """Without ``golds``: ``(scores [B, N+1, N+1, L], tag logits [B, T, n_tags] | None)``, the
         scores as :meth:`SpanScorer.chart` gives them (0 off the spans ``i < j <= n_b``).
 
@@ -192,7 +203,7 @@ class SpanParser(nn.Module):
         projected = self.scorer.project(h)
         if golds is None:
             return self.scorer.chart(projected, batch.lengths), tag_logits
-        hinge = self._hinge(projected, batch.lengths, list(golds), decoder)
+        hinge = self._hinge(projected, batch.lengths, list(golds), decoder or self.loss_decoder)
         return self._loss_output(batch, hinge, tag_logits)
 
     # -- training -------------------------------------------------------------
@@ -296,10 +307,60 @@ class SpanParser(nn.Module):
             trees.append(tree_from_chart(chart, self.labels, leaves))
         return trees
 
+    # -- the parser interface (mlparse.models.base) ----------------------------
+    @classmethod
+    def build(cls, config: RecipeConfig, train: Sequence[Tree]) -> "SpanParser":
+        return build_parser(config.model, train, config.model.word_min_count)
+
+    def gold(self, example: Tree) -> GoldSpans:
+        return gold_spans(example, self.labels)
+
+    def training_setup(self, config: RecipeConfig, decoder: str = "cython") -> None:
+        """Loss-augmented decoding with ``decoder``; UNK dropout by training counts (``train.unk_word_dropout``)."""
+        self.loss_decoder = decoder
+        if config.train.unk_word_dropout:
+            self.enable_unk_dropout()
+
+    def scores(self, batch: SentenceBatch) -> Tuple[Tensor, Optional[Tensor]]:
+        """``(chart [B, N+1, N+1, L], tag logits [B, T, n_tags] | None)``."""
+        return self(batch)
+
+    def decode(self, batch: SentenceBatch, scores: Tuple[Tensor, Optional[Tensor]], examples: Sequence[Sentence],
+               decoder: str = "cython") -> List[Tree]:
+        chart, tag_logits = scores
+        return self._trees_from_scores(examples, batch, chart, tag_logits, "torch" if decoder == "torch" else "cython")
+
+    def predict(self, examples: Sequence[Sentence], decoder: str = "cython") -> List[Tree]:
+        return self.parse(examples, decoder="torch" if decoder == "torch" else "cython")
+
+    def memory_cost(self, training: bool, decoder: str) -> Callable[[int], float]:
+        return subbatch_cost(self.config, len(self.labels), training=training, decoder=decoder)
+
+    @staticmethod
+    def describe(config: RecipeConfig, eval_tags: Optional[str] = None) -> str:
+        """The system's name in reports: ``mlparse span (CharLSTM + words)``."""
+        parts = {"lstm": ["CharLSTM"], "concat": ["CharConcat"], "none": []}[config.model.char_encoder]
+        if config.model.use_words:
+            parts.append("words")
+        if config.model.use_tags:  # the tags given on dev/test tell apart systems that are not comparable
+            parts.append(f"{eval_tags or 'gold'} tags")
+        return f"mlparse span ({' + '.join(parts)})"
+
+    def resume_mismatch(self, saved: Dict[str, Any]) -> Optional[str]:
+        try:  # an older checkpoint lacks settings added since: they take their defaults
+            saved = {**saved, "model_config": SpanParser.model_config_of(saved).__dict__}
+        except TypeError:  # a setting this version does not know
+            pass
+        mine = self.spec()
+        for part, what in (("vocab", "vocabulary"), ("labels", "span labels"), ("model_config", "model settings")):
+            if saved.get(part) != mine[part]:
+                return what
+        return None
+
     # -- persistence ----------------------------------------------------------
     def spec(self) -> Dict[str, object]:
         """What :func:`SpanParser.from_spec` needs besides the weights."""
-        return {"model_config": self.config.__dict__.copy(), "vocab": self.vocab.to_dict(), "labels": self.labels.to_list(),
+        return {"kind": self.kind, "model_config": self.config.__dict__.copy(), "vocab": self.vocab.to_dict(), "labels": self.labels.to_list(),
                 "char_concat_wiring": CHAR_CONCAT_WIRING}
 
     @staticmethod

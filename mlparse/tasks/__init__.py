@@ -1,1 +1,22 @@
-"""Tasks: constituency and dependency parsing. Each reads prepared splits, writes predictions and scores them."""
+"""Tasks: constituency and dependency parsing. Each reads prepared splits, writes predictions and scores them
+(:class:`mlparse.tasks.base.Task`); :func:`task_for` gives the task of a recipe or a parser kind."""
+
+from __future__ import annotations
+
+from mlparse.tasks.base import DataError, EvalOutcome, Split, Task
+
+
+def task_for(name: str) -> Task:
+    """The task called ``name`` (``constituency`` or ``dependency``)."""
+    if name == "constituency":
+        from mlparse.tasks.constituency import ConstituencyTask
+
+        return ConstituencyTask()
+    if name == "dependency":
+        from mlparse.tasks.dependency import DependencyTask
+
+        return DependencyTask()
+    raise ValueError(f"unknown task {name!r}; tasks: constituency, dependency")
+
+
+__all__ = ["DataError", "EvalOutcome", "Split", "Task", "task_for"]

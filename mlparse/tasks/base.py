@@ -64,15 +64,26 @@ class Task:
         """Number of words of an example."""
         raise NotImplementedError
 
+    def inputs(self, split: Any) -> List[Any]:
+        """What a parser reads for each example of ``split`` (the examples themselves, or their words and the
+        tags the recipe gives on dev and test)."""
+        return list(split.examples)
+
+    def bad_example(self, split: Any, error: Exception) -> str:
+        """A message naming the example of ``split`` a parser could not be built from or learn (``error``)."""
+        return f"{split.path}: {error}"
+
     def write_predictions(self, path: Path, split: Split[Any], predictions: Sequence[Any]) -> None:
         raise NotImplementedError
 
-    def score(self, split: Split[Any], predictions: Sequence[Any], config: Any) -> EvalOutcome:
-        """Scores of ``predictions`` against the gold ``split``; ``config`` is the recipe."""
+    def score(self, split: Any, predictions: Sequence[Any], config: Any) -> EvalOutcome:
+        """Scores of ``predictions`` against the first ``len(predictions)`` examples of the gold ``split``
+        (all of them, or the first ``eval.max_sentences`` at dev checks); ``config`` is the recipe."""
         raise NotImplementedError
 
-    def check_scorable(self, split: Split[Any], config: Any) -> None:
-        """Raise :class:`DataError` now, before training, if ``split`` cannot be scored against itself."""
+    def check_scorable(self, split: Any, config: Any, name: str) -> None:
+        """Raise :class:`DataError` now, before training, if ``split`` (``dev`` or ``test``: ``name``) cannot be
+        scored against itself."""
         raise NotImplementedError
 
     def main_score(self, scores: SplitScores) -> float:

@@ -8,11 +8,12 @@ parameter file (``data.evalb_params``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, List, Sequence
 
-from mlparse.tasks.base import DataError, EvalOutcome, Split, Task
+from mlparse.tasks.base import DataError, EvalOutcome, Task
 from mlparse.train import corpus
-from mlparse.train.evaluate import EvaluationError, score_parses
+from mlparse.train.corpus import Sentence
+from mlparse.train.evaluate import EvaluationError, check_params, check_scorable, score_parses
 from mlparse.trees.tree import Tree
 from mlparse.trees.writer import write_trees
 
@@ -24,27 +25,36 @@ class ConstituencyTask(Task):
     metric = "f1"
     metric_label = "F1"
 
-    def read_split(self, path: Path) -> Split[Tree]:
+    def read_split(self, path: Path) -> corpus.Split:
         try:
-            read = corpus.read_split(path)
+            return corpus.read_split(path)
         except corpus.DataError as error:
             raise DataError(str(error)) from None
-        return Split(read.path, read.trees, read.lines)
 
     def length(self, example: Tree) -> int:
         return len(example.leaves())
 
-    def write_predictions(self, path: Path, split: Split[Tree], predictions: Sequence[Tree]) -> None:
+    def inputs(self, split: corpus.Split) -> List[Sentence]:
+        return split.input_sentences  # the trees' words, with the tags data.eval_tags chose
+
+    def bad_example(self, split: corpus.Split, error: Exception) -> str:
+        return corpus.locate_bad_tree(split, error)
+
+    def write_predictions(self, path: Path, split: corpus.Split, predictions: Sequence[Tree]) -> None:
         write_trees(path, predictions)
 
-    def score(self, split: Split[Tree], predictions: Sequence[Tree], config: Any) -> EvalOutcome:
-        outcome = score_parses(split.examples, predictions, config.data.evalb_params,
-                               predicted_tags=config.model.predict_tags)
-        return EvalOutcome(outcome.scores, outcome.report)
+    def score(self, split: corpus.Split, predictions: Sequence[Tree], config: Any) -> EvalOutcome:
+        """evalb (strict) with ``data.evalb_params``; tagging accuracy when the leaves' tags may differ from gold."""
+        with_tags = config.model.predict_tags or split.input_tags is not None
+        outcome = score_parses(split.trees[: len(predictions)], predictions, config.data.evalb_params,
+                               predicted_tags=with_tags)
+        scores = outcome.scores
+        scores.scorer = f"evalb {Path(config.data.evalb_params).name}"
+        return EvalOutcome(scores, outcome.report)
 
-    def check_scorable(self, split: Split[Tree], config: Any) -> None:
+    def check_scorable(self, split: corpus.Split, config: Any, name: str) -> None:
         try:
-            score_parses(split.examples, split.examples, config.data.evalb_params)
-        except EvaluationError as error:
-            raise DataError(f"{split.path}: the gold trees cannot be scored against themselves with "
-                            f"{config.data.evalb_params}, so no run on them could be evaluated: {error}") from None
+            check_params(config.data.evalb_params)
+            check_scorable(split, config.data.evalb_params, name)
+        except (EvaluationError, corpus.DataError) as error:
+            raise DataError(str(error)) from None

@@ -60,10 +60,9 @@ class DependencyTask(Task):
 
     def score(self, split: Split[DependencySentence], predictions: Sequence[DependencyPrediction],
               config: Any) -> EvalOutcome:
-        if len(predictions) != len(split.examples):
-            raise DataError(f"{len(split.examples)} gold sentences but {len(predictions)} predictions")
-        gold = _text(split.examples)
-        system = _text(split.examples, predictions)
+        examples = split.examples[: len(predictions)]  # dev checks may score the first eval.max_sentences
+        gold = _text(examples)
+        system = _text(examples, predictions)
         ptb = config.eval.dependency_scoring == "ptb"
         try:
             scores = evaluate_text(gold, system, ptb_punct="xpos" if ptb else None)
@@ -73,15 +72,16 @@ class DependencyTask(Task):
         result = SplitScores(
             uas=_percent(uas.f1), las=_percent(las.f1), clas=_percent(scores.clas.f1),
             scorer=f"depeval {scores.scorer_version} ({config.eval.dependency_scoring})",
-            sentences=len(split.examples))
+            sentences=len(examples))
         return EvalOutcome(result, format_report(scores, verbose=True))
 
-    def check_scorable(self, split: Split[DependencySentence], config: Any) -> None:
+    def check_scorable(self, split: Split[DependencySentence], config: Any, name: str) -> None:
         gold = [DependencyPrediction([int(h) for h in s.heads], list(s.deprels)) for s in split.examples]
         try:
             self.score(split, gold, config)
-        except DataError as error:
-            raise DataError(f"{split.path}: the gold file cannot be scored against itself: {error}") from None
+        except (DataError, ValueError) as error:
+            raise DataError(f"{split.path}: depeval cannot score this {name} file even against itself: {error} "
+                            "(checked before training, which has not started)") from None
 
 
 def _text(sentences: Sequence[DependencySentence], predictions: Sequence[DependencyPrediction] | None = None) -> str:

@@ -14,8 +14,7 @@ from mlparse.trees.tree import Tree
 Sentence = List[Tuple[str, str]]
 
 
-class DataError(ValueError):
-    """A problem with the prepared data, with a message meant for the user."""
+from mlparse.tasks.base import DataError  # noqa: E402  (one error type for prepared data, whatever the task)
 
 
 @dataclass
@@ -32,6 +31,17 @@ class Split:
         if self.lines is not None and index < len(self.lines):
             return f"{self.path}:{self.lines[index]}"
         return f"{self.path} (tree {index + 1})"
+
+    @property
+    def examples(self) -> List[Tree]:
+        """The gold trees (the task interface's name for them)."""
+        return self.trees
+
+    def subset(self, keep: Sequence[int]) -> "Split":
+        """The trees at ``keep`` (their lines and input tags with them)."""
+        lines = [self.lines[k] for k in keep] if self.lines is not None else None
+        tags = [self.input_tags[k] for k in keep] if self.input_tags is not None else None
+        return Split(self.path, [self.trees[k] for k in keep], lines, tags)
 
     @property
     def sentences(self) -> List[Sentence]:

@@ -44,8 +44,12 @@ def attach_eval_tags(choice: EvalTags, splits: Dict[str, Split]) -> None:
         splits[name].input_tags = read_tags(path, splits[name])
 
 
-def eval_tags_notes(choice: EvalTags, splits: Dict[str, Split], known_tags: Sequence[str]) -> List[str]:
+def eval_tags_notes(choice: EvalTags, splits: Dict[str, Split], known_tags: Sequence[str],
+                    task: str = "constituency") -> List[str]:
     """What the run tells the user (and keeps in ``results.json``) about its dev/test input tags."""
+    if choice.kind == GOLD and task == "dependency":
+        return ["dev and test are parsed with the POS tags of their CoNLL-U files as input (gold tags): the scores "
+                "are not comparable with parsers given predicted tags, such as the CoNLL 2018 shared task's systems"]
     if choice.kind == GOLD:
         return ["dev and test are parsed with their gold POS tags as input (data.eval_tags: gold): the scores are "
                 "not comparable with parsers given predicted tags, such as the tag rows of Kitaev & Klein (2018, "

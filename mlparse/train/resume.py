@@ -118,8 +118,9 @@ def plan_resume(files: checkpoint.CheckpointFiles, trust: bool = False,
     if best_step > 0 and best.data is None:
         why = best.problem.reason if best.problem is not None else "is missing"
         plan.best_lost = True
-        plan.notes.append(f"{best.path} {why}: the weights of the best dev check so far (step {best_step}, dev F1 "
-                          f"{state['best_f1']:.2f}) are lost. Training resumes from {last.path} (step {state['step']}); "
-                          f"best.pt is written again at the next check that beats dev F1 {state['best_f1']:.2f}, "
+        best_score = state.get("best_score", state.get("best_f1", float("-inf")))
+        plan.notes.append(f"{best.path} {why}: the weights of the best dev check so far (step {best_step}, dev score "
+                          f"{best_score:.2f}) are lost. Training resumes from {last.path} (step {state['step']}); "
+                          f"best.pt is written again at the next check that beats {best_score:.2f}, "
                           "otherwise the final scores are those of last.pt")
     return plan

@@ -22,6 +22,10 @@ if TYPE_CHECKING:  # importing the checkpoint module means importing torch: `mlp
     from mlparse.train.checkpoint import CheckpointFiles
 
 
+#: The keys of a log.jsonl line (:class:`mlparse.results.LogEntry`): one dev check.
+LOG_KEYS = ("step", "epoch", "dev_score", "metric", "lr", "train_loss", "elapsed_seconds", "best")
+
+
 def run_id_for(config: RecipeConfig) -> str:
     """A run id derived from the resolved recipe: the same recipe (and overrides) resumes the same run."""
     return config.hash()[:12]
@@ -61,11 +65,16 @@ class RunDir:
     def last(self) -> Path:
         return self.checkpoints.last
 
-    def pred(self, split: str) -> Path:
-        return self.path / f"{split}.pred.trees"
+    def pred(self, split: str, suffix: str = ".trees") -> Path:
+        """The predictions on ``split``; ``suffix`` is the task's (``.trees``, ``.conllu``)."""
+        return self.path / f"{split}.pred{suffix}"
+
+    def report(self, split: str, suffix: str = ".evalb") -> Path:
+        """The scorer's report on ``split``: ``.evalb`` (constituency) or ``.depeval`` (dependency)."""
+        return self.path / f"{split}{suffix}"
 
     def evalb(self, split: str) -> Path:
-        return self.path / f"{split}.evalb"
+        return self.report(split, ".evalb")
 
     @property
     def lock(self) -> Path:
@@ -75,8 +84,9 @@ class RunDir:
     def remove_leftovers(self) -> int:
         """Delete the temporary files of writes that a killed run left half done (``.last.pt.*.tmp`` and the
         like: up to a checkpoint's size each); only under the run's lock.  Returns how many there were."""
-        names = [p.name for p in (self.recipe, self.results, self.log, self.pred("dev"), self.pred("test"),
-                                  self.evalb("dev"), self.evalb("test"))]
+        names = [p.name for p in (self.recipe, self.results, self.log)] + [
+            path.name for split in ("dev", "test") for path in (self.pred(split), self.pred(split, ".conllu"),
+                                                                self.evalb(split), self.report(split, ".depeval"))]
         folders = {self.path: names, self.checkpoints.folder: [self.best.name, self.last.name]}
         removed = 0
         for folder, targets in folders.items():
@@ -112,7 +122,7 @@ class RunDir:
 
     def write_log(self, entries: List[Dict[str, Any]]) -> None:
         """Rewrite log.jsonl from the entries kept in the training state (so a resumed run never duplicates lines)."""
-        known = set(LogEntry.__dataclass_fields__)
+        known = LOG_KEYS
         lines = [json.dumps({k: v for k, v in e.items() if k in known}, ensure_ascii=False) for e in entries]
         atomic_write_text(self.log, "".join(line + "\n" for line in lines))
 

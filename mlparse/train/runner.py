@@ -2,10 +2,11 @@
 
 Steps: resolve the recipe and its run directory (resume when it exists,
 ``fresh`` starts over); make sure the prepared splits exist (preparing them
-when the source is known); check that evalb can score dev and test (gold
-against gold) before any training; build vocabularies and the model; train
-(:class:`~mlparse.train.trainer.Trainer`); load ``best.pt``, parse dev and
-test, write predicted trees, evalb reports and ``results.json``.
+when the source is known); check that the task's scorer (evalb, depeval) can
+score dev and test (gold against gold) before any training; build the parser
+of ``model.kind`` through the registry (vocabularies from the training
+examples); train (:class:`~mlparse.train.trainer.Trainer`); load ``best.pt``,
+parse dev and test, write predictions, the scorer's reports and ``results.json``.
 ``results.json`` says ``running`` from the start and is rewritten atomically.
 Process 0 holds the run directory's lock (:mod:`mlparse.train.run_lock`) throughout, so a
 second launch of the same run is refused at once.  A failed write (a full disk) stops the run
@@ -26,16 +27,15 @@ import torch.distributed as dist
 
 from mlparse.config import RecipeConfig
 from mlparse.io_utils import atomic_write_text
-from mlparse.models.span_parser import SpanParser, build_parser
+from mlparse.models.base import Parser
+from mlparse.models.registry import parser_class, parser_from_spec
 from mlparse.results import COMPLETE, FAILED, RUNNING, RunResults
+from mlparse.tasks import DataError, Task, task_for
 from mlparse.train import checkpoint
-from mlparse.train.corpus import DataError, Split, check_lengths, golds_of, locate_bad_tree, read_split
 from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tags_notes
-from mlparse.train.evaluate import check_params, check_scorable, score_parses
 from mlparse.train.run_dir import RunDir, hardware_info, now_iso, run_id_for, versions
 from mlparse.train.run_lock import RunLock, RunLocked
-from mlparse.train.trainer import DistInfo, Reporter, Trainer, parse_sentences, resolve_decoder
-from mlparse.trees.writer import write_trees
+from mlparse.train.trainer import DistInfo, Reporter, Trainer, TrainState, predict_in_batches, resolve_decoder
 
 
 #: Families that ``mlparse demo`` prepares (the WSJ sample, or a synthetic treebank without it).
@@ -66,20 +66,20 @@ def pick_device(config: RecipeConfig, local_rank: int = 0) -> torch.device:
 
 def ensure_prepared(config: RecipeConfig) -> None:
     """Prepare the data set when a split file is missing and the family is in the catalog."""
-    missing = [s for s in ("train", "dev", "test") if not config.data.split_path(s).is_file()]
+    missing = [s for s in ("train", "dev", "test") if not config.split_path(s).is_file()]
     if not missing and _complete_preparation(config):
         return
-    problem = f"prepared data not found ({config.data.split_path(missing[0])})" if missing else ""
+    problem = f"prepared data not found ({config.split_path(missing[0])})" if missing else ""
     if not missing:  # split files without manifest.json: a `mlparse prepare` stopped while renaming its files
         missing = ["train", "dev", "test"]
-        problem = (f"{config.data.split_path('train').parent} has split files but no manifest.json "
+        problem = (f"{config.split_path('train').parent} has split files but no manifest.json "
                    "(an interrupted `mlparse prepare`?)")
     if any(getattr(config.data, s) for s in missing):
-        raise RunError(f"split file(s) not found: {', '.join(str(config.data.split_path(s)) for s in missing)}")
+        raise RunError(f"split file(s) not found: {', '.join(str(config.split_path(s)) for s in missing)}")
     try:
         from mlparse.data.prepare import prepare_family
     except ImportError:
-        raise RunError(f"prepared data not found ({config.data.split_path(missing[0])}); "
+        raise RunError(f"prepared data not found ({config.split_path(missing[0])}); "
                        f"run `mlparse prepare {config.data.family}` first") from None
     try:
         prepare_family(config.data.family, languages=[config.data.language], out=Path(config.data.root))
@@ -87,9 +87,9 @@ def ensure_prepared(config: RecipeConfig) -> None:
         hint = ("`mlparse demo` writes the demo data" if config.data.family in DEMO_FAMILIES
                 else f"run `mlparse prepare {config.data.family} --source ...` to point at the treebank")
         raise RunError(f"{problem} and preparing it failed: {error}\n{hint}") from None
-    still = [s for s in missing if not config.data.split_path(s).is_file()]
+    still = [s for s in missing if not config.split_path(s).is_file()]
     if still:
-        raise RunError(f"`mlparse prepare {config.data.family}` did not produce {config.data.split_path(still[0])}")
+        raise RunError(f"`mlparse prepare {config.data.family}` did not produce {config.split_path(still[0])}")
 
 
 def _complete_preparation(config: RecipeConfig) -> bool:
@@ -107,44 +107,51 @@ def _complete_preparation(config: RecipeConfig) -> bool:
         return True
     if config.data.family not in family_names():
         return True
-    return (config.data.split_path("train").parent / "manifest.json").is_file()
+    return (config.split_path("train").parent / "manifest.json").is_file()
 
 
-def load_splits(config: RecipeConfig, notes: Optional[List[str]] = None) -> tuple:
-    """Train, dev and test splits, checked before any training: readable, TOP-rooted, and every
-    dev/test sentence within the model's length (a problem found after hours of training is too late).
+def load_splits(config: RecipeConfig, task: Task, notes: Optional[List[str]] = None) -> tuple:
+    """Train, dev and test splits as ``task`` reads them, checked before any training (readable, well formed).
 
     Training sentences left out by ``data.max_train_length`` / ``data.max_train_sentences`` are
-    counted in ``notes`` (never dropped silently)."""
+    counted in ``notes`` (never dropped silently).  Lengths against the parser's limit are checked
+    by :func:`check_lengths` once the parser exists."""
     try:
-        train, dev, test = (read_split(config.data.split_path(s)) for s in ("train", "dev", "test"))
+        train, dev, test = (task.read_split(config.split_path(s)) for s in ("train", "dev", "test"))
     except DataError as error:
         raise RunError(str(error)) from None
-    keep = list(range(len(train.trees)))
+    lengths = [task.length(e) for e in train.examples]
+    keep = list(range(len(lengths)))
     if config.data.max_train_length:
-        keep = [k for k in keep if len(train.trees[k].leaves()) <= config.data.max_train_length]
+        keep = [k for k in keep if lengths[k] <= config.data.max_train_length]
     if config.data.max_train_sentences:
         keep = keep[: config.data.max_train_sentences]
     if not keep:
-        raise RunError(f"{train.path}: no training tree left after data.max_train_length={config.data.max_train_length}")
-    if notes is not None and len(keep) < len(train.trees):
-        longer = sum(1 for tree in train.trees if config.data.max_train_length
-                     and len(tree.leaves()) > config.data.max_train_length)
+        raise RunError(f"{train.path}: no training sentence left after data.max_train_length={config.data.max_train_length}")
+    if notes is not None and len(keep) < len(lengths):
+        longer = sum(1 for n in lengths if config.data.max_train_length and n > config.data.max_train_length)
         reasons = ([f"{longer} longer than data.max_train_length={config.data.max_train_length}"] if longer else []) + (
             [f"the rest beyond data.max_train_sentences={config.data.max_train_sentences}"]
-            if config.data.max_train_sentences and len(train.trees) - longer > len(keep) else [])
-        notes.append(f"training on {len(keep):,} of the {len(train.trees):,} trees of {train.path} "
+            if config.data.max_train_sentences and len(lengths) - longer > len(keep) else [])
+        notes.append(f"training on {len(keep):,} of the {len(lengths):,} sentences of {train.path} "
                      f"({'; '.join(reasons)})")
-    lines = [train.lines[k] for k in keep] if train.lines is not None else None
-    train = Split(train.path, [train.trees[k] for k in keep], lines)
-    max_words = config.model.max_len - 2
-    try:
-        check_lengths(train, max_words, "raise model.max_len or set data.max_train_length")
-        for split in (dev, test):
-            check_lengths(split, max_words, "raise model.max_len (dev and test sentences are never dropped)")
-    except DataError as error:
-        raise RunError(str(error)) from None
+    if len(keep) < len(lengths):
+        train = train.subset(keep)
     return train, dev, test
+
+
+def check_lengths(task: Task, splits: Dict[str, Any], max_words: int) -> None:
+    """A clear error, naming file and line, for the first sentence longer than the parser takes."""
+    advice = {"train": "raise model.max_len or set data.max_train_length",
+              "dev": "raise model.max_len (dev and test sentences are never dropped)",
+              "test": "raise model.max_len (dev and test sentences are never dropped)"}
+    for name, split in splits.items():
+        lengths = [task.length(e) for e in split.examples]
+        for index, length in enumerate(lengths):
+            if length > max_words:
+                longer = sum(1 for n in lengths if n > max_words)
+                raise RunError(f"{split.where(index)}: sentence of {length} words is longer than the model allows "
+                               f"({max_words} words; {longer} sentence(s) of this file are longer); {advice[name]}")
 
 
 def _dist_info() -> DistInfo:
@@ -204,7 +211,8 @@ def _run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Re
     eval_tags = choose_eval_tags(config)
     results = RunResults(
         mlparse_version=versions()["mlparse"], status=RUNNING, recipe=config.name, recipe_hash=config.hash(),
-        run_id=run_id_for(config), system=f"mlparse span ({_lexical_name(config)})", dataset=config.data.family,
+        run_id=run_id_for(config), task=config.task, model=config.model.kind,
+        system=parser_class(config.model.kind).describe(config, eval_tags.kind), dataset=config.data.family,
         language=config.data.language, hardware=hardware_info(str(device)) | {"processes": info.world},
         versions=versions(), started_at=(previous.started_at if previous and previous.started_at else now_iso()),
         eval_tags=eval_tags.kind, eval_tag_files=eval_tags.files,
@@ -234,39 +242,40 @@ def extends_budget(previous: RunResults, budget_minutes: Optional[float]) -> boo
     return budget_minutes is None or budget_minutes * 60.0 > (previous.training_seconds or 0.0)
 
 
-def _lexical_name(config: RecipeConfig) -> str:
-    parts = {"lstm": ["CharLSTM"], "concat": ["CharConcat"], "none": []}[config.model.char_encoder]
-    if config.model.use_words:
-        parts.append("words")
-    if config.model.use_tags:  # the tags given on dev/test tell apart systems that are not comparable
-        parts.append(f"{choose_eval_tags(config).kind} tags")
-    return " + ".join(parts)
-
-
 def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunDir, results: RunResults,
                         device: torch.device, info: DistInfo, reporter: Optional[Reporter]) -> RunResults:
     notes: List[str] = []
-    train, dev, test = load_splits(config, notes)
+    task = task_for(config.task)
+    train, dev, test = load_splits(config, task, notes)
     eval_tags = choose_eval_tags(config)
+    if eval_tags.files and config.task != "constituency":
+        raise RunError("data.eval_tags: predicted reads tag files for constituency splits; a dependency parser "
+                       "takes its tags from the CoNLL-U files (data.eval_tags: gold)")
     try:
         attach_eval_tags(eval_tags, {"dev": dev, "test": test})
+        for name, split in (("dev", dev), ("test", test)):
+            task.check_scorable(split, config, name)
     except DataError as error:
         raise RunError(str(error)) from None
-    check_params(config.data.evalb_params)
-    for name, split in (("dev", dev), ("test", test)):
-        check_scorable(split, config.data.evalb_params, name)
     checkpoint.seed_everything(config.train.seed)
+    cls = parser_class(config.model.kind)
     try:
-        model = build_parser(config.model, train.trees, config.model.word_min_count).to(device)
-        golds = golds_of(train.trees, model.labels)
-    except ValueError as error:  # a tree the span chart cannot represent: say which one
-        raise RunError(locate_bad_tree(train, error)) from None
-    notes += eval_tags_notes(eval_tags, {"dev": dev, "test": test}, model.vocab.tags.to_list())
+        model = cls.build(config, train.examples).to(device)
+    except ValueError as error:  # an example the parser cannot represent: say which one
+        raise RunError(task.bad_example(train, error)) from None
+    golds = []
+    for index, example in enumerate(train.examples):
+        try:
+            golds.append(model.gold(example))
+        except ValueError as error:
+            raise RunError(f"{train.where(index)}: {error}") from None
+    check_lengths(task, {"train": train, "dev": dev, "test": test}, model.max_words)
+    notes += eval_tags_notes(eval_tags, {"dev": dev, "test": test}, model.vocab.tags.to_list(), config.task)
     if info.is_main:
         _record_notes(notes, run_dir, results, reporter)
     if info.active:  # different dropout streams per rank; DDP copies rank 0's initial weights
         checkpoint.seed_everything(config.train.seed + 7919 * info.rank)
-    trainer = Trainer(config, model, train, golds, dev, run_dir.checkpoints, device, config.data.evalb_params,
+    trainer = Trainer(config, model, task, train, golds, dev, run_dir.checkpoints, device,
                       dist_info=info, reporter=reporter if info.is_main else None, max_minutes=options.max_minutes,
                       on_log=lambda entries: _progress_update(run_dir, results, entries))
     if trainer.resume(trust=options.trust_checkpoint, warn=options.warn) and info.is_main:
@@ -275,32 +284,32 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     if info.active:
         dist.barrier()
     results.training_seconds = round(state.training_seconds, 3)
-    results.epochs = round(state.train_sentences / max(1, len(train.trees)), 4)
+    results.epochs = round(state.train_sentences / max(1, len(train.examples)), 4)
     results.best_step = state.best_step
     results.stop_reason = state.stop_reason or None
     if not info.is_main:
         return results
-    best, note = _final_checkpoint(run_dir, device, options)
+    best, note = _final_checkpoint(run_dir, device, options, task)
     if best is None:
-        raise RunError(f"training made no update, so there is no {run_dir.best} to evaluate ({len(train.trees)} "
-                       f"training sentence(s) for {info.world} process(es), train.max_epochs={config.train.max_epochs})")
+        raise RunError(f"training made no update, so there is no {run_dir.best} to evaluate ({len(train.examples)} "
+                       f"training sentence(s), train.max_epochs={config.train.max_epochs})")
     if note is not None:
         results.best_step = best["state"]["step"]
         _record_notes([note], run_dir, results, reporter)
-    final = SpanParser.from_spec(best["spec"]).to(device)
+    final = parser_from_spec(best["spec"]).to(device)
     final.load_state_dict(best["model"])
     decoder = resolve_decoder(config, device)
     parse_seconds, parsed = 0.0, 0
     for split_name, split in (("dev", dev), ("test", test)):
-        sentences = split.input_sentences  # the trees' words, with the tags data.eval_tags chose
-        with_tags = config.model.predict_tags or split.input_tags is not None  # leaves carry tags that may differ
+        inputs = task.inputs(split)  # for constituency: the trees' words, with the tags data.eval_tags chose
         start = time.perf_counter()
-        predicted = parse_sentences(final, sentences, config.eval.subbatch_tokens, decoder)
+        predicted = predict_in_batches(final, inputs, [task.length(e) for e in split.examples],
+                                       config.eval.subbatch_tokens, decoder)
         parse_seconds += time.perf_counter() - start
-        parsed += len(sentences)
-        write_trees(run_dir.pred(split_name), predicted)
-        outcome = score_parses(split.trees, predicted, config.data.evalb_params, predicted_tags=with_tags)
-        _write_text(run_dir.evalb(split_name), outcome.report)
+        parsed += len(inputs)
+        task.write_predictions(run_dir.pred(split_name, task.suffix), split, predicted)
+        outcome = task.score(split, predicted, config)
+        _write_text(run_dir.report(split_name, task.report_suffix), outcome.report)
         setattr(results, split_name, outcome.scores)
     results.parse_sentences_per_second = round(parsed / max(parse_seconds, 1e-9), 2)
     results.status, results.finished_at = COMPLETE, now_iso()
@@ -308,8 +317,8 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     return results
 
 
-def _final_checkpoint(run_dir: RunDir, device: torch.device,
-                      options: RunOptions) -> Tuple[Optional[Dict[str, Any]], Optional[str]]:
+def _final_checkpoint(run_dir: RunDir, device: torch.device, options: RunOptions,
+                      task: Task) -> Tuple[Optional[Dict[str, Any]], Optional[str]]:
     """The checkpoint to score: ``best.pt``; ``last.pt`` when best.pt is damaged or missing (the note says
     so); (None, None) when training made no update."""
     problem = None
@@ -329,9 +338,11 @@ def _final_checkpoint(run_dir: RunDir, device: torch.device,
     state = last["state"]
     if not state["log"]:
         return None, None
+    final = TrainState.from_dict(state)
+    metric = f"dev {task.metric_label}"
     return last, (f"{problem or f'{run_dir.best} is missing'}: the final scores are those of {run_dir.last} (step "
-                  f"{state['step']}, dev F1 {state['log'][-1]['dev_f1']:.2f}), not of the best dev check (step "
-                  f"{state['best_step']}, dev F1 {state['best_f1']:.2f}), whose weights are lost")
+                  f"{final.step}, {metric} {final.log[-1]['dev_score']:.2f}), not of the best dev check (step "
+                  f"{final.best_step}, {metric} {final.best_score:.2f}), whose weights are lost")
 
 
 def _record_notes(notes: List[str], run_dir: RunDir, results: RunResults, reporter: Optional[Reporter]) -> None:
@@ -342,7 +353,7 @@ def _record_notes(notes: List[str], run_dir: RunDir, results: RunResults, report
     run_dir.write_results(results)
     for note in notes:
         if reporter is not None:
-            getattr(reporter, "on_note", lambda message: None)(note)
+            reporter.on_note(note)
 
 
 def _progress_update(run_dir: RunDir, results: RunResults, entries: list) -> None:
@@ -350,7 +361,7 @@ def _progress_update(run_dir: RunDir, results: RunResults, entries: list) -> Non
     run_dir.write_log(entries)
     if entries:
         last = entries[-1]
-        best = max(entries, key=lambda e: e["dev_f1"])
+        best = max(entries, key=lambda e: e["dev_score"])
         results.training_seconds = last.get("elapsed_seconds")
         results.epochs = last.get("epoch")
         results.best_step = best["step"]

@@ -1,10 +1,14 @@
 """The training loop: batches, gradient accumulation, schedule, dev checks, checkpoints, resume, DDP.
 
+The trainer names no parser and no metric: it talks to the parser interface
+(:mod:`mlparse.models.base`) and to the task (:mod:`mlparse.tasks`).
+
 One *update* processes ``train.batch_size`` sentences (250 in the paper),
 split into sub-batches under ``train.subbatch_tokens`` (token-equivalents of
 the memory cost model, :mod:`mlparse.models.memory`) whose gradients are
 accumulated (the loss is normalised by the whole batch, so the update does
-not depend on how it was split).  Dev F1 (evalb port, strict) is computed
+not depend on how it was split).  The dev score (the task's main metric: F1 of the
+evalb port for constituency, LAS of depeval for dependency) is computed
 ``train.evals_per_epoch`` times per epoch; the full training state goes to
 ``checkpoints/last.pt`` after every check and, when the check is the best so far, to
 ``checkpoints/best.pt`` as well (a copy made after last.pt), both written atomically as plain
@@ -34,16 +38,12 @@ from torch import nn
 
 from mlparse.config import RecipeConfig
 from mlparse.data.batching import epoch_batches, map_in_batches, pack_by_tokens
-from mlparse.models.memory import subbatch_cost
-from mlparse.models.span_parser import LossOutput, SpanParser
-from mlparse.structs.chart_tree import GoldSpans
+from mlparse.models.base import Parser
+from mlparse.tasks.base import EvalOutcome, Task
 from mlparse.train import checkpoint
-from mlparse.train.corpus import Sentence, Split
-from mlparse.train.evaluate import EvalOutcome, score_parses
 from mlparse.train.resume import ResumeError, plan_resume
 from mlparse.train.run_dir import versions
 from mlparse.train.schedule import WarmupPlateauSchedule
-from mlparse.trees.tree import Tree
 
 __all__ = ["ResumeError", "Trainer", "TrainState"]
 
@@ -57,7 +57,7 @@ class TrainState:
     batch_in_epoch: int = 0  # next batch of the current epoch
     checks: int = 0
     checks_since_best: int = 0
-    best_f1: float = float("-inf")
+    best_score: float = float("-inf")  # of the task's main metric (F1, LAS)
     best_step: int = 0
     training_seconds: float = 0.0
     train_sentences: int = 0
@@ -66,6 +66,24 @@ class TrainState:
     stop_reason: str = ""
     log: List[Dict[str, Any]] = field(default_factory=list)
     recent_loss: float = 0.0
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "TrainState":
+        """A saved state; states saved before scores were metric-neutral say ``best_f1`` and log ``dev_f1``."""
+        data = dict(data)
+        if "best_f1" in data:
+            data["best_score"] = data.pop("best_f1")
+        data["log"] = [normalized_log_entry(entry) for entry in data.get("log", [])]
+        return cls(**data)
+
+
+def normalized_log_entry(entry: Dict[str, Any]) -> Dict[str, Any]:
+    """A log entry with ``dev_score`` and ``metric`` (entries written before say ``dev_f1``)."""
+    if "dev_score" in entry or "dev_f1" not in entry:
+        return entry
+    out = {key: value for key, value in entry.items() if key != "dev_f1"}
+    out["dev_score"], out["metric"] = entry["dev_f1"], "f1"
+    return out
 
 
 @dataclass
@@ -78,8 +96,9 @@ class StepInfo:
     lr: float
     sentences_per_second: float
     tokens_per_second: float
-    dev_f1: Optional[float]
-    best_f1: Optional[float]
+    dev_score: Optional[float]
+    best_score: Optional[float]
+    metric: str = "F1"  # how the task's main metric is written: F1, LAS
 
 
 class Reporter:
@@ -129,14 +148,15 @@ def resolve_decoder(config: RecipeConfig, device: torch.device) -> str:
     return choice
 
 
-def parse_sentences(model: SpanParser, sentences: Sequence[Sentence], budget: int, decoder: str) -> List[Tree]:
-    """Parse in sub-batches under ``budget`` token-equivalents (parsing's memory cost); trees in input order."""
+def predict_in_batches(model: Parser, inputs: Sequence[Any], lengths: Sequence[int], budget: int,
+                       decoder: str) -> List[Any]:
+    """Predictions for ``inputs`` (sentences of ``lengths`` words) in sub-batches under ``budget``
+    token-equivalents of the parser's parsing memory; in input order."""
     was_training = model.training
     model.eval()
     try:
-        return map_in_batches(list(sentences), [len(s) for s in sentences], budget,
-                              lambda group: model.parse(group, decoder=decoder),
-                              cost=subbatch_cost(model.config, len(model.labels), training=False, decoder=decoder))
+        return map_in_batches(list(inputs), list(lengths), budget, lambda group: model.predict(group, decoder=decoder),
+                              cost=model.memory_cost(training=False, decoder=decoder))
     finally:
         model.train(was_training)
 
@@ -147,13 +167,13 @@ class Trainer:
     def __init__(
         self,
         config: RecipeConfig,
-        model: SpanParser,
-        train: Split,
-        train_golds: Sequence[GoldSpans],
-        dev: Split,
+        model: Parser,
+        task: Task,
+        train: Any,
+        train_golds: Sequence[Any],
+        dev: Any,
         checkpoints: checkpoint.CheckpointFiles,
         device: torch.device,
-        evalb_params: str,
         dist_info: DistInfo = DistInfo(),
         reporter: Optional[Reporter] = None,
         max_minutes: Optional[float] = None,
@@ -161,20 +181,22 @@ class Trainer:
     ) -> None:
         self.config = config
         self.model = model
-        self.train_sentences = train.sentences
+        self.task = task
+        self.train_sentences = task.inputs(train)
         self.train_golds = list(train_golds)
-        self.train_lengths = [len(s) for s in self.train_sentences]
+        self.train_lengths = [task.length(e) for e in train.examples]
         self.dev = dev
-        self.dev_trees = dev.trees[: config.eval.max_sentences] if config.eval.max_sentences else dev.trees
+        dev_inputs = task.inputs(dev)
+        self.dev_inputs = dev_inputs[: config.eval.max_sentences] if config.eval.max_sentences else dev_inputs
+        self.dev_lengths = [task.length(e) for e in dev.examples[: len(self.dev_inputs)]]
         self.checkpoints = checkpoints
         self.device = device
-        self.evalb_params = evalb_params
         self.dist = dist_info
         self.reporter = reporter or Reporter()
         self.max_minutes = max_minutes if max_minutes is not None else config.train.max_minutes
         self.on_log = on_log
         self.decoder = resolve_decoder(config, device)
-        self.train_cost = subbatch_cost(config.model, len(model.labels), training=True, decoder=self.decoder)
+        self.train_cost = model.memory_cost(training=True, decoder=self.decoder)
         t = config.train
         self.state = TrainState()
         self.network: nn.Module = model
@@ -186,8 +208,7 @@ class Trainer:
         self.schedule = WarmupPlateauSchedule(t.lr, t.warmup_steps, patience_checks, t.lr_decay_factor)
         self.stop_checks = int(round(t.patience_epochs * t.evals_per_epoch))
         self.autocast = bf16_autocast(device, t.bf16, warn=dist_info.is_main)
-        if config.train.unk_word_dropout:
-            model.enable_unk_dropout()
+        model.training_setup(config, self.decoder)
 
     # -- checkpoints ---------------------------------------------------------
     def checkpoint_payload(self) -> Dict[str, Any]:
@@ -223,26 +244,20 @@ class Trainer:
         if plan is None:
             return False
         saved, source = plan.data, plan.source
-        spec = saved["spec"]
-        mine = self.model.spec()
-        try:  # an older checkpoint lacks settings added since: they take their defaults
-            spec = {**spec, "model_config": SpanParser.model_config_of(spec).__dict__}
-        except TypeError:  # a setting this version does not know
-            pass
-        for part, what in (("vocab", "vocabulary"), ("labels", "span labels"), ("model_config", "model settings")):
-            if spec.get(part) != mine[part]:
-                raise ResumeError(f"cannot resume from {source}: the checkpoint and the training data disagree "
-                                  f"on the {what} (were the data prepared again?); --fresh starts the run over")
+        differs = self.model.resume_mismatch(saved["spec"])
+        if differs is not None:
+            raise ResumeError(f"cannot resume from {source}: the checkpoint and the training data disagree "
+                              f"on the {differs} (were the data prepared again?); --fresh starts the run over")
         self.model.load_state_dict(saved["model"])
         self.optimizer.load_state_dict(saved["optimizer"])
         self.schedule.load_state_dict(saved["schedule"])
-        self.state = TrainState(**saved["state"])
+        self.state = TrainState.from_dict(saved["state"])
         if self.state.done and self.state.stop_reason == "max_minutes" and not self._past_budget():
             self.state.done, self.state.stop_reason = False, ""  # stopped by a smaller time budget: train on
         if plan.legacy_best is not None:  # a format-1 best.pt written just before a lost last.pt: the best we know
-            step, dev_f1 = plan.legacy_best
-            if dev_f1 > self.state.best_f1:
-                self.state.best_f1, self.state.best_step = dev_f1, step
+            step, dev_score = plan.legacy_best
+            if dev_score > self.state.best_score:
+                self.state.best_score, self.state.best_step = dev_score, step
         if self.dist.is_main:
             for note in plan.notes:
                 self.reporter.on_note(note)
@@ -282,46 +297,48 @@ class Trainer:
             group["lr"] = lr
         self.optimizer.step()
         self.state.train_sentences += len(batch)
-        self.state.train_tokens += sum(len(self.train_sentences[i]) for i in batch)
+        self.state.train_tokens += sum(self.train_lengths[i] for i in batch)
         return total / len(mine) if scale else 0.0
 
-    def _loss(self, group: Sequence[int]) -> LossOutput:
-        sentences = [self.train_sentences[i] for i in group]
+    def _loss(self, group: Sequence[int]) -> Any:
+        """The parser's :class:`LossOutput` for the training sentences ``group`` (through the DDP wrapper)."""
+        inputs = [self.train_sentences[i] for i in group]
         golds = [self.train_golds[i] for i in group]
-        return self.network(self.model.make_batch(sentences), golds, self.decoder)
+        return self.network(self.model.make_batch(inputs), golds)
 
     # -- evaluation ----------------------------------------------------------
     def evaluate_dev(self) -> EvalOutcome:
-        sentences = self.dev.input_sentences[: len(self.dev_trees)]  # with the tags of data.eval_tags
-        predicted = parse_sentences(self.model, sentences, self.config.eval.subbatch_tokens, self.decoder)
-        with_tags = self.config.model.predict_tags or self.dev.input_tags is not None
-        return score_parses(self.dev_trees, predicted, self.evalb_params, predicted_tags=with_tags)
+        """The task's scores of the parser's predictions on dev (its first ``eval.max_sentences``)."""
+        predicted = predict_in_batches(self.model, self.dev_inputs, self.dev_lengths, self.config.eval.subbatch_tokens,
+                                       self.decoder)
+        return self.task.score(self.dev, predicted, self.config)
 
     def _check(self, epoch_float: float) -> tuple:
-        """Dev check on rank 0, broadcast to the others; returns (f1, improved, decayed)."""
-        f1 = float("nan")
+        """Dev check on rank 0, broadcast to the others; returns (score, improved, decayed)."""
+        score = float("nan")
         if self.dist.is_main:
-            f1 = self.evaluate_dev().scores.f1 or 0.0
+            score = self.task.main_score(self.evaluate_dev().scores)
         if self.dist.active:
-            box = [f1]
+            box = [score]
             dist.broadcast_object_list(box, src=0)
-            f1 = float(box[0])
-        if math.isnan(f1):
-            f1 = 0.0
-        improved = f1 > self.state.best_f1
+            score = float(box[0])
+        if math.isnan(score):
+            score = 0.0
+        improved = score > self.state.best_score
         self.state.checks += 1
         if improved:
-            self.state.best_f1, self.state.best_step, self.state.checks_since_best = f1, self.state.step, 0
+            self.state.best_score, self.state.best_step, self.state.checks_since_best = score, self.state.step, 0
         else:
             self.state.checks_since_best += 1
-        decayed = self.schedule.observe(f1, self.state.step)
+        decayed = self.schedule.observe(score, self.state.step)
         self.state.log.append({
-            "step": self.state.step, "epoch": round(epoch_float, 4), "dev_f1": f1, "lr": self.schedule.lr(self.state.step),
-            "train_loss": self.state.recent_loss, "elapsed_seconds": round(self.state.training_seconds, 3), "best": improved,
+            "step": self.state.step, "epoch": round(epoch_float, 4), "dev_score": score, "metric": self.task.metric,
+            "lr": self.schedule.lr(self.state.step), "train_loss": self.state.recent_loss,
+            "elapsed_seconds": round(self.state.training_seconds, 3), "best": improved,
         })
         if self.stop_checks > 0 and self.state.checks_since_best >= self.stop_checks:
             self.state.done, self.state.stop_reason = True, "patience"
-        return f1, improved, decayed
+        return score, improved, decayed
 
     # -- the loop ------------------------------------------------------------
     def fit(self) -> TrainState:
@@ -344,7 +361,7 @@ class Trainer:
                 continue
             self.state.recent_loss = self.train_step(batches[index])
             window_sentences += len(batches[index])
-            window_tokens += sum(len(self.train_sentences[i]) for i in batches[index])
+            window_tokens += sum(self.train_lengths[i] for i in batches[index])
             self.state.batch_in_epoch = index + 1
             epoch_float = self.state.epoch + self.state.batch_in_epoch / len(batches)
             if self.state.batch_in_epoch >= len(batches):
@@ -354,10 +371,10 @@ class Trainer:
             elapsed = max(1e-9, time.monotonic() - window_start)
             info = StepInfo(self.state.step, epoch_float, self.state.recent_loss, self.schedule.lr(self.state.step),
                             window_sentences / elapsed, window_tokens / elapsed, None,
-                            self.state.best_f1 if self.state.log else None)
+                            self.state.best_score if self.state.log else None, self.task.metric_label)
             self.reporter.on_step(info)
             if index in check_at or out_of_time:
-                f1, improved, decayed = self._check(epoch_float)
+                score, improved, decayed = self._check(epoch_float)
                 last_check_step = self.state.step
                 if out_of_time and not self.state.done:
                     self.state.done, self.state.stop_reason = True, "max_minutes"
@@ -367,7 +384,7 @@ class Trainer:
                 self.save_checkpoints(best=improved)
                 if self.dist.is_main and self.on_log is not None:
                     self.on_log(self.state.log)
-                info.dev_f1, info.best_f1 = f1, self.state.best_f1
+                info.dev_score, info.best_score = score, self.state.best_score
                 self.reporter.on_eval(info, improved, decayed)
                 window_start, window_sentences, window_tokens = time.monotonic(), 0, 0
         improved = False
