@@ -7,8 +7,9 @@ A benchmark-level check (not part of the CI suite; it needs a browser).  It
    :class:`~mlparse.results.RunResults` / :class:`~mlparse.results.LogEntry`
    schema): complete runs on ptb-sample (English), the free treebanks
    (Icelandic, Japanese) and SPMRL-like data (Hebrew with two systems and an older
-   rerun, Polish), each with a ``log.jsonl`` dev curve; one running run (partial
-   log), one failed run (error message) and one broken ``results.json``;
+   rerun, Polish), dependency runs on two UD treebanks (UAS/LAS), each with a
+   ``log.jsonl`` dev curve; one running run (partial log), one failed run (error
+   message) and one broken ``results.json``;
 2. runs ``mlparse report <runs> --format html --out <tmp>/report.html`` as a
    subprocess and checks the page statically (self-contained: nothing external);
 3. when ``/usr/bin/chromium`` (or ``--chromium``) exists, loads the page
@@ -48,7 +49,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from mlparse.results import COMPLETE, FAILED, RUNNING, LogEntry, RunResults, SplitScores
+from mlparse.results import COMPLETE, DEV_METRIC, FAILED, RUNNING, LogEntry, RunResults, SplitScores
 from mlparse.train.run_dir import RunDir
 
 REPO = Path(__file__).resolve().parents[1]
@@ -70,8 +71,8 @@ class RunSpec:
     dataset: str
     language: str
     system: str
-    dev_f1: float  # the dev curve's asymptote (the best evaluation lands near it)
-    test_f1: float
+    dev_score: float  # the dev curve's asymptote (the best evaluation lands near it): F1, or LAS for dependency
+    test_score: float
     steps: int = 12_000
     eval_every: int = 500
     status: str = COMPLETE
@@ -82,6 +83,7 @@ class RunSpec:
     speed: float = 410.0
     hardware: Tuple[Tuple[str, object], ...] = (("device", "cuda"), ("gpu", "NVIDIA A100-SXM4-40GB"),
                                                  ("gpu_count", 1), ("cpu_count", 16))
+    task: str = "constituency"
 
 
 RUNS: Tuple[RunSpec, ...] = (
@@ -106,12 +108,18 @@ RUNS: Tuple[RunSpec, ...] = (
             steps=1500, status=FAILED,
             error="CUDA out of memory while parsing dev batch 7 (tried to allocate 2.31 GiB); "
                   "lower batch_size or max_len_dev in the recipe"),
+    RunSpec("ud-english-ewt", "2c7d9e0a41f6", "ud", "UD_English-EWT",
+            "mlparse biaffine (self-attentive, words + tags)", 88.42, 88.10, task="dependency", model="biaffine", sentences=(2001, 2077), speed=1210.5),
+    RunSpec("ud-hungarian-szeged", "8e31b0c2d7a5", "ud", "UD_Hungarian-Szeged",
+            "mlparse biaffine (self-attentive, words + tags)", 79.86, 78.95, steps=3000, task="dependency",
+            model="biaffine", sentences=(441, 449), speed=980.2),
 )
 BROKEN = ("free-german", "66c1e0a9d4b2")
 
 
 def dev_curve(spec: RunSpec, rng: random.Random) -> List[LogEntry]:
-    """A saturating dev-F1 curve with noise, learning-rate warmup then decay, and best-so-far flags."""
+    """A saturating dev curve (F1, or LAS for dependency runs) with noise, learning-rate warmup then decay,
+    and best-so-far flags."""
     entries: List[LogEntry] = []
     best = -1.0
     steps_per_epoch = 2400
@@ -119,12 +127,12 @@ def dev_curve(spec: RunSpec, rng: random.Random) -> List[LogEntry]:
     tau = 1600.0 * min(1.0, planned / 9000.0)  # shorter runs (the sample) converge faster
     for step in range(spec.eval_every, spec.steps + 1, spec.eval_every):  # running/failed runs stop early
         progress = 1.0 - math.exp(-step / tau)
-        f1 = spec.dev_f1 - 0.3 - (spec.dev_f1 - 30.0) * (1.0 - progress) + rng.gauss(0.0, 0.3)
-        is_best = f1 > best
-        best = max(best, f1)
+        score = spec.dev_score - 0.3 - (spec.dev_score - 30.0) * (1.0 - progress) + rng.gauss(0.0, 0.3)
+        is_best = score > best
+        best = max(best, score)
         lr = 0.0008 * min(1.0, step / 1000.0) * (0.5 ** (step // 4000))
-        entries.append(LogEntry(step=step, epoch=round(step / steps_per_epoch, 3), dev_f1=round(f1, 2),
-                                lr=lr, train_loss=round(40.0 * math.exp(-step / 2500.0) + 1.5 + rng.random(), 3),
+        entries.append(LogEntry(step=step, epoch=round(step / steps_per_epoch, 3), dev_score=round(score, 2),
+                                metric=DEV_METRIC[spec.task], lr=lr, train_loss=round(40.0 * math.exp(-step / 2500.0) + 1.5 + rng.random(), 3),
                                 elapsed_seconds=round(step * 0.21, 1), best=is_best))
     return entries
 
@@ -138,6 +146,13 @@ def scores(f1: float, sentences: int, rng: random.Random) -> SplitScores:
                        complete_match=round(f1 - 55.0 + rng.uniform(-3, 3), 2), sentences=sentences)
 
 
+def dependency_scores(las: float, sentences: int, rng: random.Random) -> SplitScores:
+    """UAS above LAS, CLAS below it, as depeval reports them under the CoNLL 2018 convention."""
+    return SplitScores(uas=round(las + rng.uniform(2.5, 4.0), 2), las=round(las, 2),
+                       clas=round(las - rng.uniform(2.0, 4.0), 2), sentences=sentences,
+                       scorer="depeval conll18-v1.2+depeval-1.0 (conll18)")
+
+
 def build_runs(root: Path) -> Path:
     """Write every run of :data:`RUNS` (and the broken one) under ``root/runs``; returns that folder."""
     runs = root / "runs"
@@ -147,25 +162,29 @@ def build_runs(root: Path) -> Path:
         log = dev_curve(spec, rng)
         results = RunResults(
             mlparse_version="0.1.0", status=spec.status, error=spec.error, recipe=spec.recipe,
-            recipe_hash=spec.run_id * 5 + "abcd", run_id=spec.run_id, task="constituency", model=spec.model,
+            recipe_hash=spec.run_id * 5 + "abcd", run_id=spec.run_id, task=spec.task, model=spec.model,
             system=spec.system, dataset=spec.dataset, language=spec.language,
             started_at="2026-11-10T08:00:00+00:00", hardware=dict(spec.hardware),
             versions={"python": "3.11.7", "torch": "2.13.0", "mlparse": "0.1.0"},
         )
         if spec.status == COMPLETE:
-            best_dev = max(entry.dev_f1 for entry in log)  # the reported dev score is the best evaluation
-            results.dev = scores(best_dev, spec.sentences[0], rng)
-            results.dev.f1 = best_dev
-            results.test = scores(spec.test_f1, spec.sentences[1], rng)
+            best_dev = max(entry.dev_score for entry in log)  # the reported dev score is the best evaluation
+            if spec.task == "dependency":
+                results.dev = dependency_scores(best_dev, spec.sentences[0], rng)
+                results.test = dependency_scores(spec.test_score, spec.sentences[1], rng)
+            else:
+                results.dev = scores(best_dev, spec.sentences[0], rng)
+                results.dev.f1 = best_dev
+                results.test = scores(spec.test_score, spec.sentences[1], rng)
             results.parse_sentences_per_second = spec.speed
             results.training_seconds = spec.steps * 0.21 + 3 * 60
             results.epochs = round(spec.steps / 2400, 2)
-            results.best_step = max(log, key=lambda e: e.dev_f1).step
+            results.best_step = max(log, key=lambda e: e.dev_score).step
             results.finished_at = spec.finished_at
         elif spec.status == FAILED:
             results.finished_at = spec.finished_at
         run_dir.write_results(results)
-        run_dir.write_log([vars(entry) for entry in log])
+        run_dir.write_log([entry.to_json_dict() for entry in log])
     # A results.json cut off mid-write (e.g. copied from a machine while it was being written).
     broken = runs / BROKEN[0] / BROKEN[1]
     broken.mkdir(parents=True)
@@ -349,8 +368,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return 1
         html = page.read_text(encoding="utf-8")
         print(f"page: {len(html) / 1024:.0f} KiB")
-        # ptb-sample, free and spmrl bars, and one dev-curve figure per dataset with logs.
-        expect_images = 3 + 3
+        # ptb-sample, free and spmrl bars, UD UAS and LAS bars, and one dev-curve figure per dataset with logs.
+        expect_images = 5 + 4
         print("static checks:")
         static_checks(html, checks, expect_images)
         checks.check("Δ best measured" in html and "published" in html, "Δ row and published rows present")

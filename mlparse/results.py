@@ -94,14 +94,33 @@ class RunResults:
         return cls(**kwargs)
 
 
+#: The dev metric that selects checkpoints (and that ``log.jsonl`` records), per task.
+DEV_METRIC: Dict[str, str] = {"constituency": "f1", "dependency": "las"}
+
+
 @dataclass
 class LogEntry:
-    """One line of ``log.jsonl``: a dev evaluation during training."""
+    """One line of ``log.jsonl``: a dev evaluation during training.
+
+    Lines carry ``dev_score`` and ``metric`` (``"f1"`` for constituency runs, ``"las"`` for dependency
+    runs).  Files written before that carry ``dev_f1`` alone: readers take it as ``dev_score`` with
+    metric ``f1`` (:func:`mlparse.report.collect.read_log`).  ``dev_f1`` stays a field so that such
+    lines, and writers that still produce them, keep their score; it is never the place to read a
+    score from.
+    """
 
     step: int  # optimizer updates so far
     epoch: float  # fractional epoch
-    dev_f1: float
+    dev_score: float  # the task's dev metric (``metric``), percent
     lr: float
     train_loss: Optional[float] = None
     elapsed_seconds: Optional[float] = None
     best: bool = False  # this evaluation produced the new best checkpoint
+    metric: str = "f1"  # f1 | las (DEV_METRIC of the run's task)
+    dev_f1: Optional[float] = None  # older lines only: the dev F1, read as dev_score with metric f1
+
+    def to_json_dict(self) -> Dict[str, Any]:
+        """The line as written from now on (no ``dev_f1``)."""
+        data = asdict(self)
+        del data["dev_f1"]
+        return data

@@ -24,7 +24,7 @@ def test_states_of_real_run_folders(tmp_path: Path) -> None:
     assert sorted(records) == ["array/r1", "broken/r1", "hebrew/r1", "hebrew/r2", "polish/r1", "starting/r1",
                                "weird/r1"]
     assert records["hebrew/r1"].state == "complete" and records["hebrew/r1"].results.test.f1 == 91.0
-    assert [entry.dev_f1 for entry in records["hebrew/r1"].log] == [80.0, 85.0, 90.0]
+    assert [entry.dev_score for entry in records["hebrew/r1"].log] == [80.0, 85.0, 90.0]
     assert records["hebrew/r2"].state == "running"
     assert records["polish/r1"].state == "failed" and records["polish/r1"].error == "CUDA out of memory"
     broken = records["broken/r1"]
@@ -71,7 +71,7 @@ def test_log_with_bad_and_partial_lines(tmp_path: Path) -> None:
                                '{"step": 5, "dev_'])
                     , encoding="utf-8")
     entries, warnings = read_log(path)
-    assert [entry.dev_f1 for entry in entries] == [50.0, 60.0]
+    assert [entry.dev_score for entry in entries] == [50.0, 60.0]
     assert any(f"{path}:2:" in warning for warning in warnings)
     assert any(f"{path}:3:" in warning for warning in warnings)
     assert any(f"{path}:6:" in warning and "incomplete last line" in warning for warning in warnings)
@@ -108,3 +108,49 @@ def test_results_from_json_dict_tolerates_bad_notes() -> None:
     assert RunResults.from_json_dict({"notes": ["a", 3, "b"]}).notes == ["a", "b"]
     assert RunResults.from_json_dict({"notes": None}).notes == []
     assert RunResults.from_json_dict({}).notes == []
+
+
+def test_log_reads_dev_score_and_the_older_dev_f1(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    write_raw(runs, "ewt", "r1", json.dumps({"schema_version": 1, "status": "running", "task": "dependency"}))
+    lines = [
+        {"step": 1, "epoch": 0.1, "dev_f1": 50.0, "lr": 0.001},  # written before dev_score and metric
+        {"step": 2, "epoch": 0.2, "dev_score": 61.5, "metric": "las", "lr": 0.001},
+        {"step": 3, "epoch": 0.3, "dev_score": 62.5, "lr": 0.001},  # no metric: the task's (LAS)
+        {"step": 4, "epoch": 0.4, "dev_score": 63.0, "metric": 7, "lr": 0.001},
+        {"step": 5, "epoch": 0.5, "dev_score": "n/a", "dev_f1": 64.0, "lr": 0.001},
+        {"step": 6, "epoch": 0.6, "dev_score": 65.0, "dev_f1": 1.0, "metric": "las", "lr": 0.001},
+    ]
+    path = runs / "ewt" / "r1" / "log.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    (record,) = collect_runs(runs)
+    assert [(entry.step, entry.dev_score, entry.metric) for entry in record.log] == [
+        (1, 50.0, "f1"), (2, 61.5, "las"), (3, 62.5, "las"), (4, 63.0, "las"), (6, 65.0, "las")]
+    assert len(record.warnings) == 2
+    assert f"{path}:4: metric" in record.warnings[0] and f"{path}:5: needs numeric" in record.warnings[1]
+
+
+def test_scoring_convention_of_dependency_runs(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    scorer = "depeval conll18-v1.2+depeval-1.0 ({})"
+
+    def results(name: str, **fields) -> None:
+        write_raw(runs, name, "r1", json.dumps({"schema_version": 1, "status": "complete", **fields}))
+
+    results("conll", task="dependency", dev={"las": 80.0, "scorer": scorer.format("conll18")},
+            test={"las": 79.0, "scorer": scorer.format("conll18")})
+    results("ptb", task="dependency", test={"las": 90.0, "scorer": scorer.format("ptb")})
+    results("mixed", task="dependency", dev={"las": 80.0, "scorer": scorer.format("conll18")},
+            test={"las": 79.0, "scorer": scorer.format("ptb")})
+    results("failed", task="dependency", status="failed", error="boom")
+    write_raw(runs, "failed", "r1", "eval:\n  dependency_scoring: ptb\n", name="recipe.yaml")
+    results("bare", task="dependency", status="failed", error="boom")
+    results("spans", dev={"f1": 80.0, "scorer": "evalb COLLINS.prm"})
+    results("bad", task="dependency", test={"las": 79.0, "scorer": 3})
+    found = {record.recipe: record for record in collect_runs(runs)}
+    assert {name: record.scoring for name, record in found.items()} == {
+        "conll": "conll18", "ptb": "ptb", "mixed": "ptb", "failed": "ptb", "bare": "unknown", "spans": None,
+        "bad": "unknown"}
+    assert any("different conventions (conll18 and ptb)" in warning for warning in found["mixed"].warnings)
+    assert any("test.scorer: expected a string" in warning for warning in found["bad"].warnings)
+    assert not found["conll"].warnings and not found["failed"].warnings

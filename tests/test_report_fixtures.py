@@ -6,15 +6,28 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from mlparse.results import LogEntry, RunResults, SplitScores
-from dataclasses import asdict
+from mlparse.results import DEV_METRIC, LogEntry, RunResults, SplitScores
+
+
+def log_lines(scores: List[float], metric: str = "f1", legacy: bool = False) -> List[str]:
+    """``log.jsonl`` lines of a dev curve: ``dev_score`` and ``metric``, or (``legacy``) ``dev_f1`` alone,
+    as files written before ``dev_score`` existed."""
+    lines = []
+    for i, score in enumerate(scores):
+        data = LogEntry(step=100 * (i + 1), epoch=(i + 1) / 4, dev_score=score, lr=1e-3, metric=metric).to_json_dict()
+        if legacy:
+            del data["dev_score"], data["metric"]
+            data["dev_f1"] = score
+        lines.append(json.dumps(data))
+    return lines
 
 
 def write_run(runs: Path, recipe: str, run_id: str, *, dataset: str = "spmrl", language: str = "hebrew",
               status: str = "complete", system: str = "mlparse span", dev: Optional[Dict[str, Any]] = None,
-              test: Optional[Dict[str, Any]] = None, log: Optional[List[float]] = None,
+              test: Optional[Dict[str, Any]] = None, log: Optional[List[float]] = None, legacy_log: bool = False,
               **fields: Any) -> Path:
-    """A results.json (via the schema dataclass) and optionally a log.jsonl with the given dev F1 curve."""
+    """A results.json (via the schema dataclass) and optionally a log.jsonl with the given dev curve (in the
+    task's dev metric; ``legacy_log``: the older ``dev_f1`` lines)."""
     folder = runs / recipe / run_id
     folder.mkdir(parents=True, exist_ok=True)
     results = RunResults(status=status, recipe=recipe, run_id=run_id, system=system, dataset=dataset,
@@ -22,8 +35,7 @@ def write_run(runs: Path, recipe: str, run_id: str, *, dataset: str = "spmrl", l
                          test=SplitScores(**test) if test else None, **fields)
     (folder / "results.json").write_text(json.dumps(results.to_json_dict()), encoding="utf-8")
     if log:
-        lines = [json.dumps(asdict(LogEntry(step=100 * (i + 1), epoch=(i + 1) / 4, dev_f1=f1, lr=1e-3)))
-                 for i, f1 in enumerate(log)]
+        lines = log_lines(log, DEV_METRIC[results.task], legacy=legacy_log)
         (folder / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return folder
 

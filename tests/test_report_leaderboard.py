@@ -87,10 +87,11 @@ def test_published_modes(tmp_path: Path) -> None:
     published = load_published()
     assert build_leaderboards([], published, published_mode="matching") == []
     everything = build_leaderboards([], published, split="test", published_mode="all")
-    assert {(b.task, b.dataset, b.metric) for b in everything} == {
-        ("constituency", "ptb", "f1"), ("constituency", "ctb", "f1"), ("constituency", "spmrl", "f1"),
-        ("dependency", "ptb", "las"), ("dependency", "ptb", "uas"), ("dependency", "ctb", "las"),
-        ("dependency", "ctb", "uas")}
+    assert {(b.task, b.dataset, b.scoring, b.metric) for b in everything} == {
+        ("constituency", "ptb", None, "f1"), ("constituency", "ctb", None, "f1"), ("constituency", "spmrl", None, "f1"),
+        ("dependency", "ptb-sd", "ptb", "uas"), ("dependency", "ptb-sd", "ptb", "las"),
+        ("dependency", "ctb-dep", "ptb", "uas"), ("dependency", "ctb-dep", "ptb", "las"),
+        ("dependency", "conll09-zh", "conll18", "uas"), ("dependency", "conll09-zh", "conll18", "las")}
     write_run(runs, "english", "r1", dataset="ptb", language="english", test={"f1": 93.0})
     (only,) = build_leaderboards(collect_runs(runs), published, published_mode="none")
     assert [row.kind for row in only.rows] == ["measured"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 from typing import List, Optional, Tuple
@@ -12,7 +13,8 @@ from mlparse.report.leaderboard import best_previous_delta
 from mlparse.report.published import PublishedDataError, load_published
 
 PAPERS_DIR = Path(__file__).resolve().parents[2] / "shared" / "papers"
-PAPER_FILES = {"kitaev2018": "000_", "mrini2020": "001_"}
+PAPER_FILES = {"kitaev2018": "000_", "mrini2020": "001_", "li2019": "002_"}
+LI_TABLES = ["li2019-table1", "li2019-table2", "li2019-table3", "li2019-table4", "li2019-table5"]
 
 
 @pytest.fixture(scope="module")
@@ -146,3 +148,147 @@ def test_every_number_matches_the_paper_text(published, table_id: str) -> None:
         _, delta_values = _paper_rows(lines, region, ["Δ: Ours - Best Previous"], found[-1][0])[0]
         assert delta_values[:len(table.columns)] == table.reported_delta
         assert all(value is None for value in delta_values[len(table.columns):])  # the empty Avg cell
+
+
+# --------------------------------------------------------------------------- dependency tables
+
+def _scores(row, dataset: str, language: str):
+    """(UAS, LAS) of a row in one column, None where the paper prints none."""
+    metrics = row.scores.get((dataset, language), {})
+    return metrics.get("uas"), metrics.get("las")
+
+
+def _li_row(published, table_id: str, system: str):
+    return next(row for row in published.table(table_id).rows if row.system == system)
+
+
+def test_dependency_rows_name_their_data_set_and_convention(published) -> None:
+    """Li et al.'s Chinese is the CoNLL 2009 data, Mrini et al.'s the CTB: never one column; nothing is UD."""
+    assert {"mrini2020-table4", *LI_TABLES} <= {table.citation.table_id for table in published.tables}
+    columns = {(dataset, language) for table in published.tables if table.task == "dependency"
+               for dataset, language, _ in table.columns}
+    assert columns == {("ptb-sd", "english"), ("ctb-dep", "chinese"), ("conll09-zh", "chinese")}
+    assert {key: (d.name, d.scoring) for key, d in published.datasets.items()} == {
+        "ptb-sd": ("PTB-SD", "ptb"), "ctb-dep": ("CTB (dependency split)", "ptb"),
+        "conll09-zh": ("CoNLL-2009 Chinese", "conll18")}
+    li = {dataset for table_id in LI_TABLES for dataset, _, _ in published.table(table_id).columns}
+    assert li == {"ptb-sd", "conll09-zh"}
+    assert {table.citation.split for table in published.tables if table.citation.paper.key == "li2019"} == {
+        "dev", "test"}
+
+
+def test_li_tables_agree_with_each_other_and_with_their_text(published) -> None:
+    """What the paper itself makes checkable, beyond each number against the text (below)."""
+    both = [("ptb-sd", "english"), ("conll09-zh", "chinese")]
+    basic = _li_row(published, "li2019-table3", "Li et al. (2019), self-attentive (basic)")
+    # §4.1: 8 layers, learning rate 0.0012 for English and 0.0011 for Chinese: Table 3's basic parser
+    eight = _li_row(published, "li2019-table1", "Li et al. (2019), self-attentive, N = 8")
+    assert [_scores(eight, *column) for column in both] == [_scores(basic, *column) for column in both]
+    english_rate = _li_row(published, "li2019-table2", "Li et al. (2019), self-attentive, lr 0.0012")
+    chinese_rate = _li_row(published, "li2019-table2", "Li et al. (2019), self-attentive, lr 0.0011")
+    assert _scores(english_rate, *both[0]) == _scores(basic, *both[0])
+    assert _scores(chinese_rate, *both[1]) == _scores(basic, *both[1])
+    # §4.1: 4 → 6 → 8 layers improve every score, 10 layers lose a little
+    depth = {row.system[-2:].strip(): row for row in published.table("li2019-table1").rows}
+    for column in both:
+        for metric in (0, 1):
+            values = [_scores(depth[n], *column)[metric] for n in ("4", "6", "8")]
+            assert values == sorted(values) and _scores(depth["10"], *column)[metric] < values[-1]
+    # §4.3: the BERT 6×SelfAtt ensemble beats the single BERT parser by 0.18 LAS on English (94.87 vs. 94.69)
+    ensemble = _li_row(published, "li2019-table4", "Li et al. (2019), 6×SelfAtt ensemble + BERT")
+    single = _li_row(published, "li2019-table3", "Li et al. (2019), BERT averaged sum")
+    assert (_scores(ensemble, *both[0])[1], _scores(single, *both[0])[1]) == (94.87, 94.69)
+    # §4.3: the hybrid ensembles are consistently better than the homogeneous ones
+    table4 = published.table("li2019-table4")
+    for group in dict.fromkeys(row.group for row in table4.rows):
+        rows = [row for row in table4.rows if row.group == group]
+        hybrid = next(row for row in rows if "3×SelfAtt+3×BiLSTM" in row.system)
+        for other in rows:
+            for column in both:
+                assert all(h >= o for h, o in zip(_scores(hybrid, *column), _scores(other, *column))), other.system
+    # §4.4: the ensemble with BERT is the best of Table 5 in every column
+    table5 = published.table("li2019-table5")
+    best = table5.rows[-1]
+    for dataset, language, metric in table5.columns:
+        column = [row.scores[(dataset, language)][metric] for row in table5.rows
+                  if metric in row.scores.get((dataset, language), {})]
+        assert best.scores[(dataset, language)][metric] == max(column)
+
+
+def test_ptb_sd_rows_that_both_papers_print_agree(published) -> None:
+    """Ma et al. (2018) and Dozat & Manning are in both test tables with the same PTB-SD numbers; Clark et
+    al. (2018) are not (96.60 / 95.00 in Li et al., 96.61 / 95.02 in Mrini et al.: typed as printed)."""
+    li = {row.system: _scores(row, "ptb-sd", "english") for row in published.table("li2019-table5").rows}
+    mrini = {row.system: _scores(row, "ptb-sd", "english") for row in published.table("mrini2020-table4").rows}
+    assert li["Ma et al. (2018)"] == mrini["Ma et al. (2018)"] == (95.87, 94.19)
+    assert li["Dozat and Manning (2017), BiLSTM"] == mrini["Dozat and Manning (2016)"] == (95.74, 94.08)
+    assert (li["Clark et al. (2018)"], mrini["Clark et al. (2018)"]) == ((96.60, 95.00), (96.61, 95.02))
+
+
+def _li_table_lines(lines: List[str], number: int) -> List[str]:
+    """The lines of Table ``number``: from its "English Chinese" heading to its caption."""
+    end = next(i for i, line in enumerate(lines) if line.startswith(f"Table {number}:"))
+    start = max(i for i in range(end) if lines[i].rstrip().endswith("English Chinese"))
+    return lines[start + 1:end]
+
+
+_VALUE = re.compile(r"^(\d+(\.\d+)?|-)$")
+
+
+def _li_label(text: str) -> str:
+    return re.sub(r"\s+", "", text.replace("×", "x")).lower()
+
+
+@pytest.mark.parametrize("table_id", LI_TABLES)
+def test_li_numbers_match_the_paper_text(published, table_id: str) -> None:
+    """Each row against the extracted text, in order; the text lost some decimal points ("9372" for 93.72)."""
+    files = sorted(PAPERS_DIR.glob(f"{PAPER_FILES['li2019']}*.txt")) if PAPERS_DIR.is_dir() else []
+    if not files:
+        pytest.skip(f"paper texts not found in {PAPERS_DIR}")
+    table = published.table(table_id)
+    text_rows = []
+    for line in _li_table_lines(files[0].read_text(encoding="utf-8").splitlines(), table.citation.table):
+        tokens = line.split()
+        if len(tokens) > len(table.columns) and all(_VALUE.match(t) for t in tokens[-len(table.columns):]):
+            text_rows.append((" ".join(tokens[:-len(table.columns)]), tokens[-len(table.columns):]))
+    assert len(text_rows) == len(table.rows)
+    for row, (label, tokens) in zip(table.rows, text_rows):
+        similarity = difflib.SequenceMatcher(None, _li_label(label), _li_label(row.paper_label or row.system)).ratio()
+        assert similarity >= 0.8, (label, row.paper_label)
+        for (dataset, language, metric), token in zip(table.columns, tokens):
+            value = row.scores.get((dataset, language), {}).get(metric)
+            if token == "-":
+                assert value is None, (row.system, metric)
+                continue
+            assert value is not None and token in (f"{value:.2f}", f"{value:.2f}".replace(".", "")), (row.system, token)
+
+
+@pytest.mark.parametrize("yaml_text, message", [
+    ("  - {id: t, paper: p, table: 1, task: dependency, split: test,\n"
+     "     columns: [{dataset: ud, language: UD_English-EWT, metric: las}], rows: [{system: S, values: [80.0]}]}\n",
+     r"t\) column 0: data set 'ud' is not described under 'datasets'"),
+    ("  - {id: t, paper: p, table: 1, task: dependency, split: test,\n"
+     "     columns: [{dataset: ptb-sd, language: english, metric: f1}], rows: [{system: S, values: [80.0]}]}\n",
+     r"metric 'f1' is not a dependency metric"),
+    ("  - {id: t, paper: p, table: 1, task: dependency, split: test,\n"
+     "     columns: [{dataset: ptb-sd, language: english, metric: uas}, {dataset: ptb-sd, language: english, "
+     "metric: las}],\n     rows: [{system: S, values: [93.8, 95.6]}]}\n",
+     r"t\) row 0: ptb-sd/english LAS 95.6 exceeds UAS 93.8"),
+    ("  - {id: t, paper: p, table: 1, task: dependency, split: test,\n"
+     "     columns: [{dataset: ptb-sd, language: english, metric: uas}], rows: [{system: S, values: [9593]}]}\n",
+     r"t\) row 0: ptb-sd/english uas 9593.0 is not a percentage"),
+])
+def test_malformed_dependency_tables_name_the_entry(tmp_path: Path, yaml_text: str, message: str) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("papers: {p: {short: P, authors: A, year: 2000, title: T, venue: V}}\n"
+                   "datasets: {ptb-sd: {name: PTB-SD, scoring: ptb}}\n"
+                   "tables:\n" + yaml_text, encoding="utf-8")
+    with pytest.raises(PublishedDataError, match=message):
+        load_published(bad)
+
+
+def test_unknown_scoring_convention_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("papers: {}\ndatasets: {ptb-sd: {name: PTB-SD, scoring: punct}}\ntables: []\n", encoding="utf-8")
+    with pytest.raises(PublishedDataError, match=r"dataset ptb-sd: unknown scoring 'punct'"):
+        load_published(bad)

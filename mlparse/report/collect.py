@@ -10,15 +10,22 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from mlparse.results import COMPLETE, FAILED, RUNNING, SCHEMA_VERSION, LogEntry, RunResults, SplitScores
+import yaml
+
+from mlparse.results import COMPLETE, DEV_METRIC, FAILED, RUNNING, SCHEMA_VERSION, LogEntry, RunResults, SplitScores
 
 RESULTS_FILE = "results.json"
 LOG_FILE = "log.jsonl"
+RECIPE_FILE = "recipe.yaml"
+
+#: The scoring convention of a dependency run whose scorer and recipe say nothing about it.
+UNKNOWN_SCORING = "unknown"
 
 #: States beyond the three written by the trainer.
 UNREADABLE = "unreadable"  # not valid JSON, or not a JSON object, or unreadable bytes
@@ -32,7 +39,8 @@ _NUMBER_FIELDS = ("parse_sentences_per_second", "training_seconds", "epochs")
 _INT_FIELDS = ("schema_version", "best_step")
 _DICT_FIELDS = ("hardware", "versions", "eval_tag_files")
 _STRING_LIST_FIELDS = ("notes",)
-_SPLIT_NUMBER_FIELDS = ("recall", "precision", "f1", "complete_match", "tagging_accuracy", "uas", "las")
+_SPLIT_NUMBER_FIELDS = ("recall", "precision", "f1", "complete_match", "tagging_accuracy", "uas", "las", "clas")
+_SPLIT_STRING_FIELDS = ("scorer",)
 _SPLIT_INT_FIELDS = ("sentences", "error_sentences", "skip_sentences")
 
 
@@ -49,6 +57,9 @@ class RunRecord:
     warnings: List[str] = field(default_factory=list)  # problems worth telling the user about
     notes: List[str] = field(default_factory=list)  # informational (older schema, defaults taken)
     modified: float = 0.0  # mtime of results.json (or log.jsonl), a fallback for ordering
+    # dependency runs: the scoring convention (conll18 | ptb | unknown), from the scorer that results.json
+    # records, else from the run's recipe.yaml (eval.dependency_scoring); None for other tasks
+    scoring: Optional[str] = None
 
     @property
     def label(self) -> str:
@@ -145,7 +156,7 @@ def parse_results(data: Any, path: Path) -> Tuple[Optional[RunResults], List[str
             continue
         split_known = {f.name for f in fields(SplitScores)}
         split_clean = _clean_fields({k: v for k, v in value.items() if k in split_known}, f"{path}: {split}.",
-                                    warnings, (), _SPLIT_NUMBER_FIELDS, _SPLIT_INT_FIELDS)
+                                    warnings, _SPLIT_STRING_FIELDS, _SPLIT_NUMBER_FIELDS, _SPLIT_INT_FIELDS)
         clean[split] = split_clean
     if "schema_version" not in clean:
         clean["schema_version"] = 0  # unknown / older than versioning
@@ -158,7 +169,12 @@ def parse_results(data: Any, path: Path) -> Tuple[Optional[RunResults], List[str
 
 
 def read_log(path: Path) -> Tuple[List[LogEntry], List[str]]:
-    """Read ``log.jsonl``; bad lines are skipped with a warning naming ``file:line``."""
+    """Read ``log.jsonl``; bad lines are skipped with a warning naming ``file:line``.
+
+    A line's score is ``dev_score`` with its ``metric``, or in files written before those keys,
+    ``dev_f1`` (metric ``f1``).  A ``dev_score`` line without a usable ``metric`` gets ``""``, which
+    :func:`load_run` replaces by the dev metric of the run's task.
+    """
     entries: List[LogEntry] = []
     warnings: List[str] = []
     try:
@@ -179,22 +195,63 @@ def read_log(path: Path) -> Tuple[List[LogEntry], List[str]]:
         if not isinstance(data, dict):
             warnings.append(f"{path}:{number}: expected a JSON object; line skipped")
             continue
-        step, dev_f1 = data.get("step"), data.get("dev_f1")
-        if not (_is_number(step) and _is_number(dev_f1)):
-            warnings.append(f"{path}:{number}: needs numeric 'step' and 'dev_f1'; line skipped")
+        step = data.get("step")
+        if "dev_score" in data:
+            score, metric = data.get("dev_score"), data.get("metric")
+            if metric is not None and not (isinstance(metric, str) and metric):
+                warnings.append(f"{path}:{number}: metric: expected a name such as 'f1' or 'las', got {metric!r}; "
+                                "taken as the task's")
+            metric = metric if isinstance(metric, str) else ""
+        else:
+            score, metric = data.get("dev_f1"), "f1"  # written before dev_score and metric
+        if not (_is_number(step) and _is_number(score)):
+            warnings.append(f"{path}:{number}: needs numeric 'step' and 'dev_score' (or 'dev_f1' in older logs); "
+                            "line skipped")
             continue
         epoch, lr = data.get("epoch"), data.get("lr")
         loss, elapsed = data.get("train_loss"), data.get("elapsed_seconds")
         entries.append(LogEntry(
             step=int(step),
             epoch=float(epoch) if _is_number(epoch) else math.nan,
-            dev_f1=float(dev_f1),
+            dev_score=float(score),
             lr=float(lr) if _is_number(lr) else math.nan,
             train_loss=float(loss) if _is_number(loss) else None,
             elapsed_seconds=float(elapsed) if _is_number(elapsed) else None,
             best=bool(data.get("best", False)),
+            metric=metric,
         ))
     return entries, warnings
+
+
+def scoring_convention(scorer: Optional[str]) -> Optional[str]:
+    """The convention a scorer string ends with: ``"depeval … (conll18)"`` → ``"conll18"``; None if none."""
+    match = re.search(r"\(([^()\s]+)\)\s*$", scorer or "")
+    return match.group(1) if match else None
+
+
+def _recipe_scoring(run_dir: Path) -> Optional[str]:
+    """``eval.dependency_scoring`` of the run's resolved recipe, when it can be read."""
+    try:
+        recipe = yaml.safe_load((run_dir / RECIPE_FILE).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    section = recipe.get("eval") if isinstance(recipe, dict) else None
+    value = section.get("dependency_scoring") if isinstance(section, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def _dependency_scoring(record: "RunRecord") -> str:
+    """The scoring convention of a dependency run; a warning when its dev and test scorers disagree."""
+    found = {split: scoring_convention(scores.scorer) for split in ("dev", "test")
+             for scores in [record.split(split)] if scores is not None and scores.scorer}
+    conventions = sorted({value for value in found.values() if value})
+    if len(conventions) > 1:
+        record.warnings.append(f"{record.run_dir / RESULTS_FILE}: dev and test were scored under different "
+                               f"conventions ({found['dev']} and {found['test']}); the test one is used")
+        return found["test"]  # type: ignore[return-value]
+    if conventions:
+        return conventions[0]
+    return _recipe_scoring(record.run_dir) or UNKNOWN_SCORING
 
 
 def load_run(run_dir: Path, runs_dir: Optional[Path] = None) -> RunRecord:
@@ -241,6 +298,11 @@ def load_run(run_dir: Path, runs_dir: Optional[Path] = None) -> RunRecord:
         record.warnings.append(f"{results_path}: unknown status {results.status!r}")
     if record.state == FAILED and not results.error:
         record.notes.append("failed without an error message")
+    if results.task == "dependency":
+        record.scoring = _dependency_scoring(record)
+    task_metric = DEV_METRIC.get(results.task, "f1")
+    for entry in record.log:
+        entry.metric = entry.metric or task_metric
     return record
 
 

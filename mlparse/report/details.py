@@ -11,7 +11,7 @@ from mlparse.report.model import Report, fmt_duration, fmt_hardware, fmt_score, 
 #: Split metrics in display order, with their column names.
 SPLIT_METRICS: Tuple[Tuple[str, str], ...] = (
     ("recall", "LR"), ("precision", "LP"), ("f1", "F1"), ("complete_match", "CM"),
-    ("tagging_accuracy", "Tag"), ("uas", "UAS"), ("las", "LAS"),
+    ("tagging_accuracy", "Tag"), ("uas", "UAS"), ("las", "LAS"), ("clas", "CLAS"),
 )
 #: Shown even when no run has them (the constituency core); the rest only when some run has a value.
 ALWAYS = ("recall", "precision", "f1", "complete_match")
@@ -51,8 +51,7 @@ def detail_columns(report: Report) -> List[DetailColumn]:
         DetailColumn("Run", lambda r: r.label + (" *" if r.label in report.selected else ""), numeric=False),
         DetailColumn("State", lambda r: r.state, numeric=False),
         DetailColumn("System", _text(lambda r: r.results.system if r.results else None), numeric=False),
-        DetailColumn("Data", _text(lambda r: f"{r.results.dataset or '?'}/{r.results.language or '?'}"
-                                   if r.results else None), numeric=False),
+        DetailColumn("Data", _text(_data), numeric=False),
     ]
     if any(r.results is not None and r.results.eval_tags for r in records):  # gold-tag scores compare with no others
         columns.append(DetailColumn(INPUT_TAGS, _text(lambda r: r.results.eval_tags if r.results else None), numeric=False))
@@ -70,6 +69,14 @@ def detail_columns(report: Report) -> List[DetailColumn]:
         DetailColumn("Hardware", lambda r: fmt_hardware(r.results.hardware) if r.results else "–", numeric=False),
     ]
     return columns
+
+
+def _data(record: RunRecord) -> Optional[str]:
+    """``dataset/language``, and a dependency run's scoring convention: ``ud/UD_English-EWT (conll18)``."""
+    if record.results is None:
+        return None
+    text = f"{record.results.dataset or '?'}/{record.results.language or '?'}"
+    return f"{text} ({record.scoring})" if record.scoring else text
 
 
 def _stop_reason(record: RunRecord) -> Optional[str]:

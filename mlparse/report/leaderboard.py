@@ -1,9 +1,11 @@
-"""Leaderboards: one table per (task, split, dataset, metric), columns keyed by language.
+"""Leaderboards: one table per (task, split, dataset, scoring, metric), columns keyed by language.
 
 Measured rows come from runs (one run per recipe, the latest or the best on dev);
 published rows come from :mod:`mlparse.report.published`.  Scores from different
 data sets never share a table, so a score on the free WSJ sample never sits in
-the same column as a full-PTB score.
+the same column as a full-PTB score; constituency and dependency scores never
+share one either, nor dependency scores counted under different conventions
+(CoNLL 2018: every word; PTB: punctuation left out).
 """
 
 from __future__ import annotations
@@ -13,16 +15,19 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from mlparse.report.collect import RunRecord
 from mlparse.report.published import Citation, ColumnKey, PublishedRow, PublishedScores
-from mlparse.results import COMPLETE
+from mlparse.results import COMPLETE, DEV_METRIC
 
 MEASURED, PUBLISHED = "measured", "published"
 SELECT_MODES = ("latest", "best")
 PUBLISHED_MODES = ("matching", "all", "none")
 
-#: The metrics a leaderboard shows, per task (dev-selection uses the first).
-TASK_METRICS: Dict[str, Tuple[str, ...]] = {"constituency": ("f1",), "dependency": ("las", "uas")}
-METRIC_NAMES = {"f1": "F1", "recall": "LR", "precision": "LP", "uas": "UAS", "las": "LAS",
+#: The metrics a leaderboard shows, per task, one table each (``--select best`` uses :data:`DEV_METRIC`).
+TASK_METRICS: Dict[str, Tuple[str, ...]] = {"constituency": ("f1",), "dependency": ("uas", "las")}
+METRIC_NAMES = {"f1": "F1", "recall": "LR", "precision": "LP", "uas": "UAS", "las": "LAS", "clas": "CLAS",
                 "complete_match": "CM", "tagging_accuracy": "Tag"}
+#: How a dependency leaderboard's title names its scoring convention.
+SCORING_NAMES = {"conll18": "CoNLL 2018 scoring", "ptb": "PTB scoring, punctuation excluded",
+                 "unknown": "scoring unknown"}
 
 
 @dataclass
@@ -56,10 +61,24 @@ class Leaderboard:
     rows: List[LeaderboardRow]  # published (paper order) first, then measured (by system)
     delta: Dict[str, float] = field(default_factory=dict)  # language → ours − best previous
     delta_average: Optional[float] = None
+    scoring: Optional[str] = None  # dependency: conll18 | ptb | unknown; None for constituency
 
     @property
     def title(self) -> str:
-        return f"{self.task} · {self.dataset} · {self.split} · {METRIC_NAMES.get(self.metric, self.metric)}"
+        return (f"{self.task} · {self.dataset_label} · {self.split} · "
+                f"{METRIC_NAMES.get(self.metric, self.metric)}")
+
+    @property
+    def dataset_label(self) -> str:
+        """The data set, with the scoring convention when there is one: ``ud (CoNLL 2018 scoring)``."""
+        if self.scoring is None:
+            return self.dataset
+        return f"{self.dataset} ({SCORING_NAMES.get(self.scoring, self.scoring)})"
+
+    @property
+    def dataset_key(self) -> str:
+        """The data set as one token for tidy output: ``ud (conll18)``; ``spmrl`` for constituency."""
+        return self.dataset if self.scoring is None else f"{self.dataset} ({self.scoring})"
 
     @property
     def show_average(self) -> bool:
@@ -95,7 +114,7 @@ def best_previous_delta(ours: Mapping[ColumnKey, Optional[float]],
 
 
 def primary_metric(task: str) -> str:
-    return TASK_METRICS.get(task, ("f1",))[0]
+    return DEV_METRIC.get(task, "f1")
 
 
 def _metric_value(record: RunRecord, split: str, metric: str) -> Optional[float]:
@@ -137,13 +156,21 @@ def _system_name(record: RunRecord) -> str:
     return results.system or f"mlparse {results.model}"
 
 
-def _measured_rows(runs: Sequence[RunRecord], task: str, split: str, dataset: str, metric: str,
+def board_key(record: RunRecord) -> Tuple[str, str, Optional[str]]:
+    """(task, dataset, scoring) of the leaderboards a run's scores go to."""
+    results = record.results
+    assert results is not None
+    return results.task, results.dataset or "?", record.scoring
+
+
+def _measured_rows(runs: Sequence[RunRecord], key: Tuple[str, str, Optional[str]], split: str, metric: str,
                    warnings: List[str]) -> List[LeaderboardRow]:
+    task, dataset, scoring = key
     rows: Dict[str, LeaderboardRow] = {}
     for record in runs:
-        results = record.results
-        if results is None or results.task != task or (results.dataset or "?") != dataset:
+        if record.results is None or board_key(record) != key:
             continue
+        results = record.results
         language = results.language or "?"
         name = _system_name(record)
         row = rows.setdefault(name, LeaderboardRow(system=name, kind=MEASURED, source="", cells={}))
@@ -154,7 +181,8 @@ def _measured_rows(runs: Sequence[RunRecord], task: str, split: str, dataset: st
         existing = row.cells.get(language)
         if existing is not None:
             keep, drop = (existing, cell) if (existing.value or -1.0) >= (value or -1.0) else (cell, existing)
-            warnings.append(f"{task}/{dataset}/{language}: runs {keep.run} and {drop.run} both report "
+            where = "/".join(part for part in (task, dataset, scoring, language) if part)
+            warnings.append(f"{where}: runs {keep.run} and {drop.run} both report "
                             f"system {name!r}; the leaderboard shows {keep.run} (both are in the run details)")
             cell = keep
         row.cells[language] = cell
@@ -178,30 +206,37 @@ def _published_rows(rows: Sequence[PublishedRow], dataset: str, metric: str) -> 
 def build_leaderboards(records: Sequence[RunRecord], published: Optional[PublishedScores], split: str = "test",
                        select: str = "latest", published_mode: str = "matching",
                        warnings: Optional[List[str]] = None) -> List[Leaderboard]:
-    """All leaderboards for ``split``; ordered by task, then data sets with runs, then the rest."""
+    """All leaderboards for ``split``; ordered by task, then data sets with runs (and their scoring
+    conventions), then the rest; one per metric of the task (dependency: UAS, then LAS)."""
     if published_mode not in PUBLISHED_MODES:
         raise ValueError(f"unknown published mode {published_mode!r}; choose one of {PUBLISHED_MODES}")
     warnings = warnings if warnings is not None else []
     runs = select_runs(records, select)
     published_rows = published.rows(split=split) if published is not None and published_mode != "none" else []
-    keys: Dict[Tuple[str, str], None] = {}
-    for record in sorted(runs, key=lambda r: (r.results.task, r.results.dataset)):  # type: ignore[union-attr]
-        keys[(record.results.task, record.results.dataset or "?")] = None  # type: ignore[union-attr]
+
+    def published_key(row: PublishedRow, dataset: str) -> Tuple[str, str, Optional[str]]:
+        return row.task, dataset, published.scoring(row.task, dataset)  # type: ignore[union-attr]
+
+    keys: Dict[Tuple[str, str, Optional[str]], None] = {
+        key: None for key in sorted({board_key(record) for record in runs}, key=lambda k: (k[0], k[1], k[2] or ""))}
     if published_mode == "all":
         for row in published_rows:
             for dataset, _ in row.scores:
-                keys.setdefault((row.task, dataset), None)
+                keys.setdefault(published_key(row, dataset), None)
     boards = []
-    for task, dataset in sorted(keys, key=lambda key: (key[0] != "constituency", key[0])):
+    for key in sorted(keys, key=lambda key: (key[0] != "constituency", key[0])):
+        task, dataset, scoring = key
         for metric in TASK_METRICS.get(task, ("f1",)):
-            pub = _published_rows([row for row in published_rows if row.task == task], dataset, metric)
-            measured = _measured_rows(runs, task, split, dataset, metric, warnings)
+            # a published data set's numbers follow one convention: only runs scored the same way sit beside them
+            matching = [row for row in published_rows if published_key(row, dataset) == key]
+            pub = _published_rows(matching, dataset, metric)
+            measured = _measured_rows(runs, key, split, metric, warnings)
             if not pub and not measured:
                 continue
             languages = list(dict.fromkeys(language for row in pub for language in row.cells))
             languages += sorted({language for row in measured for language in row.cells} - set(languages))
             board = Leaderboard(task=task, split=split, dataset=dataset, metric=metric,
-                                languages=languages, rows=pub + measured)
+                                languages=languages, rows=pub + measured, scoring=scoring)
             for row in board.rows:
                 row.average = average({k: c.value for k, c in row.cells.items() if c.state is None}, languages)
             _fill_delta(board)

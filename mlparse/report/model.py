@@ -82,6 +82,11 @@ def summary_line(report: Report) -> str:
             f"one run per recipe: {report.select}")
 
 
+def language_label(language: str) -> str:
+    """A column heading: ``hebrew`` → ``Hebrew``; a name with capitals (``UD_English-EWT``) as it is."""
+    return language.capitalize() if language == language.lower() else language
+
+
 def fmt_score(value: Optional[float]) -> str:
     """Scores in percent, two fixed decimals; ``–`` when absent."""
     return "–" if value is None else f"{value:.2f}"
@@ -138,6 +143,6 @@ def marked_cell_text(cell: Optional[Cell]) -> str:
 
 def footnotes(board: Leaderboard) -> List[str]:
     """The † footnotes of a leaderboard's cells, row by row in column order: ``† system, Language: note``."""
-    return [f"† {row.system}, {language.capitalize()}: {cell.note}"
+    return [f"† {row.system}, {language_label(language)}: {cell.note}"
             for row in board.rows for language in board.languages
             for cell in [row.cells.get(language)] if cell is not None and cell.note]

@@ -1,20 +1,21 @@
-"""Report plots as PNG bytes (matplotlib, Agg backend): dev-F1 curves and per-language bars."""
+"""Report plots as PNG bytes (matplotlib, Agg backend): dev-score curves (F1 or LAS) and per-language bars."""
 
 from __future__ import annotations
 
 import io
 import re
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from mlparse.report.collect import RunRecord
-from mlparse.report.leaderboard import MEASURED, PUBLISHED, Leaderboard
-from mlparse.report.model import Report
+from mlparse.report.leaderboard import MEASURED, METRIC_NAMES, PUBLISHED, Leaderboard
+from mlparse.report.model import Report, language_label
+from mlparse.results import LogEntry
 
 
 @dataclass
 class Plot:
-    name: str  # file stem, e.g. "dev-f1-constituency-spmrl"
+    name: str  # file stem, e.g. "dev-f1-constituency-spmrl", "dev-las-dependency-ud-conll18"
     title: str
     png: bytes
 
@@ -39,44 +40,63 @@ def _slug(*parts: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", "-".join(parts).lower()).strip("-")
 
 
-def _zoom_limits(records: Sequence[RunRecord]) -> Optional[Tuple[float, float]]:
-    """Y limits around where the runs converge: from the lowest best dev F1 of the complete runs (all runs
+def metric_name(metric: str) -> str:
+    """``f1`` → ``F1``, ``las`` → ``LAS``; a log line without a metric says ``score``."""
+    return METRIC_NAMES.get(metric, metric.upper() if metric else "score")
+
+
+CurveGroup = Tuple[str, str, Optional[str], str]  # task, dataset, scoring convention, metric
+
+
+def _zoom_limits(curves: Sequence[Tuple[RunRecord, List[LogEntry]]]) -> Optional[Tuple[float, float]]:
+    """Y limits around where the runs converge: from the lowest best dev score of the complete runs (all runs
     when none is complete) minus 3 points, to the highest best plus 0.5.  None when that is no zoom at all."""
-    complete = [r for r in records if r.state == "complete"] or records
-    bests = [max(entry.dev_f1 for entry in record.log) for record in complete]
-    everything = [entry.dev_f1 for record in records for entry in record.log]
+    complete = [entries for record, entries in curves if record.state == "complete"] or [e for _, e in curves]
+    bests = [max(entry.dev_score for entry in entries) for entries in complete]
+    everything = [entry.dev_score for _, entries in curves for entry in entries]
     low, high = min(bests) - 3.0, max(bests) + 0.5
     if low <= min(everything):
         return None
     return low, high
 
 
+def _curve_groups(report: Report) -> Dict[CurveGroup, List[Tuple[RunRecord, List[LogEntry]]]]:
+    """Log entries by (task, dataset, scoring, metric): one figure each, so that a y axis holds one metric."""
+    groups: Dict[CurveGroup, List[Tuple[RunRecord, List[LogEntry]]]] = {}
+    for record in report.records:
+        results = record.results
+        task, dataset = (results.task, results.dataset or "?") if results else ("unknown", "?")
+        by_metric: Dict[str, List[LogEntry]] = {}
+        for entry in record.log:
+            by_metric.setdefault(entry.metric, []).append(entry)
+        for metric, entries in by_metric.items():
+            groups.setdefault((task, dataset, record.scoring, metric), []).append((record, entries))
+    return groups
+
+
 def dev_curve_plots(report: Report) -> List[Plot]:
-    """One figure per (task, dataset): dev F1 against optimizer steps, one line per run with a log.
+    """One figure per (task, dataset, scoring, metric): the dev score (F1, LAS) against optimizer steps,
+    one line per run with a log.
 
     A second panel zooms in on the top of the curves, where runs of one data set differ by tenths
     of a point; runs that are not complete are drawn dashed; a star marks each run's best evaluation.
     """
     plt = _pyplot()
-    groups: dict = {}
-    for record in report.records:
-        if not record.log:
-            continue
-        results = record.results
-        key = (results.task, results.dataset or "?") if results else ("unknown", "?")
-        groups.setdefault(key, []).append(record)
     plots = []
-    for (task, dataset), records in sorted(groups.items()):
-        zoom = _zoom_limits(records)
+    for (task, dataset, scoring, metric), curves in sorted(_curve_groups(report).items(),
+                                                           key=lambda item: tuple(k or "" for k in item[0])):
+        name = metric_name(metric)
+        where = f"{task}, {dataset}" + (f" ({scoring})" if scoring else "")
+        zoom = _zoom_limits(curves)
         if zoom is None:
             figure, full = plt.subplots(figsize=(7, 4))
             panels = [full]
         else:
             figure, (full, close) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [1, 1]})
             panels = [full, close]
-        for record in records:
-            steps = [entry.step for entry in record.log]
-            scores = [entry.dev_f1 for entry in record.log]
+        for record, entries in curves:
+            steps = [entry.step for entry in entries]
+            scores = [entry.dev_score for entry in entries]
             label = f"{record.label} ({record.state})" if record.state != "complete" else record.label
             style = "-" if record.state == "complete" else "--"
             best = max(range(len(scores)), key=scores.__getitem__)
@@ -89,22 +109,22 @@ def dev_curve_plots(report: Report) -> List[Plot]:
         for axes in panels:
             axes.set_xlabel("optimizer step")
             axes.grid(alpha=0.3)
-        full.set_ylabel("dev F1")
+        full.set_ylabel(f"dev {name}")
         full.legend(fontsize=8, loc="lower right")
         if zoom is None:
-            full.set_title(f"Dev F1 during training — {task}, {dataset}")
+            full.set_title(f"Dev {name} during training — {where}")
         else:
             full.set_title("all evaluations", fontsize=10)
             close.set_ylim(*zoom)
-            inside = [entry.step for record in records for entry in record.log if entry.dev_f1 >= zoom[0]]
-            last = max(entry.step for record in records for entry in record.log)
+            inside = [entry.step for _, entries in curves for entry in entries if entry.dev_score >= zoom[0]]
+            last = max(entry.step for _, entries in curves for entry in entries)
             margin = 0.04 * max(1, last - min(inside))
             close.set_xlim(min(inside) - margin, last + margin)  # only the steps the zoom shows
-            close.set_title(f"zoom: dev F1 {zoom[0]:.1f}–{zoom[1]:.1f} (★ best)", fontsize=10)
-            figure.suptitle(f"Dev F1 during training — {task}, {dataset}")
+            close.set_title(f"zoom: dev {name} {zoom[0]:.1f}–{zoom[1]:.1f} (★ best)", fontsize=10)
+            figure.suptitle(f"Dev {name} during training — {where}")
         figure.tight_layout()
-        plots.append(Plot(_slug("dev-f1", task, dataset), f"Dev F1 during training ({task}, {dataset})",
-                          _png(figure)))
+        plots.append(Plot(_slug("dev", metric or "score", task, dataset, scoring or ""),
+                          f"Dev {name} during training ({where})", _png(figure)))
         plt.close(figure)
     return plots
 
@@ -166,15 +186,16 @@ def bar_plot(board: Leaderboard) -> Optional[Plot]:
     axes.set_ylim(bottom, top + (2.5 if paired else 1.0))  # room for the value labels
     axes.set_xlim(-0.7, len(languages) - 0.3)
     axes.set_xticks(xs)
-    axes.set_xticklabels([language.capitalize() for language in languages], rotation=30, ha="right")
-    axes.set_ylabel(board.metric.upper() if board.metric != "f1" else "F1")
+    axes.set_xticklabels([language_label(language) for language in languages], rotation=30, ha="right")
+    axes.set_ylabel(metric_name(board.metric))
     # The legend sits between the title and the axes, where it can cover no bar and no label.
     axes.set_title(board.title, pad=24)
     handles = axes.get_legend_handles_labels()[0]
     axes.legend(fontsize=8, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=len(handles), frameon=False,
                 borderaxespad=0.2, handlelength=1.5, columnspacing=1.0)
     axes.grid(axis="y", alpha=0.3)
-    plot = Plot(_slug("bars", board.task, board.dataset, board.split, board.metric), board.title, _png(figure))
+    plot = Plot(_slug("bars", board.task, board.dataset, board.scoring or "", board.split, board.metric), board.title,
+                _png(figure))
     plt.close(figure)
     return plot
 

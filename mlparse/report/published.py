@@ -2,7 +2,10 @@
 
 The scores live in ``published.yaml`` beside this module, typed in from the
 paper texts; each :class:`PublishedRow` carries the :class:`Citation` of the
-table it came from (paper, table number, split, metric).
+table it came from (paper, table number, split, metric).  Dependency scores
+name their data set in ``datasets``, with the scoring convention its numbers
+follow, so that they only ever sit beside runs on that data set scored the
+same way.
 """
 
 from __future__ import annotations
@@ -18,7 +21,15 @@ PUBLISHED_YAML = Path(__file__).with_name("published.yaml")
 #: A leaderboard column: (dataset, language), e.g. ("spmrl", "hebrew").
 ColumnKey = Tuple[str, str]
 
-METRICS = ("recall", "precision", "f1", "complete_match", "tagging_accuracy", "uas", "las")
+#: The metrics a published column may hold, per task.
+TASK_METRICS: Dict[str, Tuple[str, ...]] = {
+    "constituency": ("recall", "precision", "f1", "complete_match", "tagging_accuracy"),
+    "dependency": ("uas", "las", "clas"),
+}
+METRICS = tuple(metric for metrics in TASK_METRICS.values() for metric in metrics)
+#: Dependency scoring conventions, as ``depeval`` names them (the end of a run's ``scorer``): ``conll18``
+#: counts every word (the CoNLL 2018 shared task), ``ptb`` leaves out punctuation by its gold POS tag.
+SCORING_CONVENTIONS = ("conll18", "ptb")
 
 
 class PublishedDataError(ValueError):
@@ -36,6 +47,16 @@ class Paper:
 
     def reference(self) -> str:
         return f"{self.authors}. {self.year}. {self.title}. {self.venue}."
+
+
+@dataclass(frozen=True)
+class PublishedDataset:
+    """A data set that published dependency scores were measured on."""
+
+    key: str  # as in a run's results.json ``dataset``, e.g. "ptb-sd"
+    name: str  # "PTB-SD"
+    scoring: str  # conll18 | ptb: which words the papers' UAS/LAS count
+    description: str = ""
 
 
 @dataclass(frozen=True)
@@ -85,6 +106,11 @@ class PublishedTable:
 class PublishedScores:
     papers: Dict[str, Paper]
     tables: List[PublishedTable]
+    datasets: Dict[str, PublishedDataset] = field(default_factory=dict)
+
+    def scoring(self, task: str, dataset: str) -> Optional[str]:
+        """The scoring convention of a published data set (None for constituency scores)."""
+        return self.datasets[dataset].scoring if task == "dependency" and dataset in self.datasets else None
 
     def rows(self, task: Optional[str] = None, split: Optional[str] = None) -> List[PublishedRow]:
         """All rows, in file order, optionally restricted to a task and split."""
@@ -116,20 +142,29 @@ def _number(value: Any, where: str) -> Optional[float]:
     return float(value)
 
 
-def _parse_table(entry: Mapping[str, Any], papers: Dict[str, Paper], where: str) -> PublishedTable:
+def _parse_table(entry: Mapping[str, Any], papers: Dict[str, Paper], datasets: Dict[str, PublishedDataset],
+                 where: str) -> PublishedTable:
     table_id = str(_require(entry, "id", where))
     where = f"{where} ({table_id})"
     paper_key = _require(entry, "paper", where)
     if paper_key not in papers:
         raise PublishedDataError(f"{where}: unknown paper {paper_key!r}; known: {sorted(papers)}")
+    task = str(_require(entry, "task", where))
+    if task not in TASK_METRICS:
+        raise PublishedDataError(f"{where}: unknown task {task!r}; known: {sorted(TASK_METRICS)}")
+    split = str(_require(entry, "split", where))
+    if split not in ("dev", "test"):
+        raise PublishedDataError(f"{where}: unknown split {split!r}; choose dev or test")
     columns = []
     for index, column in enumerate(_require(entry, "columns", where)):
         spec = tuple(str(_require(column, k, f"{where} column {index}")) for k in ("dataset", "language", "metric"))
-        if spec[2] not in METRICS:
-            raise PublishedDataError(f"{where} column {index}: unknown metric {spec[2]!r}; known: {METRICS}")
+        if spec[2] not in TASK_METRICS[task]:
+            raise PublishedDataError(f"{where} column {index}: metric {spec[2]!r} is not a {task} metric; "
+                                     f"known: {', '.join(TASK_METRICS[task])}")
+        if task == "dependency" and spec[0] not in datasets:
+            raise PublishedDataError(f"{where} column {index}: data set {spec[0]!r} is not described under "
+                                     f"'datasets' (its name and scoring convention); known: {sorted(datasets)}")
         columns.append(spec)
-    split = str(_require(entry, "split", where))
-    task = str(_require(entry, "task", where))
     citation = Citation(
         paper=papers[paper_key],
         table=int(_require(entry, "table", where)),
@@ -147,8 +182,14 @@ def _parse_table(entry: Mapping[str, Any], papers: Dict[str, Paper], where: str)
         scores: Dict[ColumnKey, Dict[str, float]] = {}
         for (dataset, language, metric), value in zip(columns, values):
             number = _number(value, row_where)
+            if number is not None and not 0.0 <= number <= 100.0:
+                raise PublishedDataError(f"{row_where}: {dataset}/{language} {metric} {number} is not a percentage")
             if number is not None:
                 scores.setdefault((dataset, language), {})[metric] = number
+        for (dataset, language), metrics in scores.items():
+            if metrics.get("las", -1.0) > metrics.get("uas", 101.0):  # a labelled attachment is also unlabelled
+                raise PublishedDataError(f"{row_where}: {dataset}/{language} LAS {metrics['las']} exceeds "
+                                         f"UAS {metrics['uas']} (columns swapped?)")
         rows.append(
             PublishedRow(
                 system=str(_require(raw, "system", row_where)),
@@ -189,8 +230,19 @@ def load_published(path: Path = PUBLISHED_YAML) -> PublishedScores:
             title=str(_require(raw, "title", pw)),
             venue=str(_require(raw, "venue", pw)),
         )
+    datasets = {}
+    raw_datasets = data.get("datasets") or {}
+    if not isinstance(raw_datasets, Mapping):
+        raise PublishedDataError(f"{where}: 'datasets' must map each data set's key to its description")
+    for key, raw in raw_datasets.items():
+        dw = f"{where} dataset {key}"
+        scoring = str(_require(raw, "scoring", dw))
+        if scoring not in SCORING_CONVENTIONS:
+            raise PublishedDataError(f"{dw}: unknown scoring {scoring!r}; known: {', '.join(SCORING_CONVENTIONS)}")
+        datasets[str(key)] = PublishedDataset(key=str(key), name=str(_require(raw, "name", dw)), scoring=scoring,
+                                              description=str(raw.get("description", "")))
     tables = [
-        _parse_table(entry, papers, f"{where} table {index}")
+        _parse_table(entry, papers, datasets, f"{where} table {index}")
         for index, entry in enumerate(_require(data, "tables", where) or [])
     ]
-    return PublishedScores(papers=papers, tables=tables)
+    return PublishedScores(papers=papers, tables=tables, datasets=datasets)

@@ -2,7 +2,9 @@
 
 Columns: section, task, dataset, split, language, system, kind, source, metric, value, state, note.
 ``section`` is ``leaderboard`` (including the ``average`` language and the ``delta``
-kind) or ``run`` (every run folder's scores, speed, training time and hardware).
+kind) or ``run`` (every run folder's scores, their scorer, speed, training time and hardware).
+A dependency leaderboard's ``dataset`` carries its scoring convention, ``ud (conll18)`` or
+``ptb-sd (ptb)``: scores counted differently are different columns.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ def _number(value: Optional[float], decimals: int = 2) -> str:
 def csv_rows(report: Report) -> List[List[str]]:
     rows: List[List[str]] = []
     for board in report.leaderboards:
-        base = ["leaderboard", board.task, board.dataset, board.split]
+        base = ["leaderboard", board.task, board.dataset_key, board.split]
         for row in board.rows:
             source = row.citation.short() if row.citation is not None else row.source
             for language in board.languages:
@@ -59,6 +61,9 @@ def csv_rows(report: Report) -> List[List[str]]:
                     rows.append(base + [split, language, system, "measured", record.label, metric,
                                         _number(value), record.state])
                     wrote = True
+            if scores is not None and scores.scorer:
+                rows.append(base + [split, language, system, "measured", record.label, "scorer", scores.scorer,
+                                    record.state])
         if results is not None:
             extras = [("parse_sentences_per_second", _number(results.parse_sentences_per_second, 1)),
                       ("training_seconds", _number(results.training_seconds, 0)),

@@ -8,7 +8,8 @@ from typing import List, Sequence
 
 from mlparse.report.details import detail_columns, detail_table, run_messages
 from mlparse.report.leaderboard import MEASURED, Leaderboard
-from mlparse.report.model import Report, citation_text, fmt_delta, fmt_score, footnotes, source_text, summary_line
+from mlparse.report.model import (Report, citation_text, fmt_delta, fmt_score, footnotes, language_label, source_text,
+                                  summary_line)
 from mlparse.report.plots import Plot
 
 CSS = """
@@ -96,7 +97,7 @@ def _row(cells: Sequence[str], classes: Sequence[str], row_class: str = "") -> s
 
 def _leaderboard(board: Leaderboard, report: Report) -> str:
     """Scores sit next to the system name; the (long, wrapping) source column comes last."""
-    languages = [language.capitalize() for language in board.languages]
+    languages = [language_label(language) for language in board.languages]
     headers = ["System", "Kind"] + languages + (["Avg"] if board.show_average else []) + ["Source"]
     numeric = [False, False] + [True] * (len(headers) - 3) + [False]
     classes = ["wrap", ""] + ["num"] * (len(headers) - 3) + ["src"]

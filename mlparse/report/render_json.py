@@ -28,7 +28,8 @@ def report_dict(report: Report) -> Dict[str, Any]:
     boards = []
     for board in report.leaderboards:
         boards.append({
-            "task": board.task, "dataset": board.dataset, "split": board.split, "metric": board.metric,
+            "task": board.task, "dataset": board.dataset, "scoring": board.scoring, "split": board.split,
+            "metric": board.metric,
             "languages": board.languages,
             "rows": [{
                 "system": row.system, "kind": row.kind, "source": row.source, "group": row.group,
@@ -40,9 +41,9 @@ def report_dict(report: Report) -> Dict[str, Any]:
         })
     runs = [{
         "recipe": record.recipe, "run_id": record.run_id, "dir": record.run_dir.as_posix(), "state": record.state,
-        "selected": record.label in report.selected,
+        "selected": record.label in report.selected, "scoring": record.scoring,
         "results": record.results.to_json_dict() if record.results is not None else None,
-        "log": [asdict(entry) for entry in record.log],
+        "log": [entry.to_json_dict() for entry in record.log],
         "warnings": record.warnings, "notes": record.notes,
     } for record in report.records]
     return _finite({

@@ -7,8 +7,8 @@ from typing import Dict, List, Optional, Sequence
 
 from mlparse.report.details import detail_columns, detail_table, run_messages
 from mlparse.report.leaderboard import MEASURED, Leaderboard
-from mlparse.report.model import (Report, citation_text, fmt_delta, fmt_score, footnotes, marked_cell_text, source_text,
-                                  summary_line)
+from mlparse.report.model import (Report, citation_text, fmt_delta, fmt_score, footnotes, language_label,
+                                  marked_cell_text, source_text, summary_line)
 
 
 def _escape(text: str) -> str:
@@ -23,7 +23,7 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Seque
 
 
 def leaderboard_lines(board: Leaderboard, report: Report) -> List[str]:
-    headers = ["System", "Kind", "Source"] + [language.capitalize() for language in board.languages]
+    headers = ["System", "Kind", "Source"] + [language_label(language) for language in board.languages]
     if board.show_average:
         headers.append("Avg")
     rows: List[List[str]] = []

@@ -10,8 +10,8 @@ from rich.text import Text
 
 from mlparse.report.details import detail_columns, detail_table, run_messages
 from mlparse.report.leaderboard import MEASURED, Leaderboard
-from mlparse.report.model import (Report, citation_text, fmt_delta, fmt_score, footnotes, marked_cell_text, source_text,
-                                  summary_line)
+from mlparse.report.model import (Report, citation_text, fmt_delta, fmt_score, footnotes, language_label,
+                                  marked_cell_text, source_text, summary_line)
 
 
 def leaderboard_table(board: Leaderboard, report: Report) -> Table:
@@ -19,7 +19,7 @@ def leaderboard_table(board: Leaderboard, report: Report) -> Table:
     table.add_column("System", min_width=12, max_width=34)
     table.add_column("Source", style="dim", min_width=8, max_width=30)
     for language in board.languages:
-        table.add_column(language.capitalize(), justify="right", no_wrap=True, min_width=5)
+        table.add_column(language_label(language), justify="right", no_wrap=True, min_width=5)
     if board.show_average:
         table.add_column("Avg", justify="right", no_wrap=True, min_width=5)
     for row in board.rows:
