@@ -107,7 +107,7 @@ def test_damaged_files_are_named_as_such(reference: tuple, tmp_path: Path) -> No
     flipped.write_bytes(bytes(damaged))
     torch.load(flipped, weights_only=True)  # torch reads the damaged weights without a word
     expected = {cut: "is truncated or damaged", empty: "is empty (0 bytes): truncated",
-                text: "not a span-parser checkpoint", flipped: f"is corrupted: the checksum of its part {record.filename}"}
+                text: "not an mlparse checkpoint", flipped: f"is corrupted: the checksum of its part {record.filename}"}
     for path, message in expected.items():
         with pytest.raises(checkpoint.CorruptCheckpoint, match=message.replace("(", r"\(").replace(")", r"\)")):
             checkpoint.load(path)

@@ -260,7 +260,7 @@ def test_a_file_that_is_not_a_checkpoint_is_a_clear_error(tmp_path: Path) -> Non
     (tmp_path / "checkpoints").mkdir()
     (tmp_path / "checkpoints" / "best.pt").write_text("not a checkpoint")
     result = invoke("parse", "--model", str(tmp_path), input="a b\n")
-    assert result.exit_code == 1 and "not a span-parser checkpoint" in result.output
+    assert result.exit_code == 1 and "not an mlparse checkpoint" in result.output
 
 
 def test_words_with_brackets_come_out_as_lrb_rrb_and_read_back(trained: Path) -> None:

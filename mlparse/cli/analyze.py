@@ -95,6 +95,9 @@ def analyze_command(
         fail(f"{model} has no recipe.yaml (is it a run directory written by mlparse run?)", 1)
     except (ConfigError, OSError, UnicodeDecodeError) as error:
         fail(f"{recipe_file}: {error}", 1)
+    if config.task != "constituency":
+        fail(f"{model} holds a {config.model.kind} parser ({config.task}); mlparse analyze probes the attention of "
+             "span parsers (Kitaev & Klein 2018, Section 4)", 1)
     gold_path = data if data is not None else config.data.split_path(split)
     params = config.data.evalb_params
     try:

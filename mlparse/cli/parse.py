@@ -23,6 +23,7 @@ class InputFormat(str, Enum):
     auto = "auto"
     text = "text"
     trees = "trees"
+    conllu = "conllu"
 
 
 def _read_input(input_file: Optional[Path]) -> tuple:
@@ -84,8 +85,9 @@ def parse_command(
     output_file: Optional[Path] = typer.Option(
         None, "--output", help="Where the trees go (one per line, written all at once); default stdout."),
     input_format: InputFormat = typer.Option(
-        InputFormat.auto, "--format", help="auto: trees when the first non-blank line starts a tree, "
-        "'(S (' or '(NN word)', else tokenized text."),
+        InputFormat.auto, "--format", help="auto: for a constituency model trees when the first non-blank line "
+        "starts a tree, '(S (' or '(NN word)', else tokenized text; for a dependency model CoNLL-U when it starts "
+        "with a comment or a word line, else tokenized text."),
     subbatch_tokens: int = typer.Option(5000, "--batch-tokens", min=1, help="Budget of one forward pass, in token-equivalents (README)."),
     trust_checkpoint: bool = typer.Option(
         False, "--trust-checkpoint", help="Read a checkpoint that is not plain data (mlparse's old format) by "
@@ -106,6 +108,11 @@ def parse_command(
     text, name = _read_input(input_file)
     try:
         parser = load_parser(model, trust=trust_checkpoint, warn=print_warning)
+    except ParseInputError as error:
+        fail(error, 1)
+    if parser.task == "dependency":
+        return _parse_dependency(parser, text, name, input_format.value, subbatch_tokens, output_file)
+    try:
         sentences = read_input(text, parser, source=name, input_format=input_format.value)
         count = sum(item.sentence is not None for item in sentences)
         with _Progress(count) as progress:
@@ -126,3 +133,32 @@ def parse_command(
     except OSError as error:
         fail(os_error_message(error, "cannot write", output_file), 1)
     console.print(f"{count} trees written to {output_file}", highlight=False, soft_wrap=True)
+
+
+def _parse_dependency(parser, text: str, name: str, input_format: str, budget: int,  # type: ignore[no-untyped-def]
+                      output_file: Optional[Path]) -> None:
+    """A dependency model: CoNLL-U or tokenized text in, CoNLL-U out (the input's layout kept)."""
+    from mlparse.io_utils import atomic_write_text
+    from mlparse.models.dep_inference import DependencyInputError, parse_document, read_dependency_input
+
+    if input_format == "trees":
+        fail("--format trees is for constituency models; a dependency model reads conllu or text", 2)
+    try:
+        document = read_dependency_input(text, parser, source=name, input_format=input_format)
+        with _Progress(len(document.sentences)) as progress:
+            output = parse_document(parser, document, budget=budget, progress=progress)
+    except DependencyInputError as error:
+        fail(error, 1)
+    if output_file is None:
+        sys.stdout.write(output)
+        sys.stdout.flush()
+        if not document.sentences:
+            console.print(f"no sentence in {name}", highlight=False)
+        return
+    if output_file.is_dir():
+        fail(f"--output {output_file} is a folder; give a file name", 2)
+    try:
+        atomic_write_text(output_file, output)
+    except OSError as error:
+        fail(os_error_message(error, "cannot write", output_file), 1)
+    console.print(f"{len(document.sentences)} sentences written to {output_file}", highlight=False, soft_wrap=True)

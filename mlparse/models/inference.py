@@ -21,6 +21,8 @@ import torch
 from mlparse.data.batching import map_in_batches
 from mlparse.data.vocab import UNKNOWN_TAG
 from mlparse.models.memory import subbatch_cost
+from mlparse.models.base import Parser
+from mlparse.models.registry import UnknownParserKind, parser_from_spec
 from mlparse.models.span_parser import CheckpointFormatError, Sentence, SpanParser
 from mlparse.trees.tree import Tree
 
@@ -49,8 +51,8 @@ def best_checkpoint(model: Union[str, Path]) -> Path:
 
 
 def load_parser(model: Union[str, Path], device: Optional[torch.device] = None, trust: bool = False,
-                warn: Optional[Callable[[str], None]] = None) -> SpanParser:
-    """The model saved in a run directory's best checkpoint (or a checkpoint file), in eval mode.
+                warn: Optional[Callable[[str], None]] = None) -> Parser:
+    """The parser (any kind) saved in a run directory's best checkpoint (or a checkpoint file), in eval mode.
 
     The file is read as plain data (:func:`mlparse.train.checkpoint.load`): one that would need code to
     run is refused unless ``trust`` (``--trust-checkpoint``), after ``warn`` says why that is dangerous.
@@ -67,13 +69,13 @@ def load_parser(model: Union[str, Path], device: Optional[torch.device] = None, 
                 and path.name == "best.pt" and last.is_file() else "")
         raise ParseInputError(f"{error}{hint}") from None
     try:
-        parser = SpanParser.from_spec(saved["spec"])
+        parser = parser_from_spec(saved["spec"])
         parser.load_state_dict(saved["model"])
-    except CheckpointFormatError as error:
+    except (CheckpointFormatError, UnknownParserKind) as error:
         raise ParseInputError(f"{path}: {error}") from None
     except Exception as error:  # a spec or weights that do not fit together: not a usable model
         detail = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
-        raise ParseInputError(f"{path}: not a span-parser checkpoint ({type(error).__name__}"
+        raise ParseInputError(f"{path}: not a parser checkpoint ({type(error).__name__}"
                               f"{': ' + detail if detail else ''})") from None
     return parser.to(device).eval()
 

@@ -216,7 +216,7 @@ def verify(path: PathLike, handle: Optional[IO[bytes]] = None) -> None:
     if size == 0:
         raise CorruptCheckpoint(path, "is empty (0 bytes): truncated")
     if head != b"PK\x03\x04":
-        raise CorruptCheckpoint(path, "not a span-parser checkpoint (not an archive written by torch.save)")
+        raise CorruptCheckpoint(path, "not an mlparse checkpoint (not an archive written by torch.save)")
     try:
         with zipfile.ZipFile(handle) as archive:
             bad = archive.testzip()
@@ -285,21 +285,21 @@ def _unpickle(path: Path, handle: IO[bytes], map_location: Union[str, torch.devi
         try:
             return torch_load(weights_only=False)
         except Exception as failure:  # anything may go wrong in a full unpickling
-            raise CorruptCheckpoint(path, f"not a span-parser checkpoint ({_first_line(failure)})") from None
+            raise CorruptCheckpoint(path, f"not an mlparse checkpoint ({_first_line(failure)})") from None
     except Exception as error:  # a zip that is not torch's layout, a tensor record missing, ...
-        raise CorruptCheckpoint(path, f"not a span-parser checkpoint ({_first_line(error)})") from None
+        raise CorruptCheckpoint(path, f"not an mlparse checkpoint ({_first_line(error)})") from None
 
 
 def as_current(path: PathLike, data: Any) -> Dict[str, Any]:
     """``data`` (as unpickled) checked and, when it is format 1, converted to format 2 in memory."""
     if not isinstance(data, dict) or not isinstance(data.get("spec"), dict) or not isinstance(data.get("model"), dict):
-        raise CorruptCheckpoint(path, "not a span-parser checkpoint (it holds no model spec and weights)")
+        raise CorruptCheckpoint(path, "not an mlparse checkpoint (it holds no model spec and weights)")
     if "format" not in data:
         from mlparse.train.checkpoint_legacy import convert
 
         data = convert(data)
     elif data.get("format") != FORMAT or not isinstance(data.get("format_version"), int):
-        raise CorruptCheckpoint(path, "not a span-parser checkpoint (unknown format field)")
+        raise CorruptCheckpoint(path, "not an mlparse checkpoint (unknown format field)")
     elif data["format_version"] > FORMAT_VERSION:
         raise CheckpointError(path, f"written by a newer mlparse (checkpoint format {data['format_version']}; this "
                                     f"version reads up to {FORMAT_VERSION}): upgrade mlparse to read it")
@@ -326,7 +326,7 @@ def _refusal(path: Path, handle: IO[bytes], error: Exception) -> UntrustedCheckp
                                    "it is in mlparse's old checkpoint format (format 1, with a pickled NumPy array)")
     shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "") if names else _first_line(error)
     return UntrustedCheckpoint(path, f"refused: it holds pickled objects that only running code could rebuild "
-                                     f"({shown}); a span-parser checkpoint holds tensors and plain data only. "
+                                     f"({shown}); an mlparse checkpoint holds tensors and plain data only. "
                                      "Nothing in the file was run", f"it holds pickled objects ({shown})")
 
 

@@ -1,0 +1,94 @@
+"""Using a trained dependency parser: read CoNLL-U or tokenized text, parse it, write CoNLL-U.
+
+CoNLL-U input keeps everything it has: the output is the input with HEAD and DEPREL written in
+(comments, multiword tokens, empty nodes and the other columns as read).  Tokenized text (one
+sentence per line, words separated by spaces) becomes one CoNLL-U sentence per non-empty line,
+with ``# sent_id = <line>`` naming the input line it answers; a model that takes POS tags as
+input refuses it (give CoNLL-U with tags instead).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, List, Optional
+
+from mlparse.data.batching import map_in_batches
+from mlparse.models.base import Parser
+from mlparse.trees.dependency import (ConlluDocument, ConlluError, DependencyPrediction, DependencySentence,
+                                      parse_conllu, render_conllu, sentence_from_words)
+
+#: A first CoNLL-U line: a comment, or a word line (ID, tab).
+_CONLLU_START = re.compile(r"^(#|\d+(-\d+|\.\d+)?\t)")
+
+
+class DependencyInputError(ValueError):
+    """A problem with the input, with a message meant for the user (file and line)."""
+
+
+def looks_like_conllu(text: str) -> bool:
+    """Is ``text`` CoNLL-U rather than tokenized sentences?  Decided on its first non-blank line."""
+    for line in text.lstrip("\ufeff").splitlines():
+        if line.strip():
+            return _CONLLU_START.match(line) is not None
+    return False
+
+
+def read_dependency_input(text: str, parser: Parser, source: str = "<stdin>", input_format: str = "auto") -> ConlluDocument:
+    """The sentences to parse, as a CoNLL-U document (``input_format``: auto, conllu or text)."""
+    if input_format not in ("auto", "conllu", "text"):
+        raise DependencyInputError(f"unknown input format {input_format!r} for a dependency model; use auto, conllu or text")
+    if input_format == "conllu" or (input_format == "auto" and looks_like_conllu(text)):
+        try:
+            return parse_conllu(text.lstrip("\ufeff"), source, bom=text.startswith("\ufeff"))
+        except ConlluError as error:
+            raise DependencyInputError(str(error)) from None
+    if parser.config.use_tags:
+        raise DependencyInputError(f"{source}: this model takes POS tags as input: give CoNLL-U with a "
+                                   f"{getattr(parser, 'dep_config').tag_column.upper()} column instead of tokenized text")
+    sentences: List[DependencySentence] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        words = line.split()
+        if not words:
+            continue
+        try:
+            sentence = sentence_from_words(words, source, number)
+        except ValueError as error:
+            raise DependencyInputError(str(error)) from None
+        sentences.append(_with_comment(sentence, f"# sent_id = {number}\n"))
+    return ConlluDocument(source, tuple(sentences), ("",) + ("\n",) * len(sentences))
+
+
+def _with_comment(sentence: DependencySentence, comment: str) -> DependencySentence:
+    from dataclasses import replace
+
+    return replace(sentence, lines=(comment,) + tuple(sentence.lines),
+                   word_lines=tuple(index + 1 for index in sentence.word_lines))
+
+
+def parse_document(parser: Parser, document: ConlluDocument, budget: int = 5000, decoder: Optional[str] = None,
+                   progress: Optional[Callable[[int], None]] = None) -> str:
+    """The document with the parser's heads and relations written in, as CoNLL-U text."""
+    decoder = decoder or ("torch" if parser.device().type == "cuda" else "cython")
+    if budget <= 0:
+        raise DependencyInputError(f"the token budget of a forward pass must be positive, got {budget}")
+    for sentence in document.sentences:
+        if not sentence.words:
+            raise DependencyInputError(f"{sentence.source}:{sentence.line}: a sentence without a word line "
+                                       "(only comments, multiword tokens or empty nodes)")
+        if len(sentence.words) > parser.max_words:
+            raise DependencyInputError(
+                f"{sentence.source}:{sentence.line}: sentence of {len(sentence.words)} words is longer than this "
+                f"model's maximum of {parser.max_words} (model.max_len={parser.config.max_len})")
+    sentences = list(document.sentences)
+    parser.eval()
+
+    def predict(group: List[DependencySentence]) -> List[DependencyPrediction]:
+        out = parser.predict(group, decoder=decoder)
+        if progress is not None:
+            progress(len(group))
+        return out
+
+    predictions = map_in_batches(sentences, [len(s.words) for s in sentences], budget, predict,
+                                 cost=parser.memory_cost(training=False, decoder=decoder))
+    return render_conllu(document, predictions)
+
