@@ -39,9 +39,11 @@ class InputSentence:
 
 def best_checkpoint(model: Union[str, Path]) -> Path:
     """``RUN_DIR/checkpoints/best.pt`` for a run directory, or the file itself."""
+    from mlparse.train.checkpoint import CheckpointFiles
+
     path = Path(model)
     if path.is_dir():
-        candidate = path / "checkpoints" / "best.pt"
+        candidate = CheckpointFiles(path / "checkpoints").best
         if not candidate.is_file():
             raise ParseInputError(f"{path} has no checkpoints/best.pt (is it a finished run directory?)")
         return candidate

@@ -7,7 +7,6 @@ dropped from the score.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence, Tuple, Union
@@ -121,17 +120,9 @@ def score_lines(gold_lines: Sequence[str], test_lines: Sequence[str], params: st
 
 def report_text(result: object) -> str:
     """The evalb port's report (header, per-sentence rows, summary) for an ``EvalbResult``."""
-    import evalb.api as api
+    from evalb.api import format_report
 
-    formatter = getattr(api, "format_report", None)
-    if formatter is not None:
-        text = formatter(result)
-        return text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
-    from evalb.report import HEADER, format_sentences, format_summary
-
-    rows = [row if isinstance(row, tuple) else dataclasses.astuple(row) for row in result.sentences]  # type: ignore[attr-defined]
-    data = HEADER + format_sentences(rows) + format_summary(result.all, result.cutoff, result.cutoff_len)  # type: ignore[attr-defined]
-    return data.decode("utf-8", "replace")
+    return format_report(result).decode("utf-8", "replace")  # type: ignore[arg-type]
 
 
 def score_trees(gold: Sequence[Tree], predicted: Sequence[Tree], params: str, with_tags: bool = False) -> EvalOutcome:

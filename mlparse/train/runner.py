@@ -76,11 +76,8 @@ def ensure_prepared(config: RecipeConfig) -> None:
                    "(an interrupted `mlparse prepare`?)")
     if any(getattr(config.data, s) for s in missing):
         raise RunError(f"split file(s) not found: {', '.join(str(config.split_path(s)) for s in missing)}")
-    try:
-        from mlparse.data.prepare import prepare_family
-    except ImportError:
-        raise RunError(f"prepared data not found ({config.split_path(missing[0])}); "
-                       f"run `mlparse prepare {config.data.family}` first") from None
+    from mlparse.data.prepare import prepare_family  # heavy: only when data must be prepared
+
     try:
         prepare_family(config.data.family, languages=[config.data.language], out=Path(config.data.root))
     except Exception as error:  # the prepare pipeline's own errors carry user-facing messages
@@ -101,10 +98,8 @@ def _complete_preparation(config: RecipeConfig) -> bool:
     """
     if any(getattr(config.data, s) for s in ("train", "dev", "test")):
         return True
-    try:
-        from mlparse.data.catalog import family_names
-    except ImportError:
-        return True
+    from mlparse.data.catalog import family_names
+
     if config.data.family not in family_names():
         return True
     return (config.split_path("train").parent / "manifest.json").is_file()

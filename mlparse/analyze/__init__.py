@@ -1,1 +1,0 @@
-"""mlparse.analyze"""
