@@ -100,9 +100,9 @@ def parse_command(
     Tokenized input gets POS tags from the model's tagging head when it has one, else the
     placeholder tag UNK.  Words holding ( or ) are written -LRB- / -RRB-, as in the Penn
     Treebank, so that every output tree reads back.  A sentence longer than the model's
-    position table (model.max_len - 2 words) is an error naming its line.
+    position table (model.max_len - 2 words) is an error naming its line.  A dependency model
+    reads CoNLL-U or tokenized text and writes CoNLL-U (the input's other columns as read).
     """
-    from mlparse.io_utils import atomic_write_text
     from mlparse.models.inference import ParseInputError, load_parser, parse_input, read_input
 
     text, name = _read_input(input_file)
@@ -119,7 +119,13 @@ def parse_command(
             trees = parse_input(parser, sentences, budget=subbatch_tokens, source=name, progress=progress)
     except ParseInputError as error:
         fail(error, 1)
-    output = "".join(_lines(trees))
+    _emit("".join(_lines(trees)), output_file, name, count, "trees")
+
+
+def _emit(output: str, output_file: Optional[Path], name: str, count: int, what: str) -> None:
+    """Write the parses to stdout, or atomically to ``output_file``; ``count`` of ``what`` (trees, sentences)."""
+    from mlparse.io_utils import atomic_write_text
+
     if output_file is None:
         sys.stdout.write(output)
         sys.stdout.flush()
@@ -132,13 +138,12 @@ def parse_command(
         atomic_write_text(output_file, output)
     except OSError as error:
         fail(os_error_message(error, "cannot write", output_file), 1)
-    console.print(f"{count} trees written to {output_file}", highlight=False, soft_wrap=True)
+    console.print(f"{count} {what} written to {output_file}", highlight=False, soft_wrap=True)
 
 
 def _parse_dependency(parser, text: str, name: str, input_format: str, budget: int,  # type: ignore[no-untyped-def]
                       output_file: Optional[Path]) -> None:
     """A dependency model: CoNLL-U or tokenized text in, CoNLL-U out (the input's layout kept)."""
-    from mlparse.io_utils import atomic_write_text
     from mlparse.models.dep_inference import DependencyInputError, parse_document, read_dependency_input
 
     if input_format == "trees":
@@ -149,16 +154,4 @@ def _parse_dependency(parser, text: str, name: str, input_format: str, budget: i
             output = parse_document(parser, document, budget=budget, progress=progress)
     except DependencyInputError as error:
         fail(error, 1)
-    if output_file is None:
-        sys.stdout.write(output)
-        sys.stdout.flush()
-        if not document.sentences:
-            console.print(f"no sentence in {name}", highlight=False)
-        return
-    if output_file.is_dir():
-        fail(f"--output {output_file} is a folder; give a file name", 2)
-    try:
-        atomic_write_text(output_file, output)
-    except OSError as error:
-        fail(os_error_message(error, "cannot write", output_file), 1)
-    console.print(f"{len(document.sentences)} sentences written to {output_file}", highlight=False, soft_wrap=True)
+    _emit(output, output_file, name, len(document.sentences), "sentences")
