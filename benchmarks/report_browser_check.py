@@ -3,7 +3,7 @@
 A benchmark-level check (not part of the CI suite; it needs a browser).  It
 
 1. builds a realistic ``runs/`` folder in a temporary directory, written the way
-   the trainer writes it (:class:`mlparse.train.run_dir.RunDir`, the
+   the trainer writes it (:class:`mlparse.run_dir.RunDir`, the
    :class:`~mlparse.results.RunResults` / :class:`~mlparse.results.LogEntry`
    schema): complete runs on ptb-sample (English), the free treebanks
    (Icelandic, Japanese) and SPMRL-like data (Hebrew with two systems and an older
@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from mlparse.results import COMPLETE, DEV_METRIC, FAILED, RUNNING, LogEntry, RunResults, SplitScores
-from mlparse.train.run_dir import RunDir
+from mlparse.run_dir import RunDir
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CHROMIUM = Path("/usr/bin/chromium")

@@ -25,7 +25,7 @@ from mlparse.cli import app
 from mlparse.config import ConfigError, ModelConfig, load_recipe, recipe_from_yaml_text
 from mlparse.models.span_parser import SpanParser, build_parser
 from mlparse.modules.attention import AttentionWindow
-from mlparse.train.run_dir import RunDir
+from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
 from test_run_fixtures import TINY_MODEL, tiny_trees, write_tiny_recipe
 

@@ -18,7 +18,7 @@ from mlparse.config import load_recipe
 from mlparse.results import COMPLETE, RunResults
 from mlparse.train import checkpoint
 from mlparse.train.resume import ResumeError
-from mlparse.train.run_dir import RunDir
+from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
 from mlparse.train.trainer import Reporter
 from checkpoint_fixtures import truncate

@@ -17,7 +17,7 @@ from mlparse.cli import app
 from mlparse.config import load_recipe
 from mlparse.results import RunResults
 from mlparse.train import checkpoint
-from mlparse.train.run_dir import RunDir
+from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
 from checkpoint_fixtures import to_format_1, write_crafted
 from test_run_fixtures import write_tiny_recipe

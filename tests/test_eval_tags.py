@@ -20,7 +20,7 @@ from mlparse.report.render_markdown import render_markdown
 from mlparse.results import COMPLETE, RunResults
 from mlparse.train import trainer as trainer_module
 from mlparse.train.corpus import DataError, Split, read_split
-from mlparse.train.run_dir import RunDir
+from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunError, RunOptions, run_recipe
 from mlparse.train.tag_files import read_tags
 from mlparse.trees.reader import parse_bracketed

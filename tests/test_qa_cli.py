@@ -20,7 +20,7 @@ from mlparse.cli import app
 from mlparse.config import ConfigError, load_recipe
 from mlparse.report.model import build_report
 from mlparse.report.render_text import runs_tables
-from mlparse.train.run_dir import RunDir
+from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunError, RunOptions, ensure_prepared, run_recipe
 from mlparse.trees.reader import parse_bracketed
 from test_run_fixtures import REPO, TINY_TREES, write_tiny_recipe

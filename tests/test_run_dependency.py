@@ -20,7 +20,7 @@ from mlparse.results import COMPLETE, FAILED
 from mlparse.structs import decode_mst
 from mlparse.tasks.dependency import DependencyTask
 from mlparse.train import checkpoint
-from mlparse.train.run_dir import RunDir
+from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
 from mlparse.train.trainer import Trainer
 from mlparse.trees.dependency import DependencyPrediction, read_conllu

@@ -11,7 +11,7 @@ from mlparse.config import load_recipe
 from mlparse.results import COMPLETE
 from mlparse.train.corpus import Split, read_split
 from mlparse.train.evaluate import EvaluationError, check_scorable
-from mlparse.train.run_dir import RunDir
+from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunError, RunOptions, run_recipe
 from mlparse.trees.tree import Leaf, Tree
 from test_run_fixtures import TINY_TREES, Record, write_tiny_recipe

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from mlparse.cli import app
 from mlparse.config import load_recipe
 from mlparse.train import run_lock
-from mlparse.train.run_dir import RunDir
+from mlparse.run_dir import RunDir
 from mlparse.train.run_lock import Holder, RunLock, RunLocked
 from mlparse.train.runner import RunOptions, run_recipe
 from test_run_fixtures import REPO, Record, write_tiny_recipe

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from mlparse.cli import app
 from mlparse.config import load_recipe
-from mlparse.train.run_dir import RunDir
+from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
 from mlparse.trees.reader import parse_bracketed
 from test_run_fixtures import TINY_TREES, write_tiny_recipe

@@ -12,7 +12,7 @@ from mlparse.config import load_recipe
 from mlparse.results import COMPLETE, FAILED
 from mlparse.train import checkpoint
 from mlparse.train.runner import RunOptions, run_recipe
-from mlparse.train.run_dir import RunDir
+from mlparse.run_dir import RunDir
 from mlparse.train.schedule import WarmupPlateauSchedule
 from mlparse.train.trainer import Reporter
 from test_run_fixtures import TINY_TREES, Record, write_tiny_recipe

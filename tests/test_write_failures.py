@@ -18,7 +18,7 @@ from mlparse.config import load_recipe
 from mlparse.io_utils import WriteError, atomic_write_text
 from mlparse.results import COMPLETE, RunResults
 from mlparse.train import checkpoint
-from mlparse.train.run_dir import RunDir
+from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
 from test_run_fixtures import Record, write_tiny_recipe
 

@@ -93,7 +93,7 @@ def demo_command(
     from mlparse.io_utils import WriteError
     from mlparse.config import ConfigError, load_recipe
     from mlparse.train.evaluate import EvaluationError
-    from mlparse.train.run_dir import RunDir
+    from mlparse.run_dir import RunDir
     from mlparse.train.runner import RunError, RunOptions, run_recipe
 
     recipe = "demo-synthetic" if data.synthetic else "demo"

@@ -133,7 +133,7 @@ def run_command(
         config = load_recipe(recipe, overrides)
     except ConfigError as error:
         fail(error, 2)
-    from mlparse.train.run_dir import RunDir
+    from mlparse.run_dir import RunDir
     from mlparse.train.run_lock import RunLocked, check_free
 
     launcher = "LOCAL_RANK" not in os.environ

@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union
 
 import yaml
 
+from mlparse.config.catalog_defaults import apply_catalog_defaults
 from mlparse.config.schema import (
     SECTIONS,
     TOP_LEVEL_KEYS,
@@ -184,15 +185,16 @@ def resolve_recipe(name_or_path: Union[str, Path]) -> Path:
 def load_recipe(path: Union[str, Path], overrides: Sequence[str] = ()) -> RecipeConfig:
     """Load a recipe file (or bundled recipe name) with its ``base:`` chain and ``--set`` overrides.
 
-    The recipe's name defaults to the file stem."""
+    The recipe's name defaults to the file stem; an unset ``data.evalb_params`` is the treebank catalog's
+    (:mod:`mlparse.config.catalog_defaults`)."""
     path = resolve_recipe(path)
     data = apply_overrides(load_raw(path), overrides)
     if not data.get("name"):
         data["name"] = path.stem
-    return from_dict(data, source=str(path))
+    return apply_catalog_defaults(from_dict(data, source=str(path)), data, str(path))
 
 
 def recipe_from_yaml_text(text: str, source: str = "recipe") -> RecipeConfig:
     """A resolved recipe saved in a run directory (``recipe.yaml``)."""
     data = yaml.safe_load(text) or {}
-    return from_dict(data, source=source)
+    return apply_catalog_defaults(from_dict(data, source=source), data, source)

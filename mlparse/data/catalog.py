@@ -86,6 +86,17 @@ def load_family(name: str, directory: Optional[Path] = None) -> FamilySpec:
     return parse_family(data, path)
 
 
+def evalb_params_for(family: str, language: str, directory: Optional[Path] = None) -> Optional[str]:
+    """The evalb parameter file the catalog names for ``family``/``language`` (``spmrl.prm`` for the SPMRL
+    languages, a language's own ``evalb`` where it has one); None where the catalog has no such family or
+    language, or names no file for it (UD).  A family file that does not load raises :class:`CatalogError`."""
+    directory = directory or catalog_dir()
+    if family not in family_names(directory):
+        return None
+    spec = load_family(family, directory).languages.get(language)
+    return spec.evalb if spec is not None else None
+
+
 def parse_family(data: Any, path: Path) -> FamilySpec:
     """Validate a loaded YAML document into a :class:`FamilySpec`."""
     where = str(path)

@@ -19,10 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import yaml
 
 from mlparse.results import COMPLETE, DEV_METRIC, FAILED, RUNNING, SCHEMA_VERSION, LogEntry, RunResults, SplitScores
-
-RESULTS_FILE = "results.json"
-LOG_FILE = "log.jsonl"
-RECIPE_FILE = "recipe.yaml"
+from mlparse.run_dir import LOG_FILE, RECIPE_FILE, RESULTS_FILE
 
 #: The scoring convention of a dependency run whose scorer and recipe say nothing about it.
 UNKNOWN_SCORING = "unknown"

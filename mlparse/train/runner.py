@@ -30,10 +30,11 @@ from mlparse.io_utils import atomic_write_text
 from mlparse.models.base import Parser
 from mlparse.models.registry import parser_class, parser_from_spec
 from mlparse.results import COMPLETE, FAILED, RUNNING, RunResults
+from mlparse.run_dir import RunDir, run_id_for
 from mlparse.tasks import DataError, Task, task_for
 from mlparse.train import checkpoint
 from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tags_notes
-from mlparse.train.run_dir import RunDir, hardware_info, now_iso, run_id_for, versions
+from mlparse.train.environment import hardware_info, now_iso, versions
 from mlparse.train.run_lock import RunLock, RunLocked
 from mlparse.train.trainer import DistInfo, Reporter, Trainer, TrainState, predict_in_batches, resolve_decoder
 

@@ -42,7 +42,7 @@ from mlparse.models.base import Parser
 from mlparse.tasks.base import EvalOutcome, Task
 from mlparse.train import checkpoint
 from mlparse.train.resume import ResumeError, plan_resume
-from mlparse.train.run_dir import versions
+from mlparse.train.environment import versions
 from mlparse.train.schedule import WarmupPlateauSchedule
 
 __all__ = ["ResumeError", "Trainer", "TrainState"]

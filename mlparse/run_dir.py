@@ -1,26 +1,40 @@
-"""Run directories ``runs/<recipe>/<run-id>/``: paths, results.json and log.jsonl (atomic), environment facts."""
+"""Run directories ``runs/<recipe>/<run-id>/``: their layout (file names, paths), results.json and log.jsonl.
+
+The trainer writes run directories through :class:`RunDir`; the report (:mod:`mlparse.report.collect`)
+reads them by the same names.  A run directory holds::
+
+    recipe.yaml          the resolved recipe
+    results.json         the run's status and scores (:class:`mlparse.results.RunResults`)
+    log.jsonl            one line per dev check (:data:`LOG_KEYS`)
+    checkpoints/         last.pt, best.pt (:class:`mlparse.train.checkpoint.CheckpointFiles`)
+    <split>.pred.trees   predictions (.conllu for dependency runs), <split>.evalb / .depeval reports
+    run.lock             held by the process that trains the run (:mod:`mlparse.train.run_lock`)
+
+Environment facts recorded in results.json (hardware, versions, times) are in :mod:`mlparse.train.environment`.
+"""
 
 from __future__ import annotations
 
 import json
-import os
-import platform
 import shutil
-import sys
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List
 
-import mlparse
 from mlparse.config import RecipeConfig
 from mlparse.io_utils import atomic_write_json, atomic_write_text
-from mlparse.results import LogEntry, RunResults
+from mlparse.results import RunResults
 from mlparse.train.run_lock import LOCK_NAME
 
 if TYPE_CHECKING:  # importing the checkpoint module means importing torch: `mlparse run` refuses a locked run first
     from mlparse.train.checkpoint import CheckpointFiles
 
+
+#: The files and folder of a run directory.
+RECIPE_FILE = "recipe.yaml"
+RESULTS_FILE = "results.json"
+LOG_FILE = "log.jsonl"
+CHECKPOINTS_DIR = "checkpoints"
 
 #: The keys of a log.jsonl line (:class:`mlparse.results.LogEntry`): one dev check.
 LOG_KEYS = ("step", "epoch", "dev_score", "metric", "lr", "train_loss", "elapsed_seconds", "best")
@@ -41,21 +55,21 @@ class RunDir:
 
     @property
     def recipe(self) -> Path:
-        return self.path / "recipe.yaml"
+        return self.path / RECIPE_FILE
 
     @property
     def results(self) -> Path:
-        return self.path / "results.json"
+        return self.path / RESULTS_FILE
 
     @property
     def log(self) -> Path:
-        return self.path / "log.jsonl"
+        return self.path / LOG_FILE
 
     @property
     def checkpoints(self) -> "CheckpointFiles":
         from mlparse.train.checkpoint import CheckpointFiles
 
-        return CheckpointFiles(self.path / "checkpoints")
+        return CheckpointFiles(self.path / CHECKPOINTS_DIR)
 
     @property
     def best(self) -> Path:
@@ -126,27 +140,3 @@ class RunDir:
         lines = [json.dumps({k: v for k, v in e.items() if k in known}, ensure_ascii=False) for e in entries]
         atomic_write_text(self.log, "".join(line + "\n" for line in lines))
 
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def hardware_info(device: str) -> Dict[str, Any]:
-    import torch
-
-    info: Dict[str, Any] = {
-        "device": device, "cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(),
-        "machine": platform.machine(), "platform": platform.platform(),
-    }
-    if device.startswith("cuda") and torch.cuda.is_available():
-        info["gpu"] = torch.cuda.get_device_name(0)
-        info["gpu_count"] = torch.cuda.device_count()
-    return info
-
-
-def versions() -> Dict[str, str]:
-    import numpy
-    import torch
-
-    return {"python": sys.version.split()[0], "torch": torch.__version__, "numpy": numpy.__version__,
-            "mlparse": mlparse.__version__}

@@ -1,0 +1,156 @@
+"""data.evalb_params defaults to the treebank catalog's file; the bundled recipes keep their run ids."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from mlparse.config import ConfigError, load_recipe, recipe_from_yaml_text, recipes_dir
+from mlparse.data.catalog import evalb_params_for
+
+#: Every bundled recipe's run id, computed by the code before data.evalb_params defaulted to the catalog
+#: (when every recipe stated its file), with the file it was scored with.
+BUNDLED_RUN_IDS = {
+    "arabic": ("9cd8cbd96890", "spmrl.prm"),
+    "base": ("7bd233e30c64", "COLLINS.prm"),
+    "basque": ("384c246fb3f8", "spmrl.prm"),
+    "demo-dep": ("2a1187eef9bd", "COLLINS.prm"),
+    "demo-synthetic": ("297c80c07375", "COLLINS.prm"),
+    "demo": ("110be667da3c", "COLLINS.prm"),
+    "english": ("0ad4aa4fd93e", "COLLINS.prm"),
+    "free/chinese": ("b4a2e5f70e69", "COLLINS.prm"),
+    "free/english": ("c77d46dd7e8a", "COLLINS.prm"),
+    "free/faroese": ("119fab8a4437", "COLLINS.prm"),
+    "free/icelandic": ("0eb6ab14046c", "COLLINS.prm"),
+    "free/indonesian": ("8809258a9ca8", "COLLINS.prm"),
+    "free/japanese": ("4d5875c1b2c6", "COLLINS.prm"),
+    "free/portuguese": ("7fa4f126c785", "COLLINS.prm"),
+    "free/spanish": ("9e6f33f3f083", "COLLINS.prm"),
+    "french": ("e98d7c1e30e9", "spmrl.prm"),
+    "german": ("3c4e67fd1289", "spmrl.prm"),
+    "hebrew": ("d16b2c81bea7", "spmrl.prm"),
+    "hungarian": ("c3462ea6c6fd", "spmrl.prm"),
+    "korean": ("d5323c801cb2", "spmrl.prm"),
+    "polish": ("d73e07946b13", "spmrl.prm"),
+    "swedish": ("ff4715d9f32b", "spmrl.prm"),
+    "ud/base": ("2411970a9d51", "COLLINS.prm"),
+    "ud/basque-v2": ("b712f28ee85e", "COLLINS.prm"),
+    "ud/basque": ("ff953918cecb", "COLLINS.prm"),
+    "ud/chinese-v2": ("c6d085227a08", "COLLINS.prm"),
+    "ud/chinese": ("a7606e58dc90", "COLLINS.prm"),
+    "ud/english-ewt-bilstm": ("a525e68f715c", "COLLINS.prm"),
+    "ud/english-ewt": ("040fc0749f3b", "COLLINS.prm"),
+    "ud/french": ("aa292b4ec46a", "COLLINS.prm"),
+    "ud/german": ("a9839928c8ef", "COLLINS.prm"),
+    "ud/hebrew": ("9007c9e64bd7", "COLLINS.prm"),
+    "ud/hungarian-szeged": ("25aca35a4158", "COLLINS.prm"),
+    "ud/korean": ("f2dcfa10ca7d", "COLLINS.prm"),
+    "ud/polish": ("62196c67ed20", "COLLINS.prm"),
+    "ud/swedish": ("5b0872d52d6f", "COLLINS.prm"),
+}
+
+
+def bundled_names() -> list:
+    return sorted(str(path.relative_to(recipes_dir()))[: -len(".yaml")] for path in recipes_dir().rglob("*.yaml"))
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_every_bundled_recipe_keeps_its_run_id_and_does_not_repeat_the_catalogs_file() -> None:
+    assert bundled_names() == sorted(BUNDLED_RUN_IDS)  # a new recipe gets its pin here
+    for name, (run_id, params) in BUNDLED_RUN_IDS.items():
+        config = load_recipe(name)
+        assert (config.hash()[:12], config.data.evalb_params) == (run_id, params), name
+        stated = yaml.safe_load((recipes_dir() / f"{name}.yaml").read_text(encoding="utf-8")).get("data") or {}
+        catalog = evalb_params_for(config.data.family, config.data.language)
+        assert catalog is None or stated.get("evalb_params") != catalog, name
+
+
+def test_an_spmrl_recipe_without_evalb_params_gets_the_catalogs_file(tmp_path: Path) -> None:
+    recipe = write(tmp_path / "mine.yaml", "data: {family: spmrl, language: hebrew}\n")
+    config = load_recipe(recipe)
+    assert config.data.evalb_params == "spmrl.prm"
+    assert "evalb_params: spmrl.prm" in config.to_yaml()  # the run's recipe.yaml states it
+    # the run id is the one of the recipe that states the file
+    stated = load_recipe(write(tmp_path / "stated.yaml", "name: mine\ndata: {family: spmrl, language: hebrew, "
+                                                          "evalb_params: spmrl.prm}\n"))
+    assert stated.hash() == config.hash()
+    # a recipe.yaml without the key (written by hand) resolves the same way
+    assert recipe_from_yaml_text("data: {family: spmrl, language: german}\n").data.evalb_params == "spmrl.prm"
+
+
+def test_the_family_is_resolved_after_base_and_overrides(tmp_path: Path) -> None:
+    # demo.yaml (ptb-sample) inherits base.yaml (ptb): neither states a file any more
+    assert load_recipe("demo", ["data.family=spmrl", "data.language=german"]).data.evalb_params == "spmrl.prm"
+    write(tmp_path / "child.yaml", "base: hebrew\ndata: {family: ptb, language: english}\n")
+    assert load_recipe(tmp_path / "child.yaml").data.evalb_params == "COLLINS.prm"
+
+
+def test_a_stated_file_wins(tmp_path: Path) -> None:
+    assert load_recipe("hebrew", ["data.evalb_params=spmrl_hebrew.prm"]).data.evalb_params == "spmrl_hebrew.prm"
+    recipe = write(tmp_path / "mine.yaml", "data: {family: spmrl, language: hebrew, evalb_params: COLLINS.prm}\n")
+    assert load_recipe(recipe).data.evalb_params == "COLLINS.prm"
+    write(tmp_path / "child.yaml", "base: mine\ndata: {language: german}\n")  # stated by the base
+    assert load_recipe(tmp_path / "child.yaml").data.evalb_params == "COLLINS.prm"
+
+
+def test_data_outside_the_catalog_keeps_collins(tmp_path: Path) -> None:
+    cases = {
+        "family": "data: {family: tiny, language: english}\n",
+        "language": "data: {family: spmrl, language: latin}\n",
+        "explicit paths": "data: {family: spmrl, language: hebrew, train: a.trees, dev: b.trees, test: c.trees}\n",
+        "no file in the catalog": "data: {family: ud, language: UD_English-EWT}\n",
+    }
+    for case, text in cases.items():
+        assert load_recipe(write(tmp_path / "r.yaml", text)).data.evalb_params == "COLLINS.prm", case
+
+
+FAMILY = """\
+family: mine
+defaults:
+  reader: {format: bracketed}
+  split: {scheme: files, train: train.mrg, dev: dev.mrg, test: test.mrg}
+  evalb: spmrl.prm
+languages:
+  plain: {}
+  special: {evalb: spmrl_hebrew.prm}
+"""
+
+
+def test_a_languages_own_file_overrides_the_familys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    catalog = tmp_path / "catalog"
+    catalog.mkdir()
+    write(catalog / "mine.yaml", FAMILY)
+    monkeypatch.setenv("MLPARSE_CATALOG", str(catalog))
+    plain = load_recipe(write(tmp_path / "plain.yaml", "data: {family: mine, language: plain}\n"))
+    special = load_recipe(write(tmp_path / "special.yaml", "data: {family: mine, language: special}\n"))
+    assert (plain.data.evalb_params, special.data.evalb_params) == ("spmrl.prm", "spmrl_hebrew.prm")
+
+
+def test_a_broken_catalog_file_is_one_clear_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    catalog = tmp_path / "catalog"
+    catalog.mkdir()
+    write(catalog / "mine.yaml", FAMILY.replace("languages:", "colour: red\nlanguages:"))
+    monkeypatch.setenv("MLPARSE_CATALOG", str(catalog))
+    recipe = write(tmp_path / "r.yaml", "data: {family: mine, language: plain}\n")
+    with pytest.raises(ConfigError) as error:
+        load_recipe(recipe)
+    message = str(error.value)
+    assert str(recipe) in message and "mine.yaml" in message and "colour" in message
+    assert "set data.evalb_params" in message and "\n" not in message
+    # a recipe that states its file does not need the catalog
+    write(recipe, "data: {family: mine, language: plain, evalb_params: COLLINS.prm}\n")
+    assert load_recipe(recipe).data.evalb_params == "COLLINS.prm"
+
+
+def test_evalb_params_for_reads_the_catalog() -> None:
+    assert evalb_params_for("spmrl", "hebrew") == "spmrl.prm"
+    assert evalb_params_for("ptb", "english") == "COLLINS.prm"
+    assert evalb_params_for("ud", "UD_English-EWT") is None
+    assert evalb_params_for("spmrl", "latin") is None
+    assert evalb_params_for("tiny", "english") is None

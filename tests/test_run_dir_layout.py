@@ -1,0 +1,46 @@
+"""The run directory's layout is stated once, in mlparse.run_dir: the trainer writes and the report reads by it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from mlparse.config import load_recipe
+from mlparse.io_utils import atomic_write_text
+from mlparse.report.collect import collect_runs
+from mlparse.results import FAILED, RunResults
+from mlparse.run_dir import CHECKPOINTS_DIR, LOG_FILE, RECIPE_FILE, RESULTS_FILE, RunDir, run_id_for
+
+PACKAGE = Path(__file__).resolve().parents[1] / "mlparse"
+
+
+def test_the_report_reads_a_run_directory_written_through_run_dir(tmp_path: Path) -> None:
+    config = load_recipe("ud/english-ewt", ["eval.dependency_scoring=ptb"])
+    run = RunDir.for_recipe(tmp_path / "runs", config)
+    run.path.mkdir(parents=True)
+    atomic_write_text(run.recipe, config.to_yaml())
+    # a dependency run that failed before scoring: the report takes its convention from recipe.yaml
+    run.write_results(RunResults(status=FAILED, error="boom", recipe=config.name, run_id=run_id_for(config),
+                                 task="dependency", model="biaffine"))
+    run.write_log([{"step": 10, "epoch": 0.5, "dev_score": 71.25, "metric": "las", "lr": 0.001, "best": True,
+                    "not_a_log_key": 1}])
+    (record,) = collect_runs(tmp_path / "runs")
+    assert record.run_dir == run.path
+    assert (record.recipe, record.run_id, record.state) == (config.name, run.path.name, FAILED)
+    assert [(entry.step, entry.dev_score, entry.metric, entry.best) for entry in record.log] == [(10, 71.25, "las", True)]
+    assert record.scoring == "ptb"
+    assert not record.warnings
+
+
+def test_the_file_names_of_a_run_directory_are_spelled_only_in_run_dir() -> None:
+    run = RunDir(Path("r"))
+    assert (run.recipe.name, run.results.name, run.log.name, run.checkpoints.folder.name) == (
+        RECIPE_FILE, RESULTS_FILE, LOG_FILE, CHECKPOINTS_DIR)
+    names = {RECIPE_FILE, RESULTS_FILE, LOG_FILE, CHECKPOINTS_DIR}
+    spelled = []
+    for folder in ("train", "report"):  # the writer and the reader of run directories
+        for path in sorted((PACKAGE / folder).glob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Constant) and node.value in names:
+                    spelled.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {node.value!r}")
+    assert not spelled, "use mlparse.run_dir's names instead:\n" + "\n".join(spelled)
