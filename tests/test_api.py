@@ -108,6 +108,23 @@ def test_a_package_is_self_contained_and_gives_the_trees_of_mlparse_parse(span_r
         parser.parse(["the", "dog"], output="tree").to_bracketed()  # a run directory loads as well
 
 
+@pytest.mark.treebanks
+def test_the_package_parses_the_ptb_sample_dev_set_as_mlparse_parse_does(span_package: Path, span_run: Path,
+                                                                         treebanks: Path, tmp_path: Path) -> None:
+    from mlparse.data.prepare import prepare_family
+
+    prepare_family("ptb-sample", source=treebanks / "ptb-sample", languages=["english"], out=tmp_path / "data")
+    dev = parse_bracketed((tmp_path / "data" / "ptb-sample" / "english" / "dev.trees").read_text(encoding="utf-8")).trees
+    words = [[leaf.word for leaf in tree.leaves()] for tree in dev]
+    assert len(words) == 273
+    raw = [[{"-LRB-": "(", "-RRB-": ")"}.get(word, word) for word in sentence] for sentence in words]
+    assert raw != words  # the dev set has brackets: given as "(" they come back as -LRB-, as the CLI writes them
+    kept = [sentence for sentence in raw if len(sentence) <= 38]  # the tiny model's position table
+    expected = cli_trees(span_run, "".join(" ".join(sentence) + "\n" for sentence in kept), tmp_path)
+    got = [tree.to_bracketed() for tree in mlparse.load(span_package, device="cpu").parse_sents(kept, output="tree")]
+    assert got == expected and len(got) == len(kept) > 200
+
+
 def test_export_refuses_what_it_cannot_export_in_one_line(span_run: Path, tmp_path: Path) -> None:
     runner = CliRunner()
     result = runner.invoke(app, ["export", str(tmp_path / "missing"), str(tmp_path / "out")])
