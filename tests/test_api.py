@@ -381,3 +381,16 @@ def test_the_spacy_component_with_a_dependency_model_sets_trees(dep_run: Path) -
         assert_tree(heads)
         assert all(token.head in sent for token in sent) and all(token.dep_ for token in sent)
     assert [(t.text, t.head.text) for t in sents[0]] == [("the", "dog"), ("dog", "barks"), ("barks", "barks"), (".", "barks")]
+
+
+def test_the_spacy_component_needs_sentence_boundaries(span_package: Path) -> None:
+    spacy = pytest.importorskip("spacy")
+    import mlparse.integrations.spacy_component  # noqa: F401
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("mlparse", config={"model": str(span_package), "device": "cpu"})
+    with pytest.raises(ValueError, match="needs sentence boundaries: add a sentencizer"):
+        nlp("The dog barks.")
+    assert len(nlp("")) == 0  # an empty document has nothing to parse
+    with pytest.raises(Exception, match="does not exist"):
+        spacy.blank("en").add_pipe("mlparse", config={"model": str(span_package.parent / "missing")})

@@ -130,6 +130,8 @@ class MlparseComponent:
         register_extensions()
 
     def __call__(self, doc: Doc) -> Doc:
+        if len(doc) == 0:
+            return doc
         if not doc.has_annotation("SENT_START"):
             raise ValueError("the mlparse component needs sentence boundaries: add a sentencizer (or a parser) before "
                              'it, e.g. nlp.add_pipe("sentencizer", before="mlparse")')
