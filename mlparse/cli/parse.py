@@ -78,7 +78,7 @@ def _lines(trees) -> Iterator[str]:  # type: ignore[no-untyped-def]
 
 @app.command("parse")
 def parse_command(
-    model: Path = typer.Option(..., "--model", help="A run directory (its checkpoints/best.pt is used) or a .pt file."),
+    model: Path = typer.Option(..., "--model", help="A run directory (its checkpoints/best.pt is used), a model package (mlparse export) or a .pt file."),
     input_file: Optional[Path] = typer.Option(
         None, "--input", help="UTF-8 input: tokenized sentences (one per line, words separated by spaces) or "
         "bracketed trees (one or several lines each); default (or -): stdin."),

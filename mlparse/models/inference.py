@@ -38,10 +38,18 @@ class InputSentence:
 
 
 def best_checkpoint(model: Union[str, Path]) -> Path:
-    """``RUN_DIR/checkpoints/best.pt`` for a run directory, or the file itself."""
+    """``RUN_DIR/checkpoints/best.pt`` for a run directory, the weights of a model package (``mlparse export``),
+    or the file itself."""
+    from mlparse import package
     from mlparse.train.checkpoint import CheckpointFiles
 
     path = Path(model)
+    if package.is_package(path):
+        try:
+            package.read_info(path)  # refuses a package of a newer format, naming both versions
+        except package.PackageError as error:
+            raise ParseInputError(str(error)) from None
+        return path / package.WEIGHTS_FILE
     if path.is_dir():
         candidate = CheckpointFiles(path / "checkpoints").best
         if not candidate.is_file():

@@ -1,0 +1,35 @@
+"""``mlparse export RUN_DIR OUT_DIR``: a trained run's model as a self-contained package."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from mlparse.cli.app import app
+from mlparse.cli.errors import fail, os_error_message
+
+console = Console(stderr=True)
+
+
+@app.command("export")
+def export_command(
+    run_dir: Path = typer.Argument(..., help="A finished run directory (its checkpoints/best.pt is exported)."),
+    out_dir: Path = typer.Argument(..., help="The package folder to write (must not exist yet)."),
+) -> None:
+    """Write a model package: weights, spec, resolved recipe, treebank and scores, a model card.
+
+    The package loads with mlparse.load(OUT_DIR) or mlparse parse --model OUT_DIR and needs nothing
+    else (no run directory, no prepared data).  It is written to a temporary folder renamed into place.
+    """
+    from mlparse.package import PackageError, export_package
+
+    try:
+        info = export_package(run_dir, out_dir)
+    except PackageError as error:
+        fail(error, 1)
+    except OSError as error:
+        fail(os_error_message(error, "cannot write", out_dir), 1)
+    console.print(f"{info.kind} {info.task} model ({info.language}, {info.dataset}) exported to {out_dir}",
+                  highlight=False, soft_wrap=True)
