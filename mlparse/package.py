@@ -96,7 +96,7 @@ def export_package(run_dir: PathLike, out_dir: PathLike) -> PackageInfo:
     """
     from mlparse.results import DEV_METRIC, RunResults
     from mlparse.train import checkpoint
-    from mlparse.train.run_dir import now_iso
+    from mlparse.train.environment import now_iso
 
     run, out = Path(run_dir), Path(out_dir)
     if not run.exists():

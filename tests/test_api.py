@@ -21,7 +21,7 @@ from mlparse.api import EmptySentence, InputError, MissingExtra, SentenceTooLong
 from mlparse.cli import app
 from mlparse.config import load_recipe
 from mlparse.package import PACKAGE_FORMAT_VERSION, IncompatiblePackage, ModelNotFound, NotAModel
-from mlparse.train.run_dir import RunDir
+from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
 from mlparse.trees.reader import parse_bracketed
 from test_run_dependency import write_dep_recipe
