@@ -38,7 +38,7 @@ from torch import Tensor, nn
 from mlparse.config import ModelConfig, RecipeConfig
 from mlparse.data.vocab import ParserVocab
 from mlparse.models.base import Parser
-from mlparse.models.memory import subbatch_cost
+from mlparse.models.memory import parsing_memory, subbatch_cost, training_memory
 from mlparse.modules.attention import AttentionWindow
 from mlparse.modules.embeddings import LexicalConfig, LexicalEmbedding
 from mlparse.modules.encoder import PartitionedTransformerEncoder
@@ -335,6 +335,11 @@ class SpanParser(Parser):
 
     def memory_cost(self, training: bool, decoder: str) -> Callable[[int], float]:
         return subbatch_cost(self.config, len(self.labels), training=training, decoder=decoder)
+
+    def position_bytes(self, training: bool, decoder: str) -> float:
+        """Bytes of one token-equivalent: the cost model's ``per_position`` (:mod:`mlparse.models.memory`)."""
+        memory = (training_memory if training else parsing_memory)(self.config, len(self.labels), decoder)
+        return memory.per_position
 
     @staticmethod
     def describe(config: RecipeConfig, eval_tags: Optional[str] = None) -> str:

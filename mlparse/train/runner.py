@@ -35,7 +35,8 @@ from mlparse.train import checkpoint
 from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tags_notes
 from mlparse.train.run_dir import RunDir, hardware_info, now_iso, run_id_for, versions
 from mlparse.train.run_lock import RunLock, RunLocked
-from mlparse.train.trainer import DistInfo, Reporter, Trainer, TrainState, predict_in_batches, resolve_decoder
+from mlparse.train.trainer import (DistInfo, Reporter, Trainer, TrainState, predict_in_batches, resolve_decoder,
+                                   subbatch_budgets)
 
 
 #: Families that ``mlparse demo`` prepares (the WSJ sample, or a synthetic treebank without it).
@@ -294,12 +295,12 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     final = parser_from_spec(best["spec"]).to(device)
     final.load_state_dict(best["model"])
     decoder = resolve_decoder(config, device)
+    eval_budget = subbatch_budgets(config, final, device, decoder)[1]
     parse_seconds, parsed = 0.0, 0
     for split_name, split in (("dev", dev), ("test", test)):
         inputs = task.inputs(split)  # for constituency: the trees' words, with the tags data.eval_tags chose
         start = time.perf_counter()
-        predicted = predict_in_batches(final, inputs, [task.length(e) for e in split.examples],
-                                       config.eval.subbatch_tokens, decoder)
+        predicted = predict_in_batches(final, inputs, [task.length(e) for e in split.examples], eval_budget, decoder)
         parse_seconds += time.perf_counter() - start
         parsed += len(inputs)
         task.write_predictions(run_dir.pred(split_name, task.suffix), split, predicted)

@@ -41,6 +41,7 @@ from mlparse.data.batching import epoch_batches, map_in_batches, pack_by_tokens
 from mlparse.models.base import Parser
 from mlparse.tasks.base import EvalOutcome, Task
 from mlparse.train import checkpoint
+from mlparse.train.budget import parameter_bytes, resolve_budget
 from mlparse.train.resume import ResumeError, plan_resume
 from mlparse.train.run_dir import versions
 from mlparse.train.schedule import WarmupPlateauSchedule
@@ -148,6 +149,14 @@ def resolve_decoder(config: RecipeConfig, device: torch.device) -> str:
     return choice
 
 
+def subbatch_budgets(config: RecipeConfig, model: Parser, device: torch.device, decoder: str) -> tuple:
+    """``(train, eval)`` sub-batch budgets in token-equivalents: the recipe's numbers, or for ``auto``
+    what the device's free memory holds (:mod:`mlparse.train.budget`)."""
+    weights = parameter_bytes(model)
+    return (resolve_budget(config.train.subbatch_tokens, "train", device, model.position_bytes(True, decoder), weights),
+            resolve_budget(config.eval.subbatch_tokens, "eval", device, model.position_bytes(False, decoder)))
+
+
 def predict_in_batches(model: Parser, inputs: Sequence[Any], lengths: Sequence[int], budget: int,
                        decoder: str) -> List[Any]:
     """Predictions for ``inputs`` (sentences of ``lengths`` words) in sub-batches under ``budget``
@@ -197,6 +206,7 @@ class Trainer:
         self.on_log = on_log
         self.decoder = resolve_decoder(config, device)
         self.train_cost = model.memory_cost(training=True, decoder=self.decoder)
+        self.train_budget, self.eval_budget = subbatch_budgets(config, model, device, self.decoder)
         t = config.train
         self.state = TrainState()
         self.network: nn.Module = model
@@ -277,7 +287,7 @@ class Trainer:
         scale = self.dist.world / len(batch)  # DDP averages over ranks: the result is the batch mean
         if not mine:  # fewer sentences than ranks: join the all-reduce with a zero gradient
             mine, scale = list(batch)[:1], 0.0
-        groups = pack_by_tokens(self.train_lengths, t.subbatch_tokens, self.train_cost, indices=mine)
+        groups = pack_by_tokens(self.train_lengths, self.train_budget, self.train_cost, indices=mine)
         self.network.train()
         self.optimizer.zero_grad(set_to_none=True)
         total = 0.0
@@ -309,8 +319,7 @@ class Trainer:
     # -- evaluation ----------------------------------------------------------
     def evaluate_dev(self) -> EvalOutcome:
         """The task's scores of the parser's predictions on dev (its first ``eval.max_sentences``)."""
-        predicted = predict_in_batches(self.model, self.dev_inputs, self.dev_lengths, self.config.eval.subbatch_tokens,
-                                       self.decoder)
+        predicted = predict_in_batches(self.model, self.dev_inputs, self.dev_lengths, self.eval_budget, self.decoder)
         return self.task.score(self.dev, predicted, self.config)
 
     def _check(self, epoch_float: float) -> tuple:
@@ -335,6 +344,7 @@ class Trainer:
             "step": self.state.step, "epoch": round(epoch_float, 4), "dev_score": score, "metric": self.task.metric,
             "lr": self.schedule.lr(self.state.step), "train_loss": self.state.recent_loss,
             "elapsed_seconds": round(self.state.training_seconds, 3), "best": improved,
+            "subbatch_tokens": {"train": self.train_budget, "eval": self.eval_budget},
         })
         if self.stop_checks > 0 and self.state.checks_since_best >= self.stop_checks:
             self.state.done, self.state.stop_reason = True, "patience"
