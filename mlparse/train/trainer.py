@@ -149,6 +149,18 @@ def resolve_decoder(config: RecipeConfig, device: torch.device) -> str:
     return choice
 
 
+def make_adam(model: nn.Module, betas: Sequence[float], eps: float, device: torch.device) -> torch.optim.Adam:
+    """Adam (learning rate set by the schedule at every update) as one fused kernel where this torch has it
+    for ``device``: the per-parameter loop launches a dozen operations per parameter and reads every
+    step count back to the host; otherwise the multi-tensor version on CUDA, the plain one elsewhere."""
+    params = list(model.parameters())
+    options: Dict[str, Any] = {"lr": 0.0, "betas": tuple(betas), "eps": eps}
+    try:
+        return torch.optim.Adam(params, fused=True, **options)
+    except (RuntimeError, ValueError, TypeError):  # no fused kernel for this device or these tensors
+        return torch.optim.Adam(params, foreach=device.type == "cuda", **options)
+
+
 def subbatch_budgets(config: RecipeConfig, model: Parser, device: torch.device, decoder: str) -> tuple:
     """``(train, eval)`` sub-batch budgets in token-equivalents: the recipe's numbers, or for ``auto``
     what the device's free memory holds (:mod:`mlparse.train.budget`)."""
@@ -213,7 +225,7 @@ class Trainer:
         if dist_info.active:
             self.network = nn.parallel.DistributedDataParallel(
                 model, device_ids=[device.index] if device.type == "cuda" else None)
-        self.optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=tuple(t.adam_betas), eps=t.adam_eps)  # type: ignore[arg-type]
+        self.optimizer = make_adam(model, t.adam_betas, t.adam_eps, device)
         patience_checks = int(round(t.lr_decay_patience_epochs * t.evals_per_epoch))
         self.schedule = WarmupPlateauSchedule(t.lr, t.warmup_steps, patience_checks, t.lr_decay_factor)
         self.stop_checks = int(round(t.patience_epochs * t.evals_per_epoch))
@@ -290,7 +302,7 @@ class Trainer:
         groups = pack_by_tokens(self.train_lengths, self.train_budget, self.train_cost, indices=mine)
         self.network.train()
         self.optimizer.zero_grad(set_to_none=True)
-        total = 0.0
+        total = torch.zeros((), dtype=torch.float32, device=self.device)  # summed on the device, read once below
         for k, group in enumerate(groups):
             sync = k == len(groups) - 1
             context = self.network.no_sync() if (self.dist.active and not sync) else _null_context()
@@ -298,7 +310,7 @@ class Trainer:
                 with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=self.autocast):
                     out = self._loss(group)
                 (out.loss * scale).backward()
-            total += float(out.loss.detach())
+            total += out.loss.detach().float()
         if t.clip_grad_norm:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), t.clip_grad_norm)
         self.state.step += 1
@@ -308,7 +320,7 @@ class Trainer:
         self.optimizer.step()
         self.state.train_sentences += len(batch)
         self.state.train_tokens += sum(self.train_lengths[i] for i in batch)
-        return total / len(mine) if scale else 0.0
+        return float(total) / len(mine) if scale else 0.0  # the update's one wait for the device
 
     def _loss(self, group: Sequence[int]) -> Any:
         """The parser's :class:`LossOutput` for the training sentences ``group`` (through the DDP wrapper)."""
