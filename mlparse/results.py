@@ -56,7 +56,7 @@ class RunResults:
     language: str = ""  # e.g. "english", "hebrew"
     dev: Optional[SplitScores] = None
     test: Optional[SplitScores] = None
-    parse_sentences_per_second: Optional[float] = None
+    parse_sentences_per_second: Optional[float] = None  # dev + test with the best checkpoint, after an untimed warm-up
     training_seconds: Optional[float] = None
     epochs: Optional[float] = None
     best_step: Optional[int] = None
