@@ -114,3 +114,10 @@ def test_log_lines_record_the_budgets_and_the_report_reads_them(tmp_path: Path) 
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     entries, warnings = read_log(path)
     assert [e.subbatch_tokens for e in entries] == [{"train": 2000, "eval": 5000}, None] and not warnings
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_auto_budget_on_a_real_gpu_reads_its_free_memory() -> None:
+    free = torch.cuda.mem_get_info(CUDA)[0]
+    budget = resolve_budget("auto", "eval", CUDA, 1000.0)
+    assert budget == pytest.approx(SAFETY_FRACTION * free / 1000.0, rel=0.05)  # other processes may allocate meanwhile

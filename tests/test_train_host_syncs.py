@@ -68,3 +68,17 @@ def test_char_lstm_with_host_lengths_gives_the_same_vectors_without_a_sync() -> 
     assert given[0, 0].abs().sum() == 0 and given[1, 2:].abs().sum() == 0  # padding positions stay zero
     single = lstm(chars[:1, 2:3], device_lengths[:1, 2:3])  # a word alone: batching does not change it
     torch.testing.assert_close(given[0, 2], single[0, 0])
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_on_a_gpu_the_optimizer_is_fused_and_an_update_waits_at_most_once(tmp_path: Path) -> None:
+    config = load_recipe(write_tiny_recipe(tmp_path, train={"decoder": "torch", "subbatch_tokens": 30, "device": "cuda"}))
+    trees = tiny_trees()
+    parser = build_parser(config.model, trees).to("cuda")
+    split = Split(path=tmp_path / "train.trees", trees=trees)
+    trainer = Trainer(config, parser, ConstituencyTask(), split, golds_of(trees, parser.labels), split,
+                      CheckpointFiles(tmp_path / "checkpoints"), torch.device("cuda", 0))
+    assert trainer.optimizer.param_groups[0]["fused"]
+    batch = list(range(len(trees)))
+    trainer.train_step(batch)
+    assert count_update(trainer, batch).host_syncs <= MAX_SYNCS_PER_UPDATE
