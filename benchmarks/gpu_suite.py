@@ -145,8 +145,8 @@ def busy_share(trainer: Trainer, device: torch.device, size: int, updates: int) 
             trainer.train_step(batch)
         synchronize(device)
         wall = time.perf_counter() - start
-    kernels = [e for e in prof.events() if e.device_type.name == "CUDA"]
-    busy_us = sum(e.device_time for e in kernels)  # kernels of one stream do not overlap
+    kernels = [e for e in prof.events() if e.device_type.name == "CUDA"]  # the kernels themselves
+    busy_us = sum(e.time_range.elapsed_us() for e in kernels)  # kernels of one stream do not overlap
     return busy_us / 1e6 / wall
 
 

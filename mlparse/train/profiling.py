@@ -55,7 +55,7 @@ class UpdateProfiler:
             torch.cuda.synchronize(self.device)
         profiler.__exit__(None, None, None)
         profiled, self.done = self.done, self.updates  # no profiling after this
-        sort = "cuda_time_total" if self.device.type == "cuda" else "cpu_time_total"
+        sort = "device_time_total" if self.device.type == "cuda" else "cpu_time_total"
         averages = profiler.key_averages()
         calls = sum(event.count for event in averages)
         head = (f"torch profiler: {profiled} training update(s) on {self.device}, sorted by {sort}; "
