@@ -26,6 +26,7 @@ from benchmarks.parse_speed import make_model, prepared_split  # noqa: E402
 from mlparse.config import load_recipe  # noqa: E402
 from mlparse.data.batching import pack_by_tokens  # noqa: E402
 from mlparse.models.memory import subbatch_cost  # noqa: E402
+from mlparse.train.budget import resolve_budget  # noqa: E402
 from mlparse.train.corpus import golds_of, read_split, sentence_of  # noqa: E402
 
 
@@ -68,7 +69,7 @@ def main(argv: List[str] | None = None) -> None:
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     config = load_recipe(REPO / "recipes" / "base.yaml")
-    budget = args.budget or config.train.subbatch_tokens
+    budget = args.budget or resolve_budget(config.train.subbatch_tokens, "train", torch.device("cpu"), None)  # auto: 2000
     train = read_split(prepared_split("train")).trees
     batch = train[: args.sentences]
     labels = make_model(torch.device("cpu")).labels

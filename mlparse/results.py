@@ -56,7 +56,7 @@ class RunResults:
     language: str = ""  # e.g. "english", "hebrew"
     dev: Optional[SplitScores] = None
     test: Optional[SplitScores] = None
-    parse_sentences_per_second: Optional[float] = None
+    parse_sentences_per_second: Optional[float] = None  # dev + test with the best checkpoint, after an untimed warm-up
     training_seconds: Optional[float] = None
     epochs: Optional[float] = None
     best_step: Optional[int] = None
@@ -118,6 +118,7 @@ class LogEntry:
     best: bool = False  # this evaluation produced the new best checkpoint
     metric: str = "f1"  # f1 | las (DEV_METRIC of the run's task)
     dev_f1: Optional[float] = None  # older lines only: the dev F1, read as dev_score with metric f1
+    subbatch_tokens: Optional[Dict[str, int]] = None  # the budgets used, {"train": …, "eval": …} (lines since subbatch_tokens: auto)
 
     def to_json_dict(self) -> Dict[str, Any]:
         """The line as written from now on (no ``dev_f1``)."""

@@ -98,7 +98,7 @@ class RunDir:
     def remove_leftovers(self) -> int:
         """Delete the temporary files of writes that a killed run left half done (``.last.pt.*.tmp`` and the
         like: up to a checkpoint's size each); only under the run's lock.  Returns how many there were."""
-        names = [p.name for p in (self.recipe, self.results, self.log)] + [
+        names = [p.name for p in (self.recipe, self.results, self.log)] + ["profile.txt"] + [
             path.name for split in ("dev", "test") for path in (self.pred(split), self.pred(split, ".conllu"),
                                                                 self.evalb(split), self.report(split, ".depeval"))]
         folders = {self.path: names, self.checkpoints.folder: [self.best.name, self.last.name]}

@@ -15,6 +15,7 @@ from mlparse.models.memory import parsing_memory, subbatch_cost, training_memory
 from mlparse.models.memory_meter import peak_allocated_bytes
 from mlparse.models.span_parser import build_parser
 from mlparse.structs.chart import gold_spans
+from mlparse.train.budget import resolve_budget
 from mlparse.train.checkpoint import CheckpointFiles
 from mlparse.train.corpus import Split, golds_of, sentence_of
 from mlparse.tasks.constituency import ConstituencyTask
@@ -29,7 +30,8 @@ def recipe_model(name: str) -> ModelConfig:
 
 
 def test_a_long_sentence_gets_a_subbatch_of_its_own_and_short_ones_share() -> None:
-    budget = load_recipe(REPO / "recipes" / "base.yaml").train.subbatch_tokens
+    budget = resolve_budget(load_recipe(REPO / "recipes" / "base.yaml").train.subbatch_tokens, "train",
+                            torch.device("cpu"), None)  # auto on a CPU: the budget base.yaml had
     cost = subbatch_cost(recipe_model("base"), n_labels=60, training=True, decoder="cython")
     lengths = [20] * 30 + [500, 480]
     groups = pack_by_tokens(lengths, budget, cost)

@@ -116,6 +116,8 @@ def run_command(
         False, "--trust-checkpoint", help="Read a checkpoint that is not plain data (mlparse's old format) by "
         "unpickling it in full, which runs any code it carries: only for files you trust. `mlparse upgrade` "
         "converts old checkpoints instead."),
+    profile: int = typer.Option(0, "--profile", min=0, help="Profile the first N training updates with the torch "
+                                "profiler and write a summary of where the time goes to RUN_DIR/profile.txt."),
 ) -> None:
     """Train and evaluate RECIPE; running the same recipe again resumes it.
 
@@ -157,7 +159,7 @@ def run_command(
     if main:
         console.print(f"run directory: {run_dir.path}", highlight=False, soft_wrap=True)
     options = RunOptions(runs_dir=runs_dir, max_minutes=max_minutes, fresh=fresh, trust_checkpoint=trust_checkpoint,
-                         warn=print_warning)
+                         warn=print_warning, profile=profile)
     try:
         if main:
             with reporter_for(config) as reporter:

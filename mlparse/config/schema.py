@@ -92,7 +92,7 @@ class TrainConfig:
     adam_betas: List[float] = field(default_factory=lambda: [0.9, 0.98])
     adam_eps: float = 1e-9
     batch_size: int = 250  # sentences per optimizer update
-    subbatch_tokens: int = 2000  # budget of one forward/backward (gradient accumulation), in token-equivalents
+    subbatch_tokens: Union[int, str] = "auto"  # budget of one forward/backward (gradient accumulation), in token-equivalents; auto: from free GPU memory, 2000 on CPU
     warmup_steps: int = 160  # linear warm-up of the learning rate, in updates
     evals_per_epoch: int = 4
     lr_decay_patience_epochs: float = 5  # halve the lr when dev F1 has not improved this long
@@ -130,7 +130,7 @@ class BiaffineConfig:
 class EvalConfig:
     """How dev/test are decoded."""
 
-    subbatch_tokens: int = 5000  # budget of one forward pass, in token-equivalents (mlparse/models/memory.py)
+    subbatch_tokens: Union[int, str] = "auto"  # budget of one forward pass, in token-equivalents (mlparse/models/memory.py); auto: from free GPU memory, 5000 on CPU
     max_sentences: Optional[int] = None  # evaluate on the first N dev sentences during training
     dependency_scoring: str = "conll18"  # conll18 (official UD metrics) | ptb (punctuation by gold tag excluded)
 
@@ -176,6 +176,9 @@ class RecipeConfig:
         for section, kind in KIND_SECTIONS.items():  # a parser's own section counts only for that parser
             if self.model.kind != kind:
                 data.pop(section, None)
+        for (section, key), number in AUTO_BUDGETS_ON_CPU.items():  # auto hashes as the number it replaced:
+            if data[section].get(key) == "auto":  # recipes written before it keep their run ids
+                data[section][key] = number
         for (section, key, value), (tag, revision) in HASH_REVISIONS.items():
             if data[section].get(key) == value:
                 data[section][tag] = revision
@@ -195,6 +198,10 @@ HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
     ("data", "dev_tags"): None,
     ("data", "test_tags"): None,
 }
+
+#: ``subbatch_tokens: auto`` (mlparse/train/budget.py) on a CPU: the defaults these keys had before ``auto``.
+#: Sub-batching does not change an update (the loss is normalised by the whole batch), so ``auto`` hashes as them.
+AUTO_BUDGETS_ON_CPU: Dict[tuple, int] = {("train", "subbatch_tokens"): 2000, ("eval", "subbatch_tokens"): 5000}
 
 #: Recipe values whose meaning changed in a later version, with the tag and revision added to the hash of
 #: a recipe holding them: such runs get new ids instead of resuming checkpoints made with the old meaning.
@@ -252,6 +259,8 @@ def coerce(value: Any, annotation: Any, where: str) -> Any:
         options = [a for a in get_args(annotation) if a is not type(None)]
         if value is None:
             return None
+        if options == [int, str]:  # a number or a word (subbatch_tokens: auto): validate() checks which words
+            return value if isinstance(value, int) and not isinstance(value, bool) else coerce(value, str, where)
         return coerce(value, options[0], where)
     if origin in (list, List):
         if not isinstance(value, (list, tuple)):
@@ -322,12 +331,14 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
     if not (m.use_words or m.use_tags or m.char_encoder != "none"):
         raise ConfigError(f"{source}: the model has no lexical input; enable model.use_words, model.use_tags or a model.char_encoder.")
     positive = ["model.num_layers", "model.num_heads", "model.d_kv", "model.d_ff", "model.d_label_hidden", "train.lr",
-                "train.batch_size", "train.subbatch_tokens", "train.evals_per_epoch", "train.max_epochs",
-                "train.adam_eps", "eval.subbatch_tokens"] + (["model.d_char_emb"] if m.char_encoder != "none" else [])
+                "train.batch_size", "train.evals_per_epoch", "train.max_epochs",
+                "train.adam_eps"] + (["model.d_char_emb"] if m.char_encoder != "none" else [])
     dropouts = [f"model.{name}" for name in ("attention_dropout", "relu_dropout", "residual_dropout", "word_emb_dropout",
                                               "tag_emb_dropout", "morpho_emb_dropout", "char_input_dropout")]
     rules = [(key, lambda v: v > 0, "must be positive") for key in positive] + [
         (key, lambda v: 0.0 <= v < 1.0, "is a dropout probability, in [0, 1)") for key in dropouts] + [
+        (key, lambda v: v == "auto" or (isinstance(v, int) and v > 0), "must be positive (token-equivalents) or auto")
+        for key in ("train.subbatch_tokens", "eval.subbatch_tokens")] + [
         ("model.max_len", lambda v: v >= 3, "counts the start and stop positions too; it must be at least 3"),
         ("train.lr_decay_factor", lambda v: 0.0 < v <= 1.0, "must be in (0, 1]"),
         ("train.warmup_steps", lambda v: v >= 0, "cannot be negative"),

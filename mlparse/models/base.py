@@ -98,6 +98,12 @@ class Parser(nn.Module):
         budget (:func:`mlparse.data.batching.pack_by_tokens`). Default: its positions, n + 2."""
         return lambda n: n + 2
 
+    def position_bytes(self, training: bool, decoder: str) -> Optional[float]:
+        """Bytes of one token-equivalent of :meth:`memory_cost` (one position's activations), which turns
+        free device memory into a budget (``subbatch_tokens: auto``, :mod:`mlparse.train.budget`).
+        Default: None (unknown): ``auto`` then keeps the CPU budgets on every device."""
+        return None
+
     # -- scoring and decoding -------------------------------------------------
     def scores(self, batch: Any) -> Any:
         """The network's scores for ``batch`` (no gradient needed); :meth:`decode` reads them."""

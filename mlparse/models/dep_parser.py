@@ -226,6 +226,10 @@ class BiaffineParser(Parser):
         square = self.config.num_heads * max(1, self.config.num_layers) + (0 if training else len(self.relations))
         return lambda n: (n + 1) + (n + 1) ** 2 * square / width
 
+    def position_bytes(self, training: bool, decoder: str) -> float:
+        """Bytes of one token-equivalent of :meth:`memory_cost`: its unit, 4 · d_model float32 numbers per layer."""
+        return 4.0 * self.input.d_out * 4 * max(1, self.config.num_layers)
+
     @staticmethod
     def describe(config: RecipeConfig, eval_tags: Optional[str] = None) -> str:
         """``mlparse biaffine (self-attentive, words + gold tags)``."""

@@ -38,7 +38,7 @@ from torch import Tensor, nn
 from mlparse.config import ModelConfig, RecipeConfig
 from mlparse.data.vocab import ParserVocab
 from mlparse.models.base import Parser
-from mlparse.models.memory import subbatch_cost
+from mlparse.models.memory import parsing_memory, subbatch_cost, training_memory
 from mlparse.modules.attention import AttentionWindow
 from mlparse.modules.embeddings import LexicalConfig, LexicalEmbedding
 from mlparse.modules.encoder import PartitionedTransformerEncoder
@@ -57,7 +57,8 @@ class SentenceBatch:
     """Padded model inputs for B sentences of at most N words (T = N + 2 with start/stop).
 
     mask: BoolTensor[B, T]; words, tags: LongTensor[B, T]; chars: LongTensor[B, T, C];
-    char_lengths: LongTensor[B, T]; lengths: the sentence lengths n_b.
+    char_lengths: LongTensor[B, T]; lengths: the sentence lengths n_b; host_char_lengths: char_lengths
+    on the host (int64 ndarray[B, T]; None: read from the device when needed).
     """
 
     mask: Tensor
@@ -66,16 +67,29 @@ class SentenceBatch:
     chars: Tensor
     char_lengths: Tensor
     lengths: List[int]
+    host_char_lengths: Optional[np.ndarray] = None
 
 
 @dataclass
 class LossOutput:
-    """Summed losses of a sub-batch (differentiable) and counts for logging."""
+    """Summed losses of a sub-batch (differentiable) and counts for logging.
+
+    The parts stay on the device (0-dim, detached) until :attr:`hinge` / :attr:`tag_loss` read them,
+    so that computing the loss makes the host wait for nothing.
+    """
 
     loss: Tensor  # hinge + scaled tag loss, summed over sentences
-    hinge: float
-    tag_loss: float
+    hinge_sum: Tensor  # detached, 0-dim
+    tag_loss_sum: Optional[Tensor]  # detached, 0-dim; None without a tagging head
     sentences: int
+
+    @property
+    def hinge(self) -> float:
+        return float(self.hinge_sum)
+
+    @property
+    def tag_loss(self) -> float:
+        return 0.0 if self.tag_loss_sum is None else float(self.tag_loss_sum)
 
 
 class SentenceTooLongError(ValueError):
@@ -182,12 +196,13 @@ class SpanParser(Parser):
         mask = np.arange(width)[None, :] < (np.asarray(lengths) + 2)[:, None]
         device = self.device()
         return SentenceBatch(*(torch.from_numpy(a).to(device) for a in (mask, words, tags, chars, char_lengths)),
-                             lengths=lengths)
+                             lengths=lengths, host_char_lengths=char_lengths)
 
     # -- model ----------------------------------------------------------------
     def encode(self, batch: SentenceBatch) -> Tuple[Tensor, Optional[Tensor]]:
         """Encoder outputs ``h: Tensor[B, T, d_model]`` and tag logits ``Tensor[B, T, n_tags]`` (or None)."""
-        z = self.embedding(batch.mask, words=batch.words, tags=batch.tags, chars=batch.chars, char_lengths=batch.char_lengths)
+        z = self.embedding(batch.mask, words=batch.words, tags=batch.tags, chars=batch.chars, char_lengths=batch.char_lengths,
+                           host_char_lengths=batch.host_char_lengths)
         h = self.encoder(z, batch.mask)
         return h, (self.tagger(h) if self.tagger is not None else None)
 
@@ -253,15 +268,15 @@ class SpanParser(Parser):
     def _loss_output(self, batch: SentenceBatch, hinge: Tensor, tag_logits: Optional[Tensor]) -> LossOutput:
         """The hinge plus the scaled tag loss (when the model predicts tags)."""
         total = hinge
-        tag_value = 0.0
+        tag_value: Optional[Tensor] = None
         if tag_logits is not None:
             word_mask = batch.mask.clone()
             word_mask[:, 0] = False
             word_mask[torch.arange(len(batch.lengths)), torch.tensor(batch.lengths) + 1] = False
             tag_loss = TagHead.loss(tag_logits.float(), batch.tags, word_mask, reduction="sum")
             total = total + self.config.tag_loss_scale * tag_loss
-            tag_value = float(tag_loss.detach())
-        return LossOutput(loss=total, hinge=float(hinge.detach()), tag_loss=tag_value, sentences=len(batch.lengths))
+            tag_value = tag_loss.detach()
+        return LossOutput(loss=total, hinge_sum=hinge.detach(), tag_loss_sum=tag_value, sentences=len(batch.lengths))
 
     @staticmethod
     def _hinge_cython(scores: Tensor, lengths: Sequence[int], golds: Sequence[GoldSpans]) -> Tensor:
@@ -335,6 +350,11 @@ class SpanParser(Parser):
 
     def memory_cost(self, training: bool, decoder: str) -> Callable[[int], float]:
         return subbatch_cost(self.config, len(self.labels), training=training, decoder=decoder)
+
+    def position_bytes(self, training: bool, decoder: str) -> float:
+        """Bytes of one token-equivalent: the cost model's ``per_position`` (:mod:`mlparse.models.memory`)."""
+        memory = (training_memory if training else parsing_memory)(self.config, len(self.labels), decoder)
+        return memory.per_position
 
     @staticmethod
     def describe(config: RecipeConfig, eval_tags: Optional[str] = None) -> str:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
+import numpy as np
 import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence
@@ -26,6 +29,10 @@ class CharLSTM(nn.Module):
         chars: ``LongTensor[B, T, C]`` character ids, 0 = padding.
         char_lengths: ``LongTensor[B, T]`` number of characters of each word; positions
             with length 0 (padding positions) get an all-zero output vector.
+        host_lengths: the same numbers on the host (``int64 ndarray[B, T]``), optional. The words to
+            run and the lengths ``pack_padded_sequence`` wants are chosen on the host, so given them
+            the forward pass never waits for the device; without them ``char_lengths`` is copied to the
+            host once (a synchronisation on a GPU).
 
     Output: ``Tensor[B, T, d_out]``.
     """
@@ -47,7 +54,7 @@ class CharLSTM(nn.Module):
         self.char_dropout = nn.Dropout(char_dropout)
         self.lstm = nn.LSTM(d_char_emb, d_out // 2, num_layers=1, bidirectional=True, batch_first=True)
 
-    def forward(self, chars: Tensor, char_lengths: Tensor) -> Tensor:
+    def forward(self, chars: Tensor, char_lengths: Tensor, host_lengths: Optional[np.ndarray] = None) -> Tensor:
         if chars.dim() != 3:
             raise ValueError(f"chars must be [B, T, C], got shape {tuple(chars.shape)}")
         batch, length, n_chars = chars.shape
@@ -55,19 +62,21 @@ class CharLSTM(nn.Module):
             raise ValueError(
                 f"char_lengths must be [B, T] = {(batch, length)}, got {tuple(char_lengths.shape)}"
             )
-        if bool((char_lengths > n_chars).any()):
+        flat_host = np.asarray(char_lengths.cpu() if host_lengths is None else host_lengths).reshape(batch * length)
+        if (flat_host > n_chars).any():
             raise ValueError("a char_lengths entry exceeds the character dimension C of chars")
-        flat_chars = chars.reshape(batch * length, n_chars)
-        flat_lengths = char_lengths.reshape(batch * length)
-        present = flat_lengths > 0
+        present = np.flatnonzero(flat_host)  # the words, in order, as indices of the B * T positions
         out = chars.new_zeros((batch * length, self.d_out), dtype=self.embedding.weight.dtype)
-        if bool(present.any()):
-            words = flat_chars[present]
-            lengths = flat_lengths[present]
+        if present.size:
+            index = torch.from_numpy(present).to(chars.device, non_blocking=True)
+            words = chars.reshape(batch * length, n_chars).index_select(0, index)
+            lengths = torch.from_numpy(flat_host[present].astype(np.int64))  # on the host, as packing wants
             emb = self.char_dropout(self.embedding(words))
-            packed = pack_padded_sequence(emb, lengths.cpu(), batch_first=True, enforce_sorted=False)
-            _, (h_n, _) = self.lstm(packed)
+            packed = pack_padded_sequence(emb, lengths, batch_first=True, enforce_sorted=False)
+            # the zero initial state, given: left to torch it reads the packed batch size back from a tensor
+            zeros = emb.new_zeros((2, present.size, self.d_out // 2))
+            _, (h_n, _) = self.lstm(packed, (zeros, zeros))
             # h_n: [2, M, d_out/2] (forward final, backward final), in the original word order.
             word_vectors = torch.cat([h_n[0], h_n[1]], dim=-1)
-            out = out.index_put((present.nonzero(as_tuple=True)[0],), word_vectors.to(out.dtype))
+            out = out.index_put((index,), word_vectors.to(out.dtype))
         return out.view(batch, length, self.d_out)

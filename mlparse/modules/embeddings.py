@@ -17,7 +17,7 @@ turns it off) and has ``d_model`` features.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 from torch import Tensor, nn
@@ -159,13 +159,14 @@ class LexicalEmbedding(nn.Module):
         replace = inner & (torch.rand_like(p_unk) < p_unk)
         return words.masked_fill(replace, int(self.config.unk_word_index))  # type: ignore[arg-type]
 
-    def _char_vectors(self, chars: Tensor, char_lengths: Tensor) -> Tensor:
+    def _char_vectors(self, chars: Tensor, char_lengths: Tensor, host_char_lengths: Any = None) -> Tensor:
         """Word vectors from characters: ``Tensor[B, T, d_lexical]``.
 
-        ``chars: LongTensor[B, T, C]``, ``char_lengths: LongTensor[B, T]``.
+        ``chars: LongTensor[B, T, C]``, ``char_lengths: LongTensor[B, T]``; ``host_char_lengths``: the
+        same on the host (``ndarray[B, T]``), which spares the CharLSTM a wait for the device.
         """
         if self.char_lstm is not None:
-            return self.char_lstm(chars, char_lengths)
+            return self.char_lstm(chars, char_lengths, host_char_lengths)
         assert self.char_concat is not None
         return self.char_concat.forward_chars(chars, char_lengths)
 
@@ -176,6 +177,7 @@ class LexicalEmbedding(nn.Module):
         tags: Tensor | None = None,
         chars: Tensor | None = None,
         char_lengths: Tensor | None = None,
+        host_char_lengths: Any = None,
     ) -> Tensor:
         """Sum of the enabled content inputs after their dropouts: ``Tensor[B, T, d_lexical]``."""
         parts: list[Tensor] = []
@@ -190,7 +192,7 @@ class LexicalEmbedding(nn.Module):
         if self.char_lstm is not None or self.char_concat is not None:
             if chars is None or char_lengths is None:
                 raise ValueError("this model uses a character model: pass chars=[B, T, C] and char_lengths=[B, T]")
-            parts.append(self.char_dropout(self._char_vectors(chars, char_lengths)))
+            parts.append(self.char_dropout(self._char_vectors(chars, char_lengths, host_char_lengths)))
         total = parts[0]
         for part in parts[1:]:  # plain additions (not stack): parts may differ in dtype under autocast
             total = total + part
@@ -203,6 +205,7 @@ class LexicalEmbedding(nn.Module):
         tags: Tensor | None = None,
         chars: Tensor | None = None,
         char_lengths: Tensor | None = None,
+        host_char_lengths: Any = None,
     ) -> Tensor:
         batch, length = mask.shape
         if length > self.config.max_len:
@@ -210,7 +213,7 @@ class LexicalEmbedding(nn.Module):
                 f"sentence of {length - 2} words (+ start/stop) exceeds the position table "
                 f"(max_len={self.config.max_len}); raise max_len or filter long sentences"
             )
-        content = self.content(mask, words, tags, chars, char_lengths)
+        content = self.content(mask, words, tags, chars, char_lengths, host_char_lengths)
         positions = self.position_dropout(self.position_table[:length].unsqueeze(0).expand(batch, -1, -1))
         if self.config.factored:
             z = torch.cat([content, positions], dim=-1)

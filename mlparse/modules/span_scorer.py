@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence, Tuple
 
+import numpy as np
 import torch
 from torch import Tensor, nn
 
@@ -60,12 +61,15 @@ def span_indices(lengths: Sequence[int], device: torch.device | str = "cpu") -> 
     ``LongTensor[S]`` with ``S = sum_b n_b (n_b + 1) / 2``, ordered by sentence, then by ``i``,
     then by ``j``.
     """
-    counts = [int(n) for n in lengths]
-    padded = max(counts, default=0)  # from the host list: no device synchronisation
-    sizes = torch.tensor(counts, dtype=torch.long, device=device)
-    left, right = torch.triu_indices(padded + 1, padded + 1, offset=1, device=device)
-    batch, pair = (right.unsqueeze(0) <= sizes.unsqueeze(1)).nonzero(as_tuple=True)  # [B, pairs] -> S hits
-    return batch, left[pair], right[pair]
+    counts = np.asarray([int(n) for n in lengths], dtype=np.int64)
+    padded = int(counts.max(initial=0))
+    # chosen on the host (numpy) from the host list: the number of spans S is a shape, and computing it
+    # on the device would make the host wait for it
+    left, right = np.triu_indices(padded + 1, k=1)  # by i, then j
+    batch, pair = np.nonzero(right[None, :] <= counts[:, None])  # [B, pairs] -> S hits, by sentence then pair
+    batch, left, right = (torch.from_numpy(np.ascontiguousarray(a, dtype=np.int64)).to(device, non_blocking=True)
+                          for a in (batch, left[pair], right[pair]))
+    return batch, left, right
 
 
 class SpanScorer(nn.Module):

@@ -6,6 +6,10 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 
+#: The target of positions that are not words (never a tag id: those are >= 0).
+IGNORED_TAG = -100
+
+
 class TagHead(nn.Module):
     """Tag logits from encoder outputs.
 
@@ -37,4 +41,8 @@ class TagHead(nn.Module):
         ``logits: Tensor[B, T, n_tags]``, ``gold: LongTensor[B, T]``; ``reduction`` is
         ``"sum"`` or ``"mean"`` over the selected positions.
         """
-        return F.cross_entropy(logits[word_mask], gold[word_mask], reduction=reduction)
+        # positions outside the mask are ignored rather than selected: selecting them by a boolean mask
+        # would give a shape that the host must wait for
+        ignored = gold.masked_fill(~word_mask, IGNORED_TAG)
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), ignored.reshape(-1), ignore_index=IGNORED_TAG,
+                               reduction=reduction)

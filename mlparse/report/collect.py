@@ -216,8 +216,18 @@ def read_log(path: Path) -> Tuple[List[LogEntry], List[str]]:
             elapsed_seconds=float(elapsed) if _is_number(elapsed) else None,
             best=bool(data.get("best", False)),
             metric=metric,
+            subbatch_tokens=_budgets(data.get("subbatch_tokens")),
         ))
     return entries, warnings
+
+
+def _budgets(value: Any) -> Optional[Dict[str, int]]:
+    """The ``subbatch_tokens`` of a log line, ``{"train": n, "eval": m}``; None when absent or not of that form."""
+    if not isinstance(value, dict):
+        return None
+    budgets = {key: int(number) for key, number in value.items()
+               if isinstance(key, str) and _is_number(number)}
+    return budgets or None
 
 
 def scoring_convention(scorer: Optional[str]) -> Optional[str]:

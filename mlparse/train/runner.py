@@ -36,7 +36,9 @@ from mlparse.train import checkpoint
 from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tags_notes
 from mlparse.train.environment import hardware_info, now_iso, versions
 from mlparse.train.run_lock import RunLock, RunLocked
-from mlparse.train.trainer import DistInfo, Reporter, Trainer, TrainState, predict_in_batches, resolve_decoder
+from mlparse.train.profiling import PROFILE_FILE, UpdateProfiler
+from mlparse.train.trainer import (DistInfo, Reporter, Trainer, TrainState, predict_in_batches, resolve_decoder,
+                                   subbatch_budgets)
 
 
 #: Families that ``mlparse demo`` prepares (the WSJ sample, or a synthetic treebank without it).
@@ -54,6 +56,11 @@ class RunOptions:
     fresh: bool = False
     trust_checkpoint: bool = False  # read checkpoints that need full unpickling (after a warning)
     warn: Optional[Callable[[str], None]] = None  # where that warning goes (default: warnings.warn)
+    profile: int = 0  # --profile N: a torch profiler summary of N updates in <run dir>/profile.txt (0: none)
+
+
+#: Dev sentences parsed, untimed, before results.json's parse speed is measured over dev and test.
+WARMUP_SENTENCES = 64
 
 
 def pick_device(config: RecipeConfig, local_rank: int = 0) -> torch.device:
@@ -276,7 +283,11 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
                       on_log=lambda entries: _progress_update(run_dir, results, entries))
     if trainer.resume(trust=options.trust_checkpoint, warn=options.warn) and info.is_main:
         _progress_update(run_dir, results, trainer.state.log)  # log.jsonl as of the checkpoint resumed from
+    profiler = UpdateProfiler(trainer, options.profile, run_dir.path / PROFILE_FILE, device) \
+        if options.profile and info.is_main else None
     state = trainer.fit()
+    if profiler is not None:
+        profiler.finish()  # training ended before the N updates: what was profiled
     if info.active:
         dist.barrier()
     results.training_seconds = round(state.training_seconds, 3)
@@ -295,12 +306,14 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     final = parser_from_spec(best["spec"]).to(device)
     final.load_state_dict(best["model"])
     decoder = resolve_decoder(config, device)
+    eval_budget = subbatch_budgets(config, final, device, decoder)[1]
+    warm = task.inputs(dev)[:WARMUP_SENTENCES]  # untimed: the first pass pays for allocation, kernel choice, caches
+    predict_in_batches(final, warm, [task.length(e) for e in dev.examples[:len(warm)]], eval_budget, decoder)
     parse_seconds, parsed = 0.0, 0
     for split_name, split in (("dev", dev), ("test", test)):
         inputs = task.inputs(split)  # for constituency: the trees' words, with the tags data.eval_tags chose
         start = time.perf_counter()
-        predicted = predict_in_batches(final, inputs, [task.length(e) for e in split.examples],
-                                       config.eval.subbatch_tokens, decoder)
+        predicted = predict_in_batches(final, inputs, [task.length(e) for e in split.examples], eval_budget, decoder)
         parse_seconds += time.perf_counter() - start
         parsed += len(inputs)
         task.write_predictions(run_dir.pred(split_name, task.suffix), split, predicted)

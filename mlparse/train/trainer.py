@@ -41,6 +41,7 @@ from mlparse.data.batching import epoch_batches, map_in_batches, pack_by_tokens
 from mlparse.models.base import Parser
 from mlparse.tasks.base import EvalOutcome, Task
 from mlparse.train import checkpoint
+from mlparse.train.budget import parameter_bytes, resolve_budget
 from mlparse.train.resume import ResumeError, plan_resume
 from mlparse.train.environment import versions
 from mlparse.train.schedule import WarmupPlateauSchedule
@@ -148,6 +149,26 @@ def resolve_decoder(config: RecipeConfig, device: torch.device) -> str:
     return choice
 
 
+def make_adam(model: nn.Module, betas: Sequence[float], eps: float, device: torch.device) -> torch.optim.Adam:
+    """Adam (learning rate set by the schedule at every update) as one fused kernel where this torch has it
+    for ``device``: the per-parameter loop launches a dozen operations per parameter and reads every
+    step count back to the host; otherwise the multi-tensor version on CUDA, the plain one elsewhere."""
+    params = list(model.parameters())
+    options: Dict[str, Any] = {"lr": 0.0, "betas": tuple(betas), "eps": eps}
+    try:
+        return torch.optim.Adam(params, fused=True, **options)
+    except (RuntimeError, ValueError, TypeError):  # no fused kernel for this device or these tensors
+        return torch.optim.Adam(params, foreach=device.type == "cuda", **options)
+
+
+def subbatch_budgets(config: RecipeConfig, model: Parser, device: torch.device, decoder: str) -> tuple:
+    """``(train, eval)`` sub-batch budgets in token-equivalents: the recipe's numbers, or for ``auto``
+    what the device's free memory holds (:mod:`mlparse.train.budget`)."""
+    weights = parameter_bytes(model)
+    return (resolve_budget(config.train.subbatch_tokens, "train", device, model.position_bytes(True, decoder), weights),
+            resolve_budget(config.eval.subbatch_tokens, "eval", device, model.position_bytes(False, decoder)))
+
+
 def predict_in_batches(model: Parser, inputs: Sequence[Any], lengths: Sequence[int], budget: int,
                        decoder: str) -> List[Any]:
     """Predictions for ``inputs`` (sentences of ``lengths`` words) in sub-batches under ``budget``
@@ -197,13 +218,14 @@ class Trainer:
         self.on_log = on_log
         self.decoder = resolve_decoder(config, device)
         self.train_cost = model.memory_cost(training=True, decoder=self.decoder)
+        self.train_budget, self.eval_budget = subbatch_budgets(config, model, device, self.decoder)
         t = config.train
         self.state = TrainState()
         self.network: nn.Module = model
         if dist_info.active:
             self.network = nn.parallel.DistributedDataParallel(
                 model, device_ids=[device.index] if device.type == "cuda" else None)
-        self.optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=tuple(t.adam_betas), eps=t.adam_eps)  # type: ignore[arg-type]
+        self.optimizer = make_adam(model, t.adam_betas, t.adam_eps, device)
         patience_checks = int(round(t.lr_decay_patience_epochs * t.evals_per_epoch))
         self.schedule = WarmupPlateauSchedule(t.lr, t.warmup_steps, patience_checks, t.lr_decay_factor)
         self.stop_checks = int(round(t.patience_epochs * t.evals_per_epoch))
@@ -277,10 +299,10 @@ class Trainer:
         scale = self.dist.world / len(batch)  # DDP averages over ranks: the result is the batch mean
         if not mine:  # fewer sentences than ranks: join the all-reduce with a zero gradient
             mine, scale = list(batch)[:1], 0.0
-        groups = pack_by_tokens(self.train_lengths, t.subbatch_tokens, self.train_cost, indices=mine)
+        groups = pack_by_tokens(self.train_lengths, self.train_budget, self.train_cost, indices=mine)
         self.network.train()
         self.optimizer.zero_grad(set_to_none=True)
-        total = 0.0
+        total = torch.zeros((), dtype=torch.float32, device=self.device)  # summed on the device, read once below
         for k, group in enumerate(groups):
             sync = k == len(groups) - 1
             context = self.network.no_sync() if (self.dist.active and not sync) else _null_context()
@@ -288,7 +310,7 @@ class Trainer:
                 with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=self.autocast):
                     out = self._loss(group)
                 (out.loss * scale).backward()
-            total += float(out.loss.detach())
+            total += out.loss.detach().float()
         if t.clip_grad_norm:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), t.clip_grad_norm)
         self.state.step += 1
@@ -298,7 +320,7 @@ class Trainer:
         self.optimizer.step()
         self.state.train_sentences += len(batch)
         self.state.train_tokens += sum(self.train_lengths[i] for i in batch)
-        return total / len(mine) if scale else 0.0
+        return float(total) / len(mine) if scale else 0.0  # the update's one wait for the device
 
     def _loss(self, group: Sequence[int]) -> Any:
         """The parser's :class:`LossOutput` for the training sentences ``group`` (through the DDP wrapper)."""
@@ -309,8 +331,7 @@ class Trainer:
     # -- evaluation ----------------------------------------------------------
     def evaluate_dev(self) -> EvalOutcome:
         """The task's scores of the parser's predictions on dev (its first ``eval.max_sentences``)."""
-        predicted = predict_in_batches(self.model, self.dev_inputs, self.dev_lengths, self.config.eval.subbatch_tokens,
-                                       self.decoder)
+        predicted = predict_in_batches(self.model, self.dev_inputs, self.dev_lengths, self.eval_budget, self.decoder)
         return self.task.score(self.dev, predicted, self.config)
 
     def _check(self, epoch_float: float) -> tuple:
@@ -335,6 +356,7 @@ class Trainer:
             "step": self.state.step, "epoch": round(epoch_float, 4), "dev_score": score, "metric": self.task.metric,
             "lr": self.schedule.lr(self.state.step), "train_loss": self.state.recent_loss,
             "elapsed_seconds": round(self.state.training_seconds, 3), "best": improved,
+            "subbatch_tokens": {"train": self.train_budget, "eval": self.eval_budget},
         })
         if self.stop_checks > 0 and self.state.checks_since_best >= self.stop_checks:
             self.state.done, self.state.stop_reason = True, "patience"
