@@ -125,7 +125,7 @@ def export_package(run_dir: PathLike, out_dir: PathLike) -> PackageInfo:
         language=str(data.get("language", results.language)), recipe=results.recipe, run_id=results.run_id or run.name,
         system=results.system, metric=DEV_METRIC.get(results.task, ""),
         dev=_scores(results.dev), test=_scores(results.test),
-        parse_budget=int((recipe.get("eval") or {}).get("subbatch_tokens") or DEFAULT_PARSE_BUDGET),
+        parse_budget=_recipe_parse_budget(recipe),
         exported_at=now_iso())
     from mlparse.models.registry import parser_class
 
@@ -274,7 +274,7 @@ def _run_info(run: Path) -> PackageInfo:
         recipe = _recipe_dict(_read_text(recipe_path), recipe_path)
         data = recipe.get("data") or {}
         info.dataset, info.language = str(data.get("family", "")), str(data.get("language", ""))
-        info.parse_budget = int((recipe.get("eval") or {}).get("subbatch_tokens") or DEFAULT_PARSE_BUDGET)
+        info.parse_budget = _recipe_parse_budget(recipe)
     return info
 
 
@@ -289,3 +289,10 @@ _LANGUAGE_CODES = {
     "portuguese": "pt", "icelandic": "is", "faroese": "fo", "japanese": "ja", "dutch": "nl", "czech": "cs",
     "russian": "ru", "italian": "it", "turkish": "tr", "finnish": "fi",
 }
+
+
+def _recipe_parse_budget(recipe: Dict[str, Any]) -> int:
+    """The recipe's ``eval.subbatch_tokens`` when it is a number; ``auto`` (sized for the device by
+    ``mlparse run``) and a missing value give the CPU default."""
+    value = (recipe.get("eval") or {}).get("subbatch_tokens")
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_PARSE_BUDGET
