@@ -77,6 +77,7 @@ patience = 100
 
 LOG_LINE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) \w+ (.*)$")
 LAS = re.compile(r"LAS:\s*([\d.]+)%")
+PROGRESS = re.compile(r"\|\s*(\d+)/(\d+) ")
 
 
 @dataclass
@@ -128,6 +129,7 @@ class SuparRun:
     depeval_dev_las: Optional[float]
     depeval_test_las: Optional[float]
     version: str
+    progress: Optional[Tuple[int, int]]    # (done, total) of the last progress bar SuPar drew
 
 
 def supar_version(python: str) -> Optional[str]:
@@ -191,14 +193,24 @@ def train_supar(python: str, minutes: float, threads: int, split_files: Tuple[Pa
                 process.terminate()
                 process.wait()
     clock.read(log.read_text(errors="replace").splitlines() if log.exists() else [])
-    if process.returncode not in (0, -15) or not model.exists():
-        tail = (work / "supar-train.out").read_text(errors="replace").splitlines()[-15:]
-        raise SystemExit("SuPar training failed or finished no epoch in the budget:\n" + "\n".join(tail))
+    output = (work / "supar-train.out").read_text(errors="replace")
+    if process.returncode not in (0, -15):
+        raise SystemExit("SuPar training failed:\n" + "\n".join(output.splitlines()[-15:]))
     version = supar_version(python) or "?"
-    return SuparRun(clock.curve, min(clock.seconds(datetime.now()), minutes * 60.0) / 60.0,
+    minutes_trained = min(clock.seconds(datetime.now()), minutes * 60.0) / 60.0
+    if not model.exists():  # the budget ended inside the first epoch: nothing to score
+        return SuparRun(clock.curve, minutes_trained, None, None, None, None, version, last_progress(output))
+    return SuparRun(clock.curve, minutes_trained,
                     own_las(python, model, threads, dev), own_las(python, model, threads, test),
                     depeval_las(python, model, threads, dev, work / "dev.pred.conllu"),
-                    depeval_las(python, model, threads, test, work / "test.pred.conllu"), version)
+                    depeval_las(python, model, threads, test, work / "test.pred.conllu"), version,
+                    last_progress(output))
+
+
+def last_progress(output: str) -> Optional[Tuple[int, int]]:
+    """(batches done, batches) of the last progress bar SuPar drew, e.g. ``14/53``; ``None`` without one."""
+    bars = PROGRESS.findall(output)
+    return (int(bars[-1][0]), int(bars[-1][1])) if bars else None
 
 
 def ensure_prepared(data_root: Path) -> Tuple[Path, Path, Path]:
@@ -261,6 +273,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         hit = first_reaching(run.curve, args.target)
         print(f"{name}: {run.training_minutes:.1f} training minutes, {len(run.curve)} dev checks, dev LAS {args.target:g} "
               + (f"first at {hit.minutes:.1f} min" if hit else "not reached"))
+    if supar.progress is not None:
+        print(f"SuPar finished {len(supar.curve)} epochs; its last progress bar when stopped: "
+              f"{supar.progress[0]}/{supar.progress[1]} batches (an unfinished epoch has no dev check)")
     if mlparse_run is not None:
         print(f"mlparse best checkpoint (depeval): dev LAS {fmt(mlparse_run.dev_las)}, test LAS {fmt(mlparse_run.test_las)}")
     print(f"SuPar best epoch, its own metric: dev LAS {fmt(supar.own_dev_las)}, test LAS {fmt(supar.own_test_las)}; "

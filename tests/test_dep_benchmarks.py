@@ -68,3 +68,10 @@ def test_dep_vs_supar_skips_with_a_message_when_supar_cannot_be_imported(tmp_pat
     assert not (tmp_path / "ud").exists()  # nothing prepared, nothing trained
     assert supar_bench.main(["--data-root", str(tmp_path)]) == 0
     assert "no --supar-python given" in capsys.readouterr().out
+
+
+def test_last_progress_reads_the_last_bar_supar_drew():
+    output = ("\r 26%|####7             | 14/53 06:00<17:26, 26.83s/it, lr: 1.9984e-03 - loss: 7.0094"
+              "\r 28%|#####             | 15/53 06:35<18:43, 29.56s/it, lr: 1.9983e-03 - loss: 6.1262")
+    assert supar_bench.last_progress(output) == (15, 53)
+    assert supar_bench.last_progress("Loading the data\n") is None
