@@ -37,7 +37,7 @@ LOG_FILE = "log.jsonl"
 CHECKPOINTS_DIR = "checkpoints"
 
 #: The keys of a log.jsonl line (:class:`mlparse.results.LogEntry`): one dev check.
-LOG_KEYS = ("step", "epoch", "dev_score", "metric", "lr", "train_loss", "elapsed_seconds", "best")
+LOG_KEYS = ("step", "epoch", "dev_score", "metric", "lr", "train_loss", "elapsed_seconds", "best", "subbatch_tokens")
 
 
 def run_id_for(config: RecipeConfig) -> str:

@@ -17,6 +17,7 @@ from mlparse.models.base import Parser
 from mlparse.models.memory import parsing_memory, subbatch_cost, training_memory
 from mlparse.models.span_parser import build_parser
 from mlparse.report.collect import read_log
+from mlparse.run_dir import RunDir
 from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.train import budget as budget_module
 from mlparse.train.budget import CPU_BUDGETS, SAFETY_FRACTION, resolve_budget
@@ -109,6 +110,10 @@ def test_log_lines_record_the_budgets_and_the_report_reads_them(tmp_path: Path) 
                       CheckpointFiles(tmp_path / "checkpoints"), torch.device("cpu"))
     state = trainer.fit()
     assert state.log and all(entry["subbatch_tokens"] == {"train": 2000, "eval": 5000} for entry in state.log)
+    run_dir = RunDir(tmp_path / "run")  # what the runner writes keeps them
+    run_dir.write_log(state.log)
+    written = [json.loads(line) for line in run_dir.log.read_text(encoding="utf-8").splitlines()]
+    assert [entry["subbatch_tokens"] for entry in written] == [{"train": 2000, "eval": 5000}] * len(state.log)
     path = tmp_path / "log.jsonl"
     lines = [json.dumps(state.log[0]), json.dumps({**state.log[0], "subbatch_tokens": "lots"})]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
