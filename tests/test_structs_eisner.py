@@ -168,8 +168,8 @@ def test_invalid_inputs_raise_clear_errors() -> None:
 def test_fallback_to_reference(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     scores = np.random.default_rng(4).normal(size=(8, 8))
     expected = decode_eisner_compiled(scores)
-    monkeypatch.setattr(eisner_module, "_eisner_core", None)
-    monkeypatch.setattr(eisner_module, "_warned", False)
+    monkeypatch.setattr(eisner_module.DECODER, "core", None)
+    monkeypatch.setattr(eisner_module.DECODER, "warned", False)
     with caplog.at_level(logging.WARNING, logger="mlparse.structs.eisner"):
         assert decode_eisner(scores).tolist() == expected.tolist()
         assert decode_eisner(scores).tolist() == expected.tolist()

@@ -157,8 +157,8 @@ def test_invalid_inputs_raise_clear_errors() -> None:
 def test_fallback_to_reference(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     scores = np.random.default_rng(4).normal(size=(8, 8))
     expected = decode_mst_compiled(scores)
-    monkeypatch.setattr(mst_module, "_mst_core", None)
-    monkeypatch.setattr(mst_module, "_warned", False)
+    monkeypatch.setattr(mst_module.DECODER, "core", None)
+    monkeypatch.setattr(mst_module.DECODER, "warned", False)
     with caplog.at_level(logging.WARNING, logger="mlparse.structs.mst"):
         assert decode_mst(scores).tolist() == expected.tolist()
         assert decode_mst(scores).tolist() == expected.tolist()
