@@ -14,9 +14,8 @@ import argparse
 import os
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, List
+from typing import List
 
 import numpy as np
 import torch
@@ -24,6 +23,7 @@ import torch
 from mlparse.structs.cky import compiled_available, decode
 from mlparse.structs.cky_reference import decode_reference
 from mlparse.structs.cky_torch import decode_batch
+from timing import best_of
 
 REPO = Path(__file__).resolve().parents[1]
 DEV_FILES = [f"wsj_{number:04d}.mrg" for number in range(160, 180)]
@@ -51,26 +51,6 @@ def dev_lengths() -> List[int]:
             if words:
                 lengths.append(words)
     return lengths
-
-
-@dataclass
-class Timing:
-    name: str
-    sentences: int
-    seconds: float
-
-    @property
-    def per_second(self) -> float:
-        return self.sentences / self.seconds
-
-
-def best_of(repeat: int, sentences: int, name: str, run: Callable[[], None]) -> Timing:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - start)
-    return Timing(name, sentences, best)
 
 
 def main() -> int:

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence, Tuple
 
@@ -31,6 +29,8 @@ from mlparse.structs.eisner_reference import decode_eisner_reference
 from mlparse.structs.eisner_torch import decode_batch
 from mlparse.structs.mst import decode_mst
 from mlparse.structs.mst_reference import decode_mst_reference
+from timing import Timing, machine
+from timing import best_of as best_of_wall
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CONLLU = Path("ud") / "UD_English-EWT" / "en_ewt-ud-dev.conllu"
@@ -85,36 +85,9 @@ def torch_batches(charts: Sequence[np.ndarray], batch_size: int) -> List[Tuple[t
     return batches
 
 
-@dataclass
-class Timing:
-    name: str
-    sentences: int
-    seconds: float
-
-    @property
-    def per_second(self) -> float:
-        return self.sentences / self.seconds
-
-
 def best_of(repeat: int, sentences: int, name: str, run: Callable[[], object]) -> Timing:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        run()
-        best = min(best, time.process_time() - start)
-    return Timing(name, sentences, best)
-
-
-def machine() -> str:
-    model = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} logical cores, {platform.system()}, torch {torch.__version__}"
+    """Best CPU time of ``repeat`` passes (the project machine is shared)."""
+    return best_of_wall(repeat, sentences, name, run, clock=time.process_time)
 
 
 def report(timings: Sequence[Timing]) -> None:

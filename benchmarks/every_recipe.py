@@ -25,13 +25,14 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
+
+from timing import machine
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -120,21 +121,6 @@ def run_one(recipe: str, data: Path, runs: Path, updates: int, batch: int) -> Ou
         f"({dev.get('skip_sentences', 0)} skipped, {dev.get('error_sentences', 0)} errors), "
         f"test {test.get('sentences', 0):,} ({test.get('skip_sentences', 0)} skipped); "
         f"{config.data.evalb_params}; {seconds:.0f} s"))
-
-
-def machine() -> str:
-    import torch
-
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU"
-    return f"{cpu}, {os.cpu_count()} cores, {gpu}; Python {platform.python_version()}, torch {torch.__version__}"
 
 
 def main(argv: Optional[List[str]] = None) -> int:

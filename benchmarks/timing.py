@@ -1,0 +1,65 @@
+"""What the speed benchmarks share: a timing record, best-of-N timing, and the machine's description.
+
+Benchmarks run as scripts (``python3 benchmarks/NAME.py``), so this file is
+imported as the top-level module ``timing`` from their own folder.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+
+@dataclass
+class Timing:
+    """``sentences`` processed in ``seconds`` (the best of several passes) by the decoder ``name``."""
+
+    name: str
+    sentences: int
+    seconds: float
+
+    @property
+    def per_second(self) -> float:
+        return self.sentences / self.seconds
+
+
+def best_of(
+    repeat: int,
+    sentences: int,
+    name: str,
+    run: Callable[[], object],
+    clock: Callable[[], float] = time.perf_counter,
+) -> Timing:
+    """Time ``run`` ``repeat`` times on ``clock`` (wall time by default, ``time.process_time`` for CPU time); keep the best."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = clock()
+        run()
+        best = min(best, clock() - start)
+    return Timing(name, sentences, best)
+
+
+def cpu_model() -> str:
+    """The CPU's model name from /proc/cpuinfo, else what ``platform`` knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def machine() -> str:
+    """One line: CPU, cores, GPU (if any), Python and torch versions."""
+    import torch
+
+    gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU"
+    return (
+        f"{cpu_model()}, {os.cpu_count()} logical cores, {gpu}; "
+        f"Python {platform.python_version()}, torch {torch.__version__}"
+    )
