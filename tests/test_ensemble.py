@@ -293,3 +293,22 @@ def test_mlparse_ensemble_refuses_runs_trained_on_files_with_different_labels(tm
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert f"cannot ensemble {paths[0]} and {paths[1]}: their span labels differ (only {paths[0]} has 'ADJP'" in \
         " ".join(result.output.split())
+
+
+def test_the_report_reads_members_tolerantly_and_names_an_ensemble_row(tmp_path: Path) -> None:
+    from mlparse.report.collect import collect_runs
+    from mlparse.report.leaderboard import build_leaderboards
+    from test_report_fixtures import write_raw, write_run
+
+    runs = tmp_path / "runs"
+    member = {"run_dir": "runs/demo/a", "run_id": "a", "recipe": "demo", "recipe_hash": "h", "system": "mlparse span"}
+    write_run(runs, "demo", "a", test={"f1": 80.0})
+    write_run(runs, "mine", "e", test={"f1": 81.0}, members=[member, {**member, "run_id": "b"}], averaging="probability")
+    write_raw(runs, "bad", "x", json.dumps({"schema_version": 1, "status": "complete", "members": "a, b"}))
+    records = {r.recipe: r for r in collect_runs(runs)}
+    assert len(records["mine"].results.members) == 2 and records["mine"].results.averaging == "probability"
+    assert records["bad"].results.members == [] and any("members: expected a list of objects" in w
+                                                         for w in records["bad"].warnings)
+    (board,) = build_leaderboards([records["demo"], records["mine"]], None)
+    assert sorted((row.system, row.cells["hebrew"].value) for row in board.measured_rows()) == [
+        ("mlparse span", 80.0), ("mlparse span, ensemble of 2", 81.0)]
