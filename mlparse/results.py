@@ -70,6 +70,10 @@ class RunResults:
     started_at: Optional[str] = None  # ISO 8601
     finished_at: Optional[str] = None
     notes: List[str] = field(default_factory=list)  # what the user should know, e.g. training trees left out on purpose
+    # ensembles (mlparse ensemble): one MemberSummary dict per member (run directory, run id, recipe, system,
+    # dev/test scores), and how distributions were averaged; empty / None for a single run
+    members: List[Dict[str, Any]] = field(default_factory=list)
+    averaging: Optional[str] = None
 
     def to_json_dict(self) -> Dict[str, Any]:
         return asdict(self)
@@ -88,10 +92,29 @@ class RunResults:
                 kwargs[split] = None
         if not isinstance(kwargs.get("eval_tag_files", {}), dict):
             kwargs["eval_tag_files"] = {}
+        if not isinstance(kwargs.get("members", []), list):
+            kwargs["members"] = []
+        kwargs["members"] = [m for m in kwargs.get("members", []) if isinstance(m, dict)]
         if "notes" in kwargs:
             notes = kwargs["notes"]
             kwargs["notes"] = [note for note in notes if isinstance(note, str)] if isinstance(notes, list) else []
         return cls(**kwargs)
+
+
+@dataclass
+class MemberSummary:
+    """One member of an ensemble, as its ``results.json`` names it (``RunResults.members``)."""
+
+    run_dir: str
+    run_id: str
+    recipe: str
+    recipe_hash: str
+    system: str
+    dev: Optional[SplitScores] = None
+    test: Optional[SplitScores] = None
+
+    def to_json_dict(self) -> Dict[str, Any]:
+        return asdict(self)
 
 
 #: The dev metric that selects checkpoints (and that ``log.jsonl`` records), per task.

@@ -6,6 +6,8 @@ reads them by the same names.  A run directory holds::
     recipe.yaml          the resolved recipe
     results.json         the run's status and scores (:class:`mlparse.results.RunResults`)
     log.jsonl            one line per dev check (:data:`LOG_KEYS`)
+    ensemble.yaml        ensembles only (instead of recipe.yaml and checkpoints): the members, the averaging
+    fold.json            jack-knifed runs only: the fold left out (:mod:`mlparse.train.folds`)
     checkpoints/         last.pt, best.pt (:class:`mlparse.train.checkpoint.CheckpointFiles`)
     <split>.pred.trees   predictions (.conllu for dependency runs), <split>.evalb / .depeval reports
     run.lock             held by the process that trains the run (:mod:`mlparse.train.run_lock`)
@@ -35,6 +37,8 @@ RECIPE_FILE = "recipe.yaml"
 RESULTS_FILE = "results.json"
 LOG_FILE = "log.jsonl"
 CHECKPOINTS_DIR = "checkpoints"
+ENSEMBLE_FILE = "ensemble.yaml"  # ensemble run directories: the members and the averaging (mlparse ensemble)
+FOLD_FILE = "fold.json"  # jack-knifed runs: the fold left out (mlparse/train/folds.py)
 
 #: The keys of a log.jsonl line (:class:`mlparse.results.LogEntry`): one dev check.
 LOG_KEYS = ("step", "epoch", "dev_score", "metric", "lr", "train_loss", "elapsed_seconds", "best", "subbatch_tokens")
@@ -64,6 +68,11 @@ class RunDir:
     @property
     def log(self) -> Path:
         return self.path / LOG_FILE
+
+    @property
+    def fold(self) -> Path:
+        """A jack-knifed run's fold assignment (:func:`mlparse.train.folds.fold_record`)."""
+        return self.path / FOLD_FILE
 
     @property
     def checkpoints(self) -> "CheckpointFiles":
@@ -98,7 +107,7 @@ class RunDir:
     def remove_leftovers(self) -> int:
         """Delete the temporary files of writes that a killed run left half done (``.last.pt.*.tmp`` and the
         like: up to a checkpoint's size each); only under the run's lock.  Returns how many there were."""
-        names = [p.name for p in (self.recipe, self.results, self.log)] + ["profile.txt"] + [
+        names = [p.name for p in (self.recipe, self.results, self.log, self.fold)] + ["profile.txt"] + [
             path.name for split in ("dev", "test") for path in (self.pred(split), self.pred(split, ".conllu"),
                                                                 self.evalb(split), self.report(split, ".depeval"))]
         folders = {self.path: names, self.checkpoints.folder: [self.best.name, self.last.name]}

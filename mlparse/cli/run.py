@@ -134,6 +134,10 @@ def run_command(
     try:
         config = load_recipe(recipe, overrides)
     except ConfigError as error:
+        from mlparse.train.ensemble_run import is_ensemble_recipe
+
+        if is_ensemble_recipe(Path(recipe)):
+            fail(f"{recipe} is an ensemble recipe (it has an ensemble: section): run it with `mlparse ensemble {recipe}`", 2)
         fail(error, 2)
     from mlparse.run_dir import RunDir
     from mlparse.train.run_lock import RunLocked, check_free

@@ -38,6 +38,10 @@ class DataConfig:
     eval_tags: str = "gold"  # POS tags a model.use_tags model gets on dev/test: gold (the trees') | predicted (tag files)
     dev_tags: Optional[str] = None  # predicted dev tags: one line of tags per sentence, or bracketed trees
     test_tags: Optional[str] = None  # predicted test tags, same formats (mlparse/train/tag_files.py)
+    folds: Optional[int] = None  # jack-knifing: train on (N-1)/N of the training file (mlparse/train/folds.py)
+    fold: Optional[int] = None  # which fold (0..folds-1) is held out
+    fold_assignment: str = "modulo"  # modulo: sentence i is in fold i mod N | permutation: a permutation seeded by fold_seed
+    fold_seed: int = 1  # the permutation's seed (the same for every member, so that the folds partition)
 
     def split_path(self, split: str, suffix: str = ".trees") -> Path:
         """The prepared file of ``split``; ``suffix`` is the task's (``.trees``, ``.conllu``)."""
@@ -197,6 +201,10 @@ HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
     ("data", "eval_tags"): "gold",
     ("data", "dev_tags"): None,
     ("data", "test_tags"): None,
+    ("data", "folds"): None,
+    ("data", "fold"): None,
+    ("data", "fold_assignment"): "modulo",
+    ("data", "fold_seed"): 1,
 }
 
 #: ``subbatch_tokens: auto`` (mlparse/train/budget.py) on a CPU: the defaults these keys had before ``auto``.
@@ -228,6 +236,7 @@ VALID_CHOICES = {
     ("eval", "dependency_scoring"): ("conll18", "ptb"),
     ("model", "char_encoder"): ("lstm", "concat", "none"),
     ("data", "eval_tags"): ("gold", "predicted"),
+    ("data", "fold_assignment"): ("modulo", "permutation"),
     ("train", "decoder"): ("auto", "cython", "torch"),
     ("train", "device"): ("auto", "cpu", "cuda"),
 }
@@ -373,6 +382,19 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
         raise ConfigError(f"{source}: model.attention_window_relaxed needs a model.attention_window (a distance).")
     _check_char_concat(m, source)
     _check_eval_tags(config, source)
+    _check_folds(d, source)
+
+
+def _check_folds(d: DataConfig, source: str) -> None:
+    """``data.folds`` and ``data.fold`` come together: N >= 2 folds and a fold 0..N-1."""
+    if d.folds is None and d.fold is None:
+        return
+    if d.folds is None or d.fold is None:
+        raise ConfigError(f"{source}: data.folds and data.fold go together (the number of folds and the one held out).")
+    if d.folds < 2:
+        raise ConfigError(f"{source}: data.folds must be at least 2, got {d.folds}.")
+    if not 0 <= d.fold < d.folds:
+        raise ConfigError(f"{source}: data.fold must be between 0 and data.folds - 1 = {d.folds - 1}, got {d.fold}.")
 
 
 def _check_char_concat(m: ModelConfig, source: str) -> None:

@@ -16,7 +16,11 @@ dependency parsing):
   scores into predictions, kept apart so that an ensemble can average the scores of several
   parsers before one decode; :meth:`Parser.predict` is the two together;
 - :meth:`Parser.spec` is plain JSON-able data (with ``kind``) from which :meth:`Parser.from_spec`
-  rebuilds the parser before its weights are loaded.
+  rebuilds the parser before its weights are loaded;
+- ensembles (:mod:`mlparse.models.ensemble`) use :meth:`Parser.output_inventories` (the label lists
+  that index the scores), :meth:`Parser.average_scores` (one scores object from the members' scores,
+  in the ensemble's inventories) and :meth:`Parser.with_inventories` (a parser, weights shared, whose
+  :meth:`Parser.decode` reads scores in those inventories).  A kind without them cannot be ensembled.
 """
 
 from __future__ import annotations
@@ -112,6 +116,27 @@ class Parser(nn.Module):
     def decode(self, batch: Any, scores: Any, examples: Sequence[Any], decoder: str = "auto") -> List[Any]:
         """Predictions for ``examples`` from ``scores`` (``decoder`` picks an implementation, e.g. cython or torch)."""
         raise NotImplementedError
+
+    # -- ensembles (mlparse.models.ensemble) ----------------------------------
+    def output_inventories(self) -> Dict[str, List[str]]:
+        """The output vocabularies that index the scores, by name (``{"span labels": [...]}``; a joint
+        parser names both its labels and its relations), special entries first."""
+        raise NotImplementedError(f"parser kind {self.kind!r} cannot be ensembled (no output_inventories)")
+
+    def with_inventories(self, inventories: Dict[str, List[str]]) -> "Parser":
+        """This parser (weights shared, not copied) decoding scores indexed by ``inventories``: for each name
+        of :meth:`output_inventories`, a list that starts with this parser's own list."""
+        raise NotImplementedError(f"parser kind {self.kind!r} cannot be ensembled (no with_inventories)")
+
+    @classmethod
+    def average_scores(cls, scores: Sequence[Any], index_maps: Sequence[Dict[str, Tensor]],
+                       sizes: Dict[str, int], mode: str) -> Any:
+        """The members' :meth:`scores` (of one batch, each in its own inventories) combined into one scores
+        object in the ensemble's inventories: ``index_maps[m][name]: LongTensor[L_m]`` is the position of
+        member m's entry i in the ensemble's list ``name`` of ``sizes[name]`` entries.  ``mode``:
+        ``probability`` (average the probabilities) or ``log-probability`` (average their logarithms)
+        where the scores are distributions; span charts are averaged as they are."""
+        raise NotImplementedError(f"parser kind {cls.kind!r} cannot be ensembled (no average_scores)")
 
     @torch.no_grad()
     def predict(self, examples: Sequence[Any], decoder: str = "auto") -> List[Any]:

@@ -15,6 +15,7 @@ Shapes: B sentences, T = n_max + 1 positions (root + words), L relations.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -25,8 +26,9 @@ from torch import Tensor, nn
 
 from mlparse.config import BiaffineConfig, ModelConfig, RecipeConfig
 from mlparse.data.dependency_vocab import DependencyVocab
-from mlparse.data.vocab import ParserVocab
+from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput, Parser
+from mlparse.models.ensemble import average_distributions
 from mlparse.modules.biaffine import BiaffineDependencyScorer
 from mlparse.modules.bilstm_encoder import BiLSTMEncoder
 from mlparse.modules.char_lstm import CharLSTM
@@ -60,12 +62,35 @@ class DependencyGold:
 
 @dataclass
 class DependencyScores:
-    """What :meth:`BiaffineParser.decode` reads (and an ensemble averages):
-    ``arc: Tensor[B, T, T]`` log-probabilities of head h (last axis) for dependent d, and
-    ``relation: Tensor[B, T, T, L]`` log-probabilities of each relation for every (d, h)."""
+    """What :meth:`BiaffineParser.decode` reads (and an ensemble averages).
+
+    ``arc: Tensor[B, T, T]``: log-probabilities of head h (last axis) for dependent d.  Relations are
+    scored on demand from the relation MLPs' outputs ``relation_dependent, relation_head: Tensor[B, T, r]``
+    and the biaffine ``relation_weight: Tensor[L, r+1, r+1]``: a decode needs them only for the decoded
+    heads (:meth:`relations_at`, O(T·L) per sentence), never the ``[B, T, T, L]`` tensor of every pair
+    (:meth:`all_relations`, kept for checks)."""
 
     arc: Tensor
-    relation: Tensor
+    relation_dependent: Tensor
+    relation_head: Tensor
+    relation_weight: Tensor
+
+    def relations_at(self, heads: Tensor) -> Tensor:
+        """Relation log-probabilities ``Tensor[B, T, L]`` of each word d for the head ``heads[b, d]``
+        (``heads: LongTensor[B, T]``; any value at the root and padding)."""
+        chosen = self.relation_head.gather(
+            1, heads.clamp(min=0).unsqueeze(-1).expand(-1, -1, self.relation_head.shape[-1]))  # [B, T, r]
+        ones = self.relation_dependent.new_ones(self.relation_dependent.shape[:-1] + (1,))
+        x = torch.cat([self.relation_dependent, ones], dim=-1)  # [B, T, r+1]
+        y = torch.cat([chosen, ones], dim=-1)  # [B, T, r+1]
+        return torch.einsum("btx,lxy,bty->btl", x, self.relation_weight, y).float().log_softmax(-1)
+
+    def all_relations(self) -> Tensor:
+        """Relation log-probabilities ``Tensor[B, T, T, L]`` of every (dependent d, head h) pair."""
+        ones = self.relation_dependent.new_ones(self.relation_dependent.shape[:-1] + (1,))
+        x = torch.cat([self.relation_dependent, ones], dim=-1)  # [B, T, r+1]
+        y = torch.cat([self.relation_head, ones], dim=-1)
+        return torch.einsum("bdx,lxy,bhy->bdhl", x, self.relation_weight, y).float().log_softmax(-1)
 
 
 class DependencyInput(nn.Module):
@@ -220,10 +245,11 @@ class BiaffineParser(Parser):
 
     def memory_cost(self, training: bool, decoder: str) -> Callable[[int], float]:
         """Token-equivalents of a sentence of n words: its n + 1 positions, plus what grows with (n + 1)²
-        (attention of every head; when parsing, the relation scores of every pair), in units of one
-        position's activations (about 4 · d_model numbers per layer)."""
+        (attention of every head; when parsing, the arc scores), in units of one position's activations
+        (about 4 · d_model numbers per layer).  Parsing scores relations for the decoded heads only (O(n·L)),
+        never the (n + 1)² · L relation scores of every pair."""
         width = self.input.d_out * 4 * max(1, self.config.num_layers)
-        square = self.config.num_heads * max(1, self.config.num_layers) + (0 if training else len(self.relations))
+        square = self.config.num_heads * max(1, self.config.num_layers) + (0 if training else 1)
         return lambda n: (n + 1) + (n + 1) ** 2 * square / width
 
     def position_bytes(self, training: bool, decoder: str) -> float:
@@ -274,12 +300,6 @@ class BiaffineParser(Parser):
                                lengths=lengths)
 
     # -- network ---------------------------------------------------------------
-    def _raw_scores(self, batch: DependencyBatch) -> tuple[Tensor, Tensor]:
-        """Masked arc scores ``[B, T, T]`` (padding heads at -inf) and relation scores ``[B, T, T, L]``."""
-        arc, relation = self.scorer(self.input(batch))
-        arc = arc.float().masked_fill(~batch.mask.unsqueeze(1), float("-inf"))
-        return arc, relation.float()
-
     def forward(self, batch: DependencyBatch, golds: Optional[Sequence[DependencyGold]] = None) -> Any:
         """With ``golds``: the summed cross-entropy :class:`LossOutput`; without: :class:`DependencyScores`."""
         if golds is None:
@@ -304,15 +324,19 @@ class BiaffineParser(Parser):
                           parts={"arc": float(arc_loss.detach()), "relation": float(relation_loss.detach())})
 
     def scores(self, batch: DependencyBatch) -> DependencyScores:
-        arc, relation = self._raw_scores(batch)
-        return DependencyScores(arc=arc.log_softmax(-1), relation=relation.log_softmax(-1))
+        """Arc log-probabilities and the relation MLP outputs (relations are scored per decoded head)."""
+        h = self.input(batch)
+        scorer = self.scorer
+        arc = scorer.arc(scorer.arc_dependent(h), scorer.arc_head(h)).squeeze(1).float()
+        arc = arc.masked_fill(~batch.mask.unsqueeze(1), float("-inf"))
+        return DependencyScores(arc=arc.log_softmax(-1), relation_dependent=scorer.relation_dependent(h),
+                                relation_head=scorer.relation_head(h), relation_weight=scorer.relation.weight)
 
     def decode(self, batch: DependencyBatch, scores: DependencyScores, examples: Sequence[DependencySentence],
                decoder: str = "auto") -> List[DependencyPrediction]:
         implementation = "torch" if decoder == "torch" else "cython"
         heads = decode_heads(scores.arc, batch.lengths, self.dep_config.decoder, implementation)
-        index = heads.clamp(min=0).unsqueeze(-1).unsqueeze(-1).expand(-1, -1, 1, scores.relation.shape[-1])
-        chosen = scores.relation.gather(2, index).squeeze(2)  # [B, T, L]
+        chosen = scores.relations_at(heads).clone()  # [B, T, L]
         chosen[..., : self.relations.num_specials] = float("-inf")
         labels = chosen.argmax(-1).cpu().numpy()
         heads_np = heads.cpu().numpy()
@@ -321,3 +345,34 @@ class BiaffineParser(Parser):
             out.append(DependencyPrediction(heads=[int(h) for h in heads_np[b, 1:n + 1]],
                                             deprels=[self.relations.token(int(r)) for r in labels[b, 1:n + 1]]))
         return out
+
+    # -- ensembles (mlparse.models.ensemble) ------------------------------------
+    def output_inventories(self) -> Dict[str, List[str]]:
+        return {"relations": self.relations.to_list()}
+
+    def with_inventories(self, inventories: Dict[str, List[str]]) -> "BiaffineParser":
+        """A shallow copy (the same modules) that names relations from ``inventories``."""
+        view = copy.copy(self)
+        view.relations = Vocab.from_list(inventories["relations"], self.relations.num_specials)
+        return view
+
+    @classmethod
+    def average_scores(cls, scores: Sequence[DependencyScores], index_maps: Sequence[Dict[str, Tensor]],
+                       sizes: Dict[str, int], mode: str) -> "AveragedDependencyScores":
+        return AveragedDependencyScores(scores, [m["relations"] for m in index_maps], sizes["relations"], mode)
+
+
+class AveragedDependencyScores:
+    """An ensemble's dependency scores, read by :meth:`BiaffineParser.decode` like :class:`DependencyScores`:
+    ``arc: Tensor[B, T, T]`` combines the members' arc log-probabilities (:func:`average_distributions`), and
+    :meth:`relations_at` combines their relation log-probabilities for the decoded heads only."""
+
+    def __init__(self, members: Sequence[DependencyScores], relation_maps: Sequence[Tensor], relations: int,
+                 mode: str) -> None:
+        self.members, self.relation_maps, self.relations, self.mode = list(members), list(relation_maps), relations, mode
+        self.arc = average_distributions([m.arc for m in members], [None] * len(members), members[0].arc.shape[-1], mode)
+
+    def relations_at(self, heads: Tensor) -> Tensor:
+        """``Tensor[B, T, U]``: the members' relation log-probabilities for ``heads: LongTensor[B, T]``, combined."""
+        return average_distributions([m.relations_at(heads) for m in self.members], self.relation_maps,
+                                     self.relations, self.mode)

@@ -28,6 +28,7 @@ the predicted tree's leaves unless the tagging head predicts them.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -36,8 +37,9 @@ import torch
 from torch import Tensor, nn
 
 from mlparse.config import ModelConfig, RecipeConfig
-from mlparse.data.vocab import ParserVocab
+from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import Parser
+from mlparse.models.ensemble import average_charts, average_distributions
 from mlparse.models.memory import parsing_memory, subbatch_cost, training_memory
 from mlparse.modules.attention import AttentionWindow
 from mlparse.modules.embeddings import LexicalConfig, LexicalEmbedding
@@ -347,6 +349,35 @@ class SpanParser(Parser):
 
     def predict(self, examples: Sequence[Sentence], decoder: str = "cython") -> List[Tree]:
         return self.parse(examples, decoder="torch" if decoder == "torch" else "cython")
+
+    # -- ensembles (mlparse.models.ensemble) ------------------------------------
+    def output_inventories(self) -> Dict[str, List[str]]:
+        """The span labels (EMPTY first), and the tags when the model predicts them."""
+        inventories = {"span labels": self.labels.to_list()}
+        if self.tagger is not None:
+            inventories["predicted tags"] = self.vocab.tags.to_list()
+        return inventories
+
+    def with_inventories(self, inventories: Dict[str, List[str]]) -> "SpanParser":
+        """A shallow copy (the same modules) that names labels (and predicted tags) from ``inventories``."""
+        view = copy.copy(self)
+        view.labels = LabelVocab(inventories["span labels"])
+        if "predicted tags" in inventories:
+            view.vocab = copy.copy(self.vocab)
+            view.vocab.tags = Vocab.from_list(inventories["predicted tags"], self.vocab.tags.num_specials)
+        return view
+
+    @classmethod
+    def average_scores(cls, scores: Sequence[Tuple[Tensor, Optional[Tensor]]], index_maps: Sequence[Dict[str, Tensor]],
+                       sizes: Dict[str, int], mode: str) -> Tuple[Tensor, Optional[Tensor]]:
+        """The mean chart ``[B, N+1, N+1, U]`` (CKY reads it as one model's) and, with a tagging head, the
+        averaged tag distributions ``[B, T, U_tags]``."""
+        chart = average_charts([c for c, _ in scores], [m["span labels"] for m in index_maps], sizes["span labels"])
+        tags = [t for _, t in scores]
+        if any(t is None for t in tags):
+            return chart, None
+        return chart, average_distributions([t.float().log_softmax(-1) for t in tags],  # type: ignore[union-attr]
+                                            [m["predicted tags"] for m in index_maps], sizes["predicted tags"], mode)
 
     def memory_cost(self, training: bool, decoder: str) -> Callable[[int], float]:
         return subbatch_cost(self.config, len(self.labels), training=training, decoder=decoder)

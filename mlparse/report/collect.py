@@ -31,11 +31,12 @@ UNKNOWN = "unknown"  # a status string this version does not know
 KNOWN_STATES = (COMPLETE, RUNNING, FAILED)
 
 _STRING_FIELDS = ("mlparse_version", "status", "error", "recipe", "recipe_hash", "run_id", "task", "model",
-                  "system", "dataset", "language", "started_at", "finished_at", "eval_tags")
+                  "system", "dataset", "language", "started_at", "finished_at", "eval_tags", "averaging")
 _NUMBER_FIELDS = ("parse_sentences_per_second", "training_seconds", "epochs")
 _INT_FIELDS = ("schema_version", "best_step")
 _DICT_FIELDS = ("hardware", "versions", "eval_tag_files")
 _STRING_LIST_FIELDS = ("notes",)
+_OBJECT_LIST_FIELDS = ("members",)  # an ensemble's members (RunResults.members)
 _SPLIT_NUMBER_FIELDS = ("recall", "precision", "f1", "complete_match", "tagging_accuracy", "uas", "las", "clas")
 _SPLIT_STRING_FIELDS = ("scorer",)
 _SPLIT_INT_FIELDS = ("sentences", "error_sentences", "skip_sentences")
@@ -99,7 +100,8 @@ def _is_number(value: Any) -> bool:
 
 def _clean_fields(data: Dict[str, Any], where: str, problems: List[str],
                   strings: Tuple[str, ...], numbers: Tuple[str, ...], ints: Tuple[str, ...],
-                  dicts: Tuple[str, ...] = (), string_lists: Tuple[str, ...] = ()) -> Dict[str, Any]:
+                  dicts: Tuple[str, ...] = (), string_lists: Tuple[str, ...] = (),
+                  object_lists: Tuple[str, ...] = ()) -> Dict[str, Any]:
     """Drop values of the wrong type, saying so; keep the rest unchanged."""
     clean = dict(data)
     for name, value in data.items():
@@ -115,6 +117,8 @@ def _clean_fields(data: Dict[str, Any], where: str, problems: List[str],
             problems.append(f"{where}{name}: expected an object, got {value!r}; ignored")
         elif name in string_lists and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
             problems.append(f"{where}{name}: expected a list of strings, got {value!r}; ignored")
+        elif name in object_lists and not (isinstance(value, list) and all(isinstance(v, dict) for v in value)):
+            problems.append(f"{where}{name}: expected a list of objects, got {value!r}; ignored")
         else:
             if name in ints:
                 clean[name] = int(value)
@@ -142,7 +146,8 @@ def parse_results(data: Any, path: Path) -> Tuple[Optional[RunResults], List[str
     if unknown:
         notes.append(f"fields not known to this version, not shown: {', '.join(unknown)}")
     clean = _clean_fields({k: v for k, v in data.items() if k in known}, f"{path}: ", warnings,
-                          _STRING_FIELDS, _NUMBER_FIELDS, _INT_FIELDS, _DICT_FIELDS, _STRING_LIST_FIELDS)
+                          _STRING_FIELDS, _NUMBER_FIELDS, _INT_FIELDS, _DICT_FIELDS, _STRING_LIST_FIELDS,
+                          _OBJECT_LIST_FIELDS)
     for split in ("dev", "test"):
         value = clean.get(split)
         if value is None:

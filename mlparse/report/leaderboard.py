@@ -151,9 +151,13 @@ def select_runs(records: Sequence[RunRecord], mode: str = "latest") -> List[RunR
 
 
 def _system_name(record: RunRecord) -> str:
+    """The row's name; an ensemble's says ``ensemble of N`` (its members are listed in its results.json)."""
     results = record.results
     assert results is not None
-    return results.system or f"mlparse {results.model}"
+    name = results.system or f"mlparse {results.model}"
+    if results.members and "ensemble of" not in name:
+        name += f", ensemble of {len(results.members)}"
+    return name
 
 
 def board_key(record: RunRecord) -> Tuple[str, str, Optional[str]]:

@@ -26,13 +26,14 @@ import torch
 import torch.distributed as dist
 
 from mlparse.config import RecipeConfig
-from mlparse.io_utils import atomic_write_text
+from mlparse.io_utils import atomic_write_json, atomic_write_text
 from mlparse.models.base import Parser
 from mlparse.models.registry import parser_class, parser_from_spec
 from mlparse.results import COMPLETE, FAILED, RUNNING, RunResults
-from mlparse.run_dir import RunDir, run_id_for
+from mlparse.run_dir import FOLD_FILE, RunDir, run_id_for
 from mlparse.tasks import DataError, Task, task_for
 from mlparse.train import checkpoint
+from mlparse.train.folds import fold_record, training_indices
 from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tags_notes
 from mlparse.train.environment import hardware_info, now_iso, versions
 from mlparse.train.run_lock import RunLock, RunLocked
@@ -116,28 +117,34 @@ def _complete_preparation(config: RecipeConfig) -> bool:
 def load_splits(config: RecipeConfig, task: Task, notes: Optional[List[str]] = None) -> tuple:
     """Train, dev and test splits as ``task`` reads them, checked before any training (readable, well formed).
 
-    Training sentences left out by ``data.max_train_length`` / ``data.max_train_sentences`` are
-    counted in ``notes`` (never dropped silently).  Lengths against the parser's limit are checked
+    Training sentences left out by ``data.folds``/``data.fold`` (jack-knifing, :mod:`mlparse.train.folds`),
+    ``data.max_train_length`` / ``data.max_train_sentences`` are counted in ``notes`` (never dropped silently).  Lengths against the parser's limit are checked
     by :func:`check_lengths` once the parser exists."""
     try:
         train, dev, test = (task.read_split(config.split_path(s)) for s in ("train", "dev", "test"))
     except DataError as error:
         raise RunError(str(error)) from None
     lengths = [task.length(e) for e in train.examples]
-    keep = list(range(len(lengths)))
-    if config.data.max_train_length:
-        keep = [k for k in keep if lengths[k] <= config.data.max_train_length]
-    if config.data.max_train_sentences:
-        keep = keep[: config.data.max_train_sentences]
+    d = config.data
+    candidates = training_indices(d, len(lengths))  # jack-knifing: fold d.fold of the whole file is left out
+    if d.folds is not None and notes is not None:
+        notes.append(f"jack-knifed: training on {len(candidates):,} of the {len(lengths):,} sentences of {train.path}, "
+                     f"fold {d.fold} of {d.folds} left out ({d.fold_assignment} assignment; "
+                     f"the held-out sentences are listed in {FOLD_FILE})")
+    keep = candidates
+    if d.max_train_length:
+        keep = [k for k in keep if lengths[k] <= d.max_train_length]
+    if d.max_train_sentences:
+        keep = keep[: d.max_train_sentences]
     if not keep:
-        raise RunError(f"{train.path}: no training sentence left after data.max_train_length={config.data.max_train_length}")
-    if notes is not None and len(keep) < len(lengths):
-        longer = sum(1 for n in lengths if config.data.max_train_length and n > config.data.max_train_length)
-        reasons = ([f"{longer} longer than data.max_train_length={config.data.max_train_length}"] if longer else []) + (
-            [f"the rest beyond data.max_train_sentences={config.data.max_train_sentences}"]
-            if config.data.max_train_sentences and len(lengths) - longer > len(keep) else [])
-        notes.append(f"training on {len(keep):,} of the {len(lengths):,} sentences of {train.path} "
-                     f"({'; '.join(reasons)})")
+        raise RunError(f"{train.path}: no training sentence left after data.max_train_length={d.max_train_length}")
+    if notes is not None and len(keep) < len(candidates):
+        longer = sum(1 for k in candidates if d.max_train_length and lengths[k] > d.max_train_length)
+        reasons = ([f"{longer} longer than data.max_train_length={d.max_train_length}"] if longer else []) + (
+            [f"the rest beyond data.max_train_sentences={d.max_train_sentences}"]
+            if d.max_train_sentences and len(candidates) - longer > len(keep) else [])
+        notes.append(f"training on {len(keep):,} of the {len(candidates):,} sentences of {train.path}"
+                     f"{' outside its held-out fold' if d.folds is not None else ''} ({'; '.join(reasons)})")
     if len(keep) < len(lengths):
         train = train.subset(keep)
     return train, dev, test
@@ -275,6 +282,10 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     check_lengths(task, {"train": train, "dev": dev, "test": test}, model.max_words)
     notes += eval_tags_notes(eval_tags, {"dev": dev, "test": test}, model.vocab.tags.to_list(), config.task)
     if info.is_main:
+        if config.data.folds is not None:
+            d = config.data
+            atomic_write_json(run_dir.fold, fold_record(str(config.split_path("train")), len(task.read_split(
+                config.split_path("train")).examples), d.folds, d.fold, d.fold_assignment, d.fold_seed))
         _record_notes(notes, run_dir, results, reporter)
     if info.active:  # different dropout streams per rank; DDP copies rank 0's initial weights
         checkpoint.seed_everything(config.train.seed + 7919 * info.rank)
