@@ -127,9 +127,9 @@ def test_tree_start_lines_counts_by_depth():
 
 
 SINICA = (
-    "#1:1.[4257] NP(Head:Neu:一)#。(PERIODCATEGORY)\r\n"
-    "#3:.[39029] S(theme:NP(Head:N(DUMMY1:Nba:嘉珍|Head:Caa:和|DUMMY2:Nhaa:我))|Head:VC1:住在)#，(COMMACATEGORY)\r\n"
-    "#4:1050.2.[1] VP(Head:VA4[+ASP]:過了年|goal:NP‧的(head:Nab:花|Head:DE:的))#\r\n"
+    "#1:1.[17] NP(Head:Neu:二)#。(PERIODCATEGORY)\r\n"
+    "#3:.[205] S(theme:NP(Head:N(DUMMY1:Nba:小林|Head:Caa:與|DUMMY2:Nhaa:你))|Head:VC1:去過)#，(COMMACATEGORY)\r\n"
+    "#4:88.2.[1] VP(Head:VA4[+ASP]:睡著了|goal:NP‧的(head:Nab:書|Head:DE:的))#\r\n"
     "#5:5.[9] S(theme:NP(Head:Nab:x)#。(PERIODCATEGORY)\r\n"
 )
 
@@ -137,13 +137,13 @@ SINICA = (
 def test_sinica_icg_conversion():
     _, tree = parse_icg_line(SINICA.splitlines()[1])
     expected = Tree("", [
-        Tree("S", [Tree("NP", [Tree("N", [Leaf("Nba", "嘉珍"), Leaf("Caa", "和"), Leaf("Nhaa", "我")])]),
-                   Leaf("VC1", "住在")]),
+        Tree("S", [Tree("NP", [Tree("N", [Leaf("Nba", "小林"), Leaf("Caa", "與"), Leaf("Nhaa", "你")])]),
+                   Leaf("VC1", "去過")]),
         Leaf("COMMACATEGORY", "，"),
     ])
     assert tree == expected
     _, tree = parse_icg_line(SINICA.splitlines()[2])  # no final punctuation, labels with [+..] and ‧
-    assert tree == Tree("", [Tree("VP", [Leaf("VA4[+ASP]", "過了年"), Tree("NP‧的", [Leaf("Nab", "花"), Leaf("DE", "的")])])])
+    assert tree == Tree("", [Tree("VP", [Leaf("VA4[+ASP]", "睡著了"), Tree("NP‧的", [Leaf("Nab", "書"), Leaf("DE", "的")])])])
 
 
 def test_sinica_errors_and_file_reader(tmp_path):
@@ -154,7 +154,7 @@ def test_sinica_errors_and_file_reader(tmp_path):
     reading = read_sinica_format(write(tmp_path, "parsed", SINICA), "parsed", {})
     assert reading.lines == [1, 2, 3]
     assert [(e.file, e.line) for e in reading.exclusions] == [("parsed", 4)]
-    assert reading.trees[0].words() == ["一", "。"]
+    assert reading.trees[0].words() == ["二", "。"]
 
 
 @pytest.mark.parametrize(

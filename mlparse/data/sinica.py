@@ -2,7 +2,7 @@
 
 One sentence per line::
 
-    #3:3.[39029] S(theme:NP(Head:Nba:嘉珍)|Head:VC1:住在|goal:NP(...))#，(COMMACATEGORY)
+    #3:3.[12] S(theme:NP(Head:Nba:小林)|Head:VC1:去過|goal:NP(...))#，(COMMACATEGORY)
 
 * the header ``#<n>:<doc>.[<id>]`` is followed by one root constituent ``LABEL(...)``;
 * children are separated by ``|``; each is ``role:POS:word`` (a leaf) or
