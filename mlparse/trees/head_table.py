@@ -221,8 +221,8 @@ def _labels(node: Node, source: str, what: str) -> Tuple[str, ...]:
     if not isinstance(node, SequenceNode):
         raise HeadTableError(f"{what} must be a list of labels", source, _line(node))
     labels = tuple(_string(item, source, f"a label of {what}") for item in node.value)
-    for item, label in zip(node.value, labels):
-        if labels.count(label) > 1:
+    for k, (item, label) in enumerate(zip(node.value, labels)):
+        if label in labels[:k]:
             raise HeadTableError(f"{what}: label {label!r} is listed twice", source, _line(item))
     return labels
 
