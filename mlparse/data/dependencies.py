@@ -21,7 +21,7 @@ from typing import Any, Optional
 
 from mlparse.data.formats import HEADED_FORMATS, MarkedHeads
 from mlparse.data.specs import CatalogError, LanguageSpec
-from mlparse.trees.dependency import DependencyPrediction, format_sentence, sentence_from_words
+from mlparse.trees.dependency import NO_VALUE, DependencyPrediction, DependencySentence, format_sentence
 from mlparse.trees.head_table import HeadTable, bundled_head_table, bundled_table_names
 from mlparse.trees.heads import TreeDependencies, tree_dependencies
 from mlparse.trees.tree import Tree
@@ -30,6 +30,8 @@ from mlparse.trees.tree import Tree
 TREEBANK_HEADS = "treebank"
 #: ``relations`` of the manifest: from the categories, or the treebank's own.
 DERIVED, FROM_TREEBANK = "derived", "treebank"
+#: A word line's eight columns after FORM, before the prediction is written in.
+_EMPTY_COLUMNS = "\t_" * 8 + "\n"
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,16 @@ def conllu_block(tree: Tree, dependencies: TreeDependencies, source: str = "<tre
     """
     leaves = tree.leaves()
     tags = [leaf.tag for leaf in leaves]
-    sentence = sentence_from_words([leaf.word for leaf in leaves], source)
+    words = tuple([leaf.word for leaf in leaves])
+    for word in words:  # what sentence_from_words refuses (it would then read its own lines back: 2x slower)
+        if not word or word.isspace() or "\t" in word or "\n" in word or "\r" in word:
+            raise ValueError(f"cannot write the word {word!r} in a CoNLL-U column")
+    n = len(words)
+    blank = (NO_VALUE,) * n
+    sentence = DependencySentence(
+        words=words, lemmas=blank, upos=blank, xpos=blank, feats=blank, heads=(None,) * n, deprels=blank,
+        source=source, line=1, lines=tuple([f"{k}\t{word}{_EMPTY_COLUMNS}" for k, word in enumerate(words, 1)]),
+        word_lines=tuple(range(n)),
+    )
     prediction = DependencyPrediction(dependencies.heads[1:], dependencies.relations[1:], upos=tags, xpos=tags)
     return format_sentence(sentence, prediction)
