@@ -25,8 +25,9 @@ treebank does not mark exactly one head:
 * several ``Head`` children (coordinations without a conjunction, ``Head:VH11:落後|Head:VH11:
   貧困``, correlatives ``又…又``): the first is the head child, the others depend on it with
   the relation ``Head``;
-* no ``Head`` child: the last child is the head child (phrases are head-final in the
-  treebank's majority), the others keep their roles.
+* no ``Head`` child: the last child is the head child, the others keep their roles (in the
+  NLTK sample, of the 47,724 phrases with several children and one ``Head``, 58% have it last,
+  17% first; 204 of its 279 phrases without a ``Head`` have a single child).
 
 Each sentence counts its phrases of either kind (:class:`IcgSentence`), and ``prepare``
 records the totals in the manifest.  Such a tree is always projective with one root.

@@ -47,7 +47,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Optional, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -103,12 +103,15 @@ class HeadTable:
         """The steps for a phrase labelled ``label`` (the default rule when it is not listed)."""
         return self.rules.get(label, self.default)
 
-    def find(self, label: str, children: Tuple[str, ...]) -> Tuple[int, int]:
+    def find(self, label: str, children: Sequence[str]) -> Tuple[int, int]:
         """``(head child index, step index)`` for a phrase ``label`` with child labels ``children``.
 
-        The step index says which step of the rule chose the child (``len(rule)`` when the
-        coordination rule then moved the head to the first conjunct).
+        ``children``: the labels of its ``k >= 1`` children (phrase labels, POS tags of words),
+        best a tuple (the cache key).  The step index says which step of the rule chose the
+        child (``len(rule)`` when the coordination rule then moved the head to the first conjunct).
         """
+        if type(children) is not tuple:
+            children = tuple(children)
         key = (label, children)
         found = self._cache.get(key)
         if found is None:
