@@ -15,6 +15,7 @@ from mlparse.cli.app import app
 from mlparse.cli.errors import fail, os_error_message
 from mlparse.data.catalog import CatalogError, family_names
 from mlparse.data.issues import Issue, PrepareError
+from mlparse.data.manifest import Manifest
 from mlparse.data.prepare import PrepareReport, ProgressHook, prepare_family
 from mlparse.data.sources import SourceNotFoundError
 from mlparse.data.splits import SplitError
@@ -82,7 +83,9 @@ def summary_table(report: PrepareReport) -> Table:
     help=(
         "Prepare a treebank family (ptb, ptb-sample, spmrl, ud, free): read the source, normalize "
         "every tree (catalog pipeline in treebanks/<family>.yaml) and write "
-        "<out>/<family>/<language>/{train,dev,test}.trees (or .conllu) plus manifest.json. "
+        "<out>/<family>/<language>/{train,dev,test}.trees (or .conllu) plus manifest.json; a treebank "
+        "with heads (a head table, or heads marked by the treebank) also gets its dependency version, "
+        "{train,dev,test}.conllu beside the .trees. "
         "Without --source, ptb-sample, free and ud are looked for in $MLPARSE_DATA and then in "
         "../shared/treebanks."
     ),
@@ -109,7 +112,21 @@ def prepare_command(
         console.print(Text.assemble(("not found: ", "yellow"), f"{name}: {where}"), soft_wrap=True)
     for result in report.results:
         _show_issues(result.manifest.exclusions, "left out", result.out_dir)
+        _show_dependencies(result.manifest)
         console.print(f"wrote {result.out_dir}", highlight=False, soft_wrap=True)
+
+
+def _show_dependencies(manifest: Manifest) -> None:
+    """The dependency version's files and where its heads come from (nothing without one)."""
+    heads = manifest.heads
+    if heads is None:
+        return
+    files = ", ".join(stats.dependencies for stats in manifest.splits.values() if stats.dependencies)
+    line = f"dependency version: {files} (heads: {heads.table}, relations: {heads.relations})"
+    if heads.phrases_without_head is not None:
+        line += (f"; {heads.phrases_without_head:,} phrase(s) mark no head (the last child heads them), "
+                 f"{heads.phrases_with_several_heads:,} mark several (the first heads them)")
+    console.print(line, highlight=False, soft_wrap=True)
 
 
 #: Excluded trees listed on the terminal per language (all of them are in manifest.json).
