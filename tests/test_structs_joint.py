@@ -104,6 +104,16 @@ def test_decoders_equal_brute_force(ties: bool, augmented: bool) -> None:
             assert_same_tree(trees[0], trees[-1])
 
 
+def test_ties_go_to_the_smallest_split_and_the_smallest_head() -> None:
+    # All trees score 0: the leftmost split, the first root word and the first hooked head win,
+    # which makes the right-branching bracketing with the chain 1 <- 0, 2 <- 1, 3 <- 2, ...
+    n = 7
+    for tree in exact_decoders(np.zeros((n + 1, n + 1, 3), dtype=np.float32), np.zeros((n + 1, n + 1))):
+        assert tree.score == 0.0
+        assert tree.spans == [span for i in range(n - 1) for span in ((i, n, 0), (i, i + 1, 0))] + [(n - 1, n, 0)]
+        assert tree.heads.tolist() == [-1] + list(range(n))
+
+
 def test_reference_and_compiled_agree_on_longer_sentences() -> None:
     rng = np.random.default_rng(5)
     for n in (9, 17, 30):

@@ -1,16 +1,18 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Compiled core of the exact joint span + dependency decoder; see mlparse.structs.joint
 for the public API and mlparse.structs.joint_reference for the recurrences, which this
-code follows exactly (same float64 arithmetic order, same tie-breaking).
+code follows exactly (same float64 sums, same tie-breaking).
 
 One table of (n+1)^3 doubles holds both charts of the reference: for a span (a, b),
 the entries h in (a, b] are best[a, b, h] and the entries h outside (a, b] are
-hook[a, b, h] (the two index ranges are disjoint); a table of int32 beside it holds
-the split k or the hooked head h'.  Scores must be finite."""
+hook[a, b, h] (the two index ranges are disjoint).  The forward pass keeps values
+only, as element-wise maxima over contiguous rows that the C compiler vectorises (a
+maximum is exact, so its order does not matter); the back-track recomputes the
+arg max of the 2n - 1 cells it visits with the reference's rule (the first index
+reaching the maximum), O(n) each.  Scores must be finite."""
 
 import numpy as np
 
-from libc.stdint cimport int32_t
 from libc.stdlib cimport free, malloc
 
 ctypedef fused real:
@@ -18,16 +20,53 @@ ctypedef fused real:
     double
 
 
+
 cdef inline Py_ssize_t best_label(const real* row, Py_ssize_t num_labels, double* value) noexcept nogil:
-    """Plain decoding: the first label of maximal score among 1..L-1 if that score is > 0, else EMPTY."""
-    cdef Py_ssize_t l, label = 0
-    cdef double top = 0.0
+    """Plain decoding (the rule and code of cky_compiled.best_label): first label of maximal score among 1..L-1 if that score is > 0, else EMPTY."""
+    cdef Py_ssize_t l
+    cdef real m0, m1, m2, m3, m4, m5, m6, m7, top
+    if num_labels < 2:
+        value[0] = 0.0
+        return 0
+    # Pass 1: the maximum, with eight independent accumulators (no dependency chain).
+    m0 = m1 = m2 = m3 = m4 = m5 = m6 = m7 = row[1]
+    l = 1
+    while l + 8 <= num_labels:
+        m0 = row[l] if row[l] > m0 else m0
+        m1 = row[l + 1] if row[l + 1] > m1 else m1
+        m2 = row[l + 2] if row[l + 2] > m2 else m2
+        m3 = row[l + 3] if row[l + 3] > m3 else m3
+        m4 = row[l + 4] if row[l + 4] > m4 else m4
+        m5 = row[l + 5] if row[l + 5] > m5 else m5
+        m6 = row[l + 6] if row[l + 6] > m6 else m6
+        m7 = row[l + 7] if row[l + 7] > m7 else m7
+        l += 8
+    while l < num_labels:
+        m0 = row[l] if row[l] > m0 else m0
+        l += 1
+    m0 = m1 if m1 > m0 else m0
+    m2 = m3 if m3 > m2 else m2
+    m4 = m5 if m5 > m4 else m4
+    m6 = m7 if m7 > m6 else m6
+    m0 = m2 if m2 > m0 else m0
+    m4 = m6 if m6 > m4 else m4
+    top = m4 if m4 > m0 else m0
+    if not (top > 0):
+        value[0] = 0.0
+        return 0
+    # Pass 2: the first label reaching it (lowest index on ties).
+    for l in range(1, num_labels):
+        if row[l] == top:
+            value[0] = top
+            return l
+    # Unreachable for finite scores: fall back to a plain scan.
+    value[0] = 0.0
+    top = 0
+    cdef Py_ssize_t label = 0
     for l in range(1, num_labels):
         if row[l] > top:
             top = row[l]
             label = l
-    value[0] = top
-    return label
 
 
 cdef inline Py_ssize_t best_augmented_label(const real* row, Py_ssize_t num_labels, Py_ssize_t g, double* value) noexcept nogil:
@@ -51,28 +90,84 @@ cdef inline Py_ssize_t best_augmented_label(const real* row, Py_ssize_t num_labe
     return g
 
 
-cdef inline void make_hooks(double* chart, int32_t* back, const double* arcs, Py_ssize_t a, Py_ssize_t b,
+cdef inline void max_into(double* cell, const double* left, const double* right, Py_ssize_t start,
+                          Py_ssize_t stop) noexcept nogil:
+    """cell[h] = max(cell[h], left[h] + right[h]) for h in start..stop-1 (branch-free, vectorisable)."""
+    cdef Py_ssize_t h
+    cdef double value
+    for h in range(start, stop):
+        value = left[h] + right[h]
+        cell[h] = value if value > cell[h] else cell[h]
+
+
+cdef inline void shift_max_into(double* cell, double shift, const double* row, Py_ssize_t start,
+                                Py_ssize_t stop) noexcept nogil:
+    """cell[h] = max(cell[h], shift + row[h]) for h in start..stop-1 (branch-free, vectorisable)."""
+    cdef Py_ssize_t h
+    cdef double value
+    for h in range(start, stop):
+        value = shift + row[h]
+        cell[h] = value if value > cell[h] else cell[h]
+
+
+cdef inline void make_best(double* chart, Py_ssize_t i, Py_ssize_t j, Py_ssize_t stride,
+                           double label_value) noexcept nogil:
+    """best[i, j, h] = lab + max over k of (left + right) for every h in (i, j] (width >= 2)."""
+    cdef double* cell = chart + (i * stride + j) * stride
+    cdef Py_ssize_t k, h
+    for h in range(i + 1, j + 1):
+        cell[h] = -1.0 / 0.0
+    for k in range(i + 1, j):
+        # h <= k: best[i, k, h] + hook[k, j, h];  h > k: hook[i, k, h] + best[k, j, h].
+        max_into(cell, chart + (i * stride + k) * stride, chart + (k * stride + j) * stride, i + 1, j + 1)
+    for h in range(i + 1, j + 1):
+        cell[h] = label_value + cell[h]
+
+
+cdef inline void make_hooks(double* chart, const double* arcs_by_dependent, Py_ssize_t a, Py_ssize_t b,
                             Py_ssize_t n) noexcept nogil:
-    """hook[a, b, h] = max over h' in (a, b] of best[a, b, h'] + arc(h, h'), for h in 1..a and b+1..n."""
+    """hook[a, b, h] = max over h' in (a, b] of best[a, b, h'] + arc(h, h'), for h in 1..a and b+1..n.
+
+    ``arcs_by_dependent[h' * (n+1) + h]`` is arc(h, h') (the transposed matrix), so the
+    inner loops run over contiguous h.
+    """
     cdef Py_ssize_t stride = n + 1
     cdef double* cell = chart + (a * stride + b) * stride
-    cdef int32_t* pointer = back + (a * stride + b) * stride
-    cdef const double* row
-    cdef Py_ssize_t h, head, top_head
-    cdef double value, top
-    for h in range(1, n + 1):
-        if a < h <= b:
-            continue
-        row = arcs + h * stride
-        top = cell[a + 1] + row[a + 1]
-        top_head = a + 1
-        for head in range(a + 2, b + 1):
-            value = cell[head] + row[head]
-            if value > top:
-                top = value
-                top_head = head
-        cell[h] = top
-        pointer[h] = <int32_t> top_head
+    cdef Py_ssize_t h, head
+    for h in range(1, a + 1):
+        cell[h] = -1.0 / 0.0
+    for h in range(b + 1, n + 1):
+        cell[h] = -1.0 / 0.0
+    for head in range(a + 1, b + 1):
+        shift_max_into(cell, cell[head], arcs_by_dependent + head * stride, 1, a + 1)
+        shift_max_into(cell, cell[head], arcs_by_dependent + head * stride, b + 1, n + 1)
+
+
+cdef inline Py_ssize_t best_split(const double* chart, Py_ssize_t i, Py_ssize_t j, Py_ssize_t h,
+                                  Py_ssize_t stride) noexcept nogil:
+    """The reference's split of cell (i, j, h): the first k reaching the maximum of left + right."""
+    cdef Py_ssize_t k, top_k = i + 1
+    cdef double value, top = -1.0 / 0.0
+    for k in range(i + 1, j):
+        value = chart[(i * stride + k) * stride + h] + chart[(k * stride + j) * stride + h]
+        if value > top:
+            top = value
+            top_k = k
+    return top_k
+
+
+cdef inline Py_ssize_t best_hooked(const double* chart, const double* arcs, Py_ssize_t a, Py_ssize_t b,
+                                   Py_ssize_t h, Py_ssize_t stride) noexcept nogil:
+    """The reference's hooked head of hook[a, b, h]: the first h' reaching the maximum."""
+    cdef const double* cell = chart + (a * stride + b) * stride
+    cdef Py_ssize_t head, top_head = a + 1
+    cdef double value, top = -1.0 / 0.0
+    for head in range(a + 1, b + 1):
+        value = cell[head] + arcs[h * stride + head]
+        if value > top:
+            top = value
+            top_head = head
+    return top_head
 
 
 def joint_core(real[:, :, ::1] scores, double[:, ::1] arcs, Py_ssize_t n, int[:, ::1] gold=None):
@@ -84,7 +179,7 @@ def joint_core(real[:, :, ::1] scores, double[:, ::1] arcs, Py_ssize_t n, int[:,
     """
     cdef Py_ssize_t num_labels = scores.shape[2]
     cdef Py_ssize_t stride = n + 1
-    cdef Py_ssize_t i, j, k, h, width, top_k, root_head, dependent, top
+    cdef Py_ssize_t i, j, k, h, d, width, root_head, dependent, top
     cdef double value, root, label_value
     cdef bint augment = gold is not None
     if n < 1 or n >= scores.shape[0] or n >= scores.shape[1]:
@@ -95,26 +190,25 @@ def joint_core(real[:, :, ::1] scores, double[:, ::1] arcs, Py_ssize_t n, int[:,
         raise ValueError("the gold label matrix is smaller than the sentence")
 
     cdef Py_ssize_t cells = stride * stride * stride
-    cdef double* chart = <double*> malloc(cells * sizeof(double))
-    cdef int32_t* back = <int32_t*> malloc(cells * sizeof(int32_t))
+    cdef double* chart = <double*> malloc((cells + stride * stride) * sizeof(double))
     cdef Py_ssize_t* label_index = <Py_ssize_t*> malloc((stride * stride + 6 * n + 6) * sizeof(Py_ssize_t))
-    if chart == NULL or back == NULL or label_index == NULL:
+    if chart == NULL or label_index == NULL:
         free(chart)
-        free(back)
         free(label_index)
         raise MemoryError()
+    cdef double* arcs_by_dependent = chart + cells
     cdef Py_ssize_t* stack = label_index + stride * stride
-    cdef double* cell
-    cdef int32_t* pointer
-    cdef double* left
-    cdef double* right
     cdef const double* arc = &arcs[0, 0]
+    cdef double* cell
 
     heads_array = np.full(n + 1, -1, dtype=np.int64)
     cdef long long[::1] heads = heads_array
     spans = []
     try:
         with nogil:
+            for h in range(stride):
+                for d in range(stride):
+                    arcs_by_dependent[d * stride + h] = arc[h * stride + d]
             for width in range(1, n + 1):
                 for i in range(n - width + 1):
                     j = i + width
@@ -123,27 +217,12 @@ def joint_core(real[:, :, ::1] scores, double[:, ::1] arcs, Py_ssize_t n, int[:,
                             &scores[i, j, 0], num_labels, gold[i, j], &label_value)
                     else:
                         label_index[i * stride + j] = best_label(&scores[i, j, 0], num_labels, &label_value)
-                    cell = chart + (i * stride + j) * stride
-                    pointer = back + (i * stride + j) * stride
                     if width == 1:
-                        cell[j] = label_value
+                        chart[(i * stride + j) * stride + j] = label_value
                     else:
-                        # best[i, j, h] = lab + max_k (left + right), k ascending, strict > (smallest k).
-                        for h in range(i + 1, j + 1):
-                            cell[h] = -1.0 / 0.0
-                        for k in range(i + 1, j):
-                            left = chart + (i * stride + k) * stride   # best[i, k, .] / hook[i, k, .]
-                            right = chart + (k * stride + j) * stride  # hook[k, j, .] / best[k, j, .]
-                            # h <= k: best[i, k, h] + hook[k, j, h];  h > k: hook[i, k, h] + best[k, j, h].
-                            for h in range(i + 1, j + 1):
-                                value = left[h] + right[h]
-                                if value > cell[h]:
-                                    cell[h] = value
-                                    pointer[h] = <int32_t> k
-                        for h in range(i + 1, j + 1):
-                            cell[h] = label_value + cell[h]
+                        make_best(chart, i, j, stride, label_value)
                     if width < n:
-                        make_hooks(chart, back, arc, i, j, n)
+                        make_hooks(chart, arcs_by_dependent, i, j, n)
 
             cell = chart + n * stride
             root = cell[1] + arc[1]
@@ -168,9 +247,9 @@ def joint_core(real[:, :, ::1] scores, double[:, ::1] arcs, Py_ssize_t n, int[:,
             spans.append((i, j, label_index[i * stride + j]))
             if j - i < 2:
                 continue
-            k = back[(i * stride + j) * stride + h]
+            k = best_split(chart, i, j, h, stride)
             if h <= k:
-                dependent = back[(k * stride + j) * stride + h]
+                dependent = best_hooked(chart, arc, k, j, h, stride)
                 stack[top] = k
                 stack[top + 1] = j
                 stack[top + 2] = dependent
@@ -178,7 +257,7 @@ def joint_core(real[:, :, ::1] scores, double[:, ::1] arcs, Py_ssize_t n, int[:,
                 stack[top + 4] = k
                 stack[top + 5] = h
             else:
-                dependent = back[(i * stride + k) * stride + h]
+                dependent = best_hooked(chart, arc, i, k, h, stride)
                 stack[top] = k
                 stack[top + 1] = j
                 stack[top + 2] = h
@@ -189,6 +268,5 @@ def joint_core(real[:, :, ::1] scores, double[:, ::1] arcs, Py_ssize_t n, int[:,
             top += 6
     finally:
         free(chart)
-        free(back)
         free(label_index)
     return root, spans, heads_array
