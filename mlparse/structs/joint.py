@@ -114,6 +114,6 @@ def decode_separate(
     arcs = augmented_arcs(arc_scores, n, None if gold is None else gold[1])
     heads = decode_eisner(arcs) if projective else decode_mst(arcs)
     arc_total = 0.0
-    for d in range(1, n + 1):
-        arc_total += arcs[heads[d], d]
+    for value in arcs[heads[1:], np.arange(1, n + 1)].tolist():  # d = 1..n in order, as tree_score
+        arc_total += value
     return JointTree(spans=chart.spans, heads=heads, score=chart.score + arc_total)
