@@ -60,6 +60,16 @@ def assert_same_tree(a: JointTree, b: JointTree) -> None:
     assert a.score == b.score
     assert a.spans == b.spans
     assert a.heads.tolist() == b.heads.tolist()
+    assert a == b
+
+
+def test_joint_trees_compare_by_value() -> None:
+    tree = JointTree(spans=[(0, 2, 1), (0, 1, 0), (1, 2, 0)], heads=np.array([-1, 0, 1]), score=1.5)
+    assert tree == JointTree(spans=list(tree.spans), heads=tree.heads.copy(), score=1.5)
+    assert tree != JointTree(spans=tree.spans, heads=np.array([-1, 2, 0]), score=1.5)
+    assert tree != JointTree(spans=tree.spans, heads=tree.heads, score=2.5)
+    assert tree != JointTree(spans=[(0, 2, 0), (0, 1, 0), (1, 2, 0)], heads=tree.heads, score=1.5)
+    assert tree.length == 2
 
 
 def catalan(m: int) -> int:

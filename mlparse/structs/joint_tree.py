@@ -46,9 +46,9 @@ from mlparse.structs.chart_tree import GoldSpans, IndexedSpan, check_gold, check
 from mlparse.structs.dep_tree import NO_HEAD, HeadArray, check_arc_scores, tree_problem
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class JointTree:
-    """A decoded headed binary tree.
+    """A decoded headed binary tree (``==`` compares spans, heads and score).
 
     Attributes:
         spans: the ``2n - 1`` spans ``(i, j, label_index)`` in pre-order (root first),
@@ -66,6 +66,11 @@ class JointTree:
     def length(self) -> int:
         """Sentence length n."""
         return self.spans[0][1]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, JointTree):
+            return NotImplemented
+        return self.score == other.score and self.spans == other.spans and np.array_equal(self.heads, other.heads)
 
 
 class JointGold(NamedTuple):
