@@ -149,7 +149,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--labels", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=5, help="best of this many passes")
-    parser.add_argument("--reference-sentences", type=int, default=20, help="the pure-Python decoder decodes only these")
+    parser.add_argument("--reference-sentences", type=int, default=20, help="the pure-Python decoder's sentences")
     parser.add_argument("--fixed-length", type=int, default=25)
     parser.add_argument("--fixed-sentences", type=int, default=1000)
     parser.add_argument("--quick", action="store_true", help="a few short sentences, one pass (the test's smoke run)")
@@ -173,7 +173,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     n = args.fixed_length
     fixed = random_sentences(rng, [n] * args.fixed_sentences, args.labels)
     exact = table(f"fixed length n = {n}, {len(fixed)} sentences:", fixed, args.reference_sentences, args.repeat)
-    print(f"  exact joint Cython at n = {n}: {exact.per_second:,.0f} sentences/s, {exact.per_second / TARGET:.2f}x the target of 1,000")
+    speed = exact.per_second
+    print(f"  exact joint Cython at n = {n}: {speed:,.0f} sentences/s, {speed / TARGET:.2f}x the target of 1,000")
     print(f"{load()} at the end")
     return 0
 

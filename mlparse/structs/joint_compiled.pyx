@@ -20,9 +20,9 @@ ctypedef fused real:
     double
 
 
-
 cdef inline Py_ssize_t best_label(const real* row, Py_ssize_t num_labels, double* value) noexcept nogil:
-    """Plain decoding (the rule and code of cky_compiled.best_label): first label of maximal score among 1..L-1 if that score is > 0, else EMPTY."""
+    """Plain decoding (the rule and code of cky_compiled.best_label): the first label of maximal
+    score among 1..L-1 if that score is > 0, else EMPTY."""
     cdef Py_ssize_t l
     cdef real m0, m1, m2, m3, m4, m5, m6, m7, top
     if num_labels < 2:
@@ -69,7 +69,8 @@ cdef inline Py_ssize_t best_label(const real* row, Py_ssize_t num_labels, double
             label = l
 
 
-cdef inline Py_ssize_t best_augmented_label(const real* row, Py_ssize_t num_labels, Py_ssize_t g, double* value) noexcept nogil:
+cdef inline Py_ssize_t best_augmented_label(const real* row, Py_ssize_t num_labels, Py_ssize_t g,
+                                             double* value) noexcept nogil:
     """Hamming-augmented: best non-gold label by raw score (+1.0) against the gold label's raw score."""
     cdef Py_ssize_t l, other_label = -1
     cdef double other_value = -1.0 / 0.0
