@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -86,6 +87,7 @@ def sweep_command(
     console.print(f"sweep {suite.name}: {len(members)} member(s), launcher {launcher_name}"
                   f"{', ' + format(budget, 'g') + ' minutes each' if budget is not None else ''}; runs in {runs_dir}",
                   highlight=False, soft_wrap=True)
+    _interrupt_on_sigterm()
     try:
         rows = _run_with_display(SweepRun(suite.name, members, runs_dir, budget, launcher,
                                           announce=lambda text: console.print(Text(text), soft_wrap=True)))
@@ -96,6 +98,14 @@ def sweep_command(
     failed = [row for row in rows if row.state == "failed"]
     if failed:
         fail(f"{len(failed)} of {len(rows)} member(s) failed: {', '.join(row.label for row in failed)}", 1)
+
+
+def _interrupt_on_sigterm() -> None:
+    """SIGTERM (a batch system, `kill`) stops the sweep as Ctrl-C does: local members are stopped too."""
+    def interrupt(signum, frame):  # type: ignore[no-untyped-def]
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
 
 
 def _launcher(name: str, settings):  # type: ignore[no-untyped-def]

@@ -70,7 +70,8 @@ class Launcher(Protocol):
     name: str
 
     def start(self, member: Member, argv: List[str], run_dir: RunDir) -> Optional[Handle]:
-        """Start the member, or return None when no slot is free now (the driver asks again later)."""
+        """Start the member (its run directory is created), or return None when no slot is free now (the
+        driver asks again later)."""
 
     def close(self) -> None: ...
 
@@ -142,7 +143,6 @@ class SweepRun:
                 while pending:
                     member = pending[0]
                     run_dir = RunDir.for_recipe(self.runs_dir, member.config)
-                    run_dir.path.mkdir(parents=True, exist_ok=True)
                     handle = self.launcher.start(member, member_argv(member, self.runs_dir, self.max_minutes,
                                                                      self._gpus(member)), run_dir)
                     if handle is None:

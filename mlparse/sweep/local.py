@@ -9,7 +9,6 @@ With visible GPUs, member processes run side by side, each seeing only its own G
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 from collections import deque
 from pathlib import Path
@@ -90,6 +89,7 @@ class LocalLauncher:
         if not self.free:
             return None
         group = self.free.popleft()
+        run_dir.path.mkdir(parents=True, exist_ok=True)
         env = dict(os.environ)
         if group is not None:
             env["CUDA_VISIBLE_DEVICES"] = ",".join(group)
@@ -105,7 +105,7 @@ class LocalLauncher:
         """Stop members still running (the sweep was interrupted): each resumes when the sweep runs again."""
         for handle in self.handles:
             if handle.process.poll() is None:
-                handle.process.send_signal(signal.SIGINT)  # `mlparse run` stops cleanly; the next sweep resumes
+                handle.process.terminate()  # the next sweep resumes it from its last checkpoint
         for handle in self.handles:
             try:
                 handle.process.wait(timeout=30)

@@ -86,6 +86,7 @@ class SlurmLauncher:
         self.handles: List[JobHandle] = []
 
     def start(self, member: Member, argv: List[str], run_dir: RunDir) -> Optional[JobHandle]:
+        run_dir.path.mkdir(parents=True, exist_ok=True)
         executor = self.submitit.AutoExecutor(folder=run_dir.path / SUBMITIT_DIR, cluster=self.settings.cluster)
         executor.update_parameters(**job_parameters(self.settings, member.label.replace(" ", "-")))
         job = executor.submit(MemberJob(argv, str(run_dir.path / MEMBER_LOG)))
