@@ -27,7 +27,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import yaml
 
 from mlparse.config import ConfigError, RecipeConfig, load_recipe
-from mlparse.config.loading import recipes_dir
+from mlparse.config.loading import SUITES_FOLDER, recipes_dir
 from mlparse.config.schema import unknown_key_error
 
 SUITE_KEYS = ("name", "description", "seeds", "max_minutes", "set", "slurm", "members")
@@ -109,7 +109,7 @@ class Suite:
 
 def suites_dir() -> Path:
     """The bundled suites (``recipes/suites/``)."""
-    return recipes_dir() / "suites"
+    return recipes_dir() / SUITES_FOLDER
 
 
 def bundled_suites() -> List[str]:
