@@ -53,7 +53,8 @@ BUNDLED_RUN_IDS = {
 
 
 def bundled_names() -> list:
-    return sorted(str(path.relative_to(recipes_dir()))[: -len(".yaml")] for path in recipes_dir().rglob("*.yaml"))
+    paths = (path.relative_to(recipes_dir()) for path in recipes_dir().rglob("*.yaml"))
+    return sorted(str(path)[: -len(".yaml")] for path in paths if path.parts[0] != "suites")  # suites: mlparse sweep
 
 
 def write(path: Path, text: str) -> Path:

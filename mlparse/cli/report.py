@@ -29,6 +29,7 @@ class Split(str, Enum):
 class Select(str, Enum):
     latest = "latest"
     best = "best"
+    all_seeds = "all-seeds"
 
 
 class Published(str, Enum):
@@ -44,7 +45,9 @@ def report(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write to this file instead of the terminal."),
     split: Split = typer.Option(Split.test, "--split", help="Which split the leaderboards show."),
     select: Select = typer.Option(Select.latest, "--select",
-                                  help="Per recipe: the latest complete run, or the one best on dev."),
+                                  help="Per recipe, runs differing only by seed are one group, shown as mean ± "
+                                  "standard deviation (n): latest: the group of the latest complete run; best: the "
+                                  "group best on dev (mean); all-seeds: the latest group, one row per seed."),
     published: Published = typer.Option(Published.matching, "--published",
                                         help="Published rows: for data sets with runs, all tables, or none."),
     plots: Optional[Path] = typer.Option(None, "--plots",

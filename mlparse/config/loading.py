@@ -167,6 +167,16 @@ def recipes_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "recipes"
 
 
+#: The folder of ``recipes/`` that holds benchmark suites (``mlparse sweep``), not recipes.
+SUITES_FOLDER = "suites"
+
+
+def bundled_recipe_names() -> List[str]:
+    """``hebrew``, ``free/icelandic``, ``ud/base``, …: every bundled recipe (the suites left out)."""
+    paths = (path.relative_to(recipes_dir()) for path in recipes_dir().rglob("*.yaml"))
+    return sorted(str(path)[: -len(".yaml")] for path in paths if path.parts[0] != SUITES_FOLDER)
+
+
 def resolve_recipe(name_or_path: Union[str, Path]) -> Path:
     """A recipe file: the path itself, else a bundled recipe by name (``hebrew``, ``free/icelandic``)."""
     path = Path(name_or_path)
@@ -175,7 +185,7 @@ def resolve_recipe(name_or_path: Union[str, Path]) -> Path:
     bundled = recipes_dir() / (str(name_or_path) if path.suffix == ".yaml" else f"{name_or_path}.yaml")
     if bundled.is_file():
         return bundled
-    names = sorted(str(p.relative_to(recipes_dir()))[: -len(".yaml")] for p in recipes_dir().rglob("*.yaml"))
+    names = bundled_recipe_names()
     close = difflib.get_close_matches(str(name_or_path), names, n=1)
     hint = f" Did you mean '{close[0]}'?" if close else ""
     raise ConfigError(f"recipe '{name_or_path}' not found: no such file, and no bundled recipe of that name "

@@ -1,7 +1,9 @@
 """Leaderboards: one table per (task, split, dataset, scoring, metric), columns keyed by language.
 
-Measured rows come from runs (one run per recipe, the latest or the best on dev);
-published rows come from :mod:`mlparse.report.published`.  Scores from different
+Measured rows come from runs: per recipe one group of runs that differ only by seed
+(:mod:`mlparse.report.seeds`), the latest or the best on dev, shown as the mean over its complete
+seeds with the standard deviation and n (``all-seeds``: one row per seed instead); published rows
+come from :mod:`mlparse.report.published`.  Scores from different
 data sets never share a table, so a score on the free WSJ sample never sits in
 the same column as a full-PTB score; constituency and dependency scores never
 share one either, nor dependency scores counted under different conventions
@@ -15,10 +17,11 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from mlparse.report.collect import RunRecord
 from mlparse.report.published import Citation, ColumnKey, PublishedRow, PublishedScores
+from mlparse.report.seeds import SeedGroup, group_by_seed, mean_std
 from mlparse.results import COMPLETE, DEV_METRIC
 
 MEASURED, PUBLISHED = "measured", "published"
-SELECT_MODES = ("latest", "best")
+SELECT_MODES = ("latest", "best", "all-seeds")
 PUBLISHED_MODES = ("matching", "all", "none")
 
 #: The metrics a leaderboard shows, per task, one table each (``--select best`` uses :data:`DEV_METRIC`).
@@ -31,13 +34,28 @@ SCORING_NAMES = {"conll18": "CoNLL 2018 scoring", "ptb": "PTB scoring, punctuati
 
 
 @dataclass
+class SeedScore:
+    """One seed's score behind a measured cell."""
+
+    run: str  # "recipe/run-id"
+    seed: Optional[int]
+    value: Optional[float]
+
+
+@dataclass
 class Cell:
-    """One score; ``state`` marks a run that is not complete (its value, if any, is provisional)."""
+    """One score; ``state`` marks a run that is not complete (its value, if any, is provisional).
+
+    A measured cell of several seeds holds their mean as ``value``, the sample standard deviation as
+    ``std`` and their number as ``n``; ``seeds`` lists every seed's score (also for n = 1)."""
 
     value: Optional[float] = None
     state: Optional[str] = None
-    run: Optional[str] = None  # "recipe/run-id" for measured cells
+    run: Optional[str] = None  # "recipe/run-id" for measured cells (the group's latest run)
     note: Optional[str] = None  # published footnote
+    std: Optional[float] = None  # sample standard deviation over the seeds (n >= 2)
+    n: int = 1  # how many seeds' scores ``value`` is the mean of
+    seeds: List[SeedScore] = field(default_factory=list)
 
 
 @dataclass
@@ -122,32 +140,50 @@ def _metric_value(record: RunRecord, split: str, metric: str) -> Optional[float]
     return getattr(scores, metric, None) if scores is not None else None
 
 
-def select_runs(records: Sequence[RunRecord], mode: str = "latest") -> List[RunRecord]:
-    """One run per recipe: the latest complete run, or the complete run best on dev.
+def select_groups(records: Sequence[RunRecord], mode: str = "latest") -> List[SeedGroup]:
+    """Per recipe, the runs one leaderboard row stands for.
 
-    A recipe without a complete run is represented by its latest run of any state, so
-    that a running or failed experiment still shows up (with its state).
+    ``latest``: the seed group of the latest complete run; ``best``: the seed group whose complete runs have
+    the best mean dev score; either reduced to its complete runs.  ``all-seeds``: the latest group's runs,
+    each a group of its own (one row per seed).  A recipe without a complete run is represented by its latest
+    run of any state, so that a running or failed experiment still shows up (with its state).
     """
     if mode not in SELECT_MODES:
         raise ValueError(f"unknown selection {mode!r}; choose one of {SELECT_MODES}")
-    by_recipe: Dict[str, List[RunRecord]] = {}
-    for record in records:
-        if record.results is not None:
-            by_recipe.setdefault(record.recipe, []).append(record)
-    chosen = []
+    by_recipe: Dict[str, List[SeedGroup]] = {}
+    for group in group_by_seed(records):
+        by_recipe.setdefault(group.recipe, []).append(group)
+    chosen: List[SeedGroup] = []
     for recipe in sorted(by_recipe):
-        runs = by_recipe[recipe]
-        complete = [run for run in runs if run.state == COMPLETE]
-        pool = complete or runs
-        if mode == "best" and complete:
-            def key(run: RunRecord) -> Tuple[float, float]:
-                value = _metric_value(run, "dev", primary_metric(run.results.task))  # type: ignore[union-attr]
-                return (value if value is not None else float("-inf"), run.sort_time())
+        groups = by_recipe[recipe]
+        complete = [group for group in groups if group.complete]
+        if not complete:
+            latest = max((run for group in groups for run in group.runs), key=lambda run: run.sort_time())
+            owner = next(group for group in groups if latest in group.runs)
+            chosen.append(SeedGroup(recipe, owner.key, [latest], {latest.label: owner.seeds.get(latest.label)}))
+            continue
+        if mode == "best":
+            def key(group: SeedGroup) -> Tuple[float, float]:
+                values = [value for run in group.complete
+                          for value in [_metric_value(run, "dev", primary_metric(run.results.task))]  # type: ignore[union-attr]
+                          if value is not None]
+                return (sum(values) / len(values) if values else float("-inf"),
+                        max(run.sort_time() for run in group.complete))
         else:
-            def key(run: RunRecord) -> Tuple[float, float]:
-                return (run.sort_time(), 0.0)
-        chosen.append(max(pool, key=key))
+            def key(group: SeedGroup) -> Tuple[float, float]:
+                return (max(run.sort_time() for run in group.complete), 0.0)
+        best = max(complete, key=key)
+        runs = sorted(best.complete, key=lambda run: (best.seeds.get(run.label) or 0, run.label))
+        if mode == "all-seeds":
+            chosen += [SeedGroup(recipe, best.key, [run], {run.label: best.seeds.get(run.label)}) for run in runs]
+        else:
+            chosen.append(SeedGroup(recipe, best.key, runs, {run.label: best.seeds.get(run.label) for run in runs}))
     return chosen
+
+
+def select_runs(records: Sequence[RunRecord], mode: str = "latest") -> List[RunRecord]:
+    """One run per recipe (per seed with ``all-seeds``): the latest run of each group of :func:`select_groups`."""
+    return [group.representative for group in select_groups(records, mode)]
 
 
 def _system_name(record: RunRecord) -> str:
@@ -167,21 +203,28 @@ def board_key(record: RunRecord) -> Tuple[str, str, Optional[str]]:
     return results.task, results.dataset or "?", record.scoring
 
 
-def _measured_rows(runs: Sequence[RunRecord], key: Tuple[str, str, Optional[str]], split: str, metric: str,
-                   warnings: List[str]) -> List[LeaderboardRow]:
+def _measured_rows(groups: Sequence[SeedGroup], key: Tuple[str, str, Optional[str]], split: str, metric: str,
+                   warnings: List[str], per_seed: bool = False) -> List[LeaderboardRow]:
     task, dataset, scoring = key
     rows: Dict[str, LeaderboardRow] = {}
-    for record in runs:
+    for group in groups:
+        record = group.representative
         if record.results is None or board_key(record) != key:
             continue
         results = record.results
         language = results.language or "?"
         name = _system_name(record)
+        seed = group.seeds.get(record.label)
+        if per_seed:
+            name += f" (seed {seed})" if seed is not None else f" ({record.run_id})"
         row = rows.setdefault(name, LeaderboardRow(system=name, kind=MEASURED, source="", cells={}))
-        value = _metric_value(record, split, metric)
+        seeds = [SeedScore(run.label, group.seeds.get(run.label), _metric_value(run, split, metric))
+                 for run in group.runs]
+        mean, std, n = mean_std([score.value for score in seeds if score.value is not None])
+        value = mean if record.state == COMPLETE else _metric_value(record, split, metric)
         state = None if record.state == COMPLETE and value is not None else (
             record.state if record.state != COMPLETE else f"no {split} scores")
-        cell = Cell(value=value, state=state, run=record.label)
+        cell = Cell(value=value, state=state, run=record.label, std=std, n=max(n, 1), seeds=seeds)
         existing = row.cells.get(language)
         if existing is not None:
             keep, drop = (existing, cell) if (existing.value or -1.0) >= (value or -1.0) else (cell, existing)
@@ -191,7 +234,7 @@ def _measured_rows(runs: Sequence[RunRecord], key: Tuple[str, str, Optional[str]
             cell = keep
         row.cells[language] = cell
     for row in rows.values():
-        row.source = ", ".join(sorted(cell.run for cell in row.cells.values() if cell.run))
+        row.source = ", ".join(sorted(score.run for cell in row.cells.values() for score in cell.seeds))
     return [rows[name] for name in sorted(rows)]
 
 
@@ -215,7 +258,8 @@ def build_leaderboards(records: Sequence[RunRecord], published: Optional[Publish
     if published_mode not in PUBLISHED_MODES:
         raise ValueError(f"unknown published mode {published_mode!r}; choose one of {PUBLISHED_MODES}")
     warnings = warnings if warnings is not None else []
-    runs = select_runs(records, select)
+    groups = select_groups(records, select)
+    runs = [group.representative for group in groups]
     published_rows = published.rows(split=split) if published is not None and published_mode != "none" else []
 
     def published_key(row: PublishedRow, dataset: str) -> Tuple[str, str, Optional[str]]:
@@ -234,7 +278,7 @@ def build_leaderboards(records: Sequence[RunRecord], published: Optional[Publish
             # a published data set's numbers follow one convention: only runs scored the same way sit beside them
             matching = [row for row in published_rows if published_key(row, dataset) == key]
             pub = _published_rows(matching, dataset, metric)
-            measured = _measured_rows(runs, key, split, metric, warnings)
+            measured = _measured_rows(groups, key, split, metric, warnings, per_seed=select == "all-seeds")
             if not pub and not measured:
                 continue
             languages = list(dict.fromkeys(language for row in pub for language in row.cells))

@@ -54,8 +54,8 @@ def build_report(runs_dir: Path, split: str = "test", select: str = "latest", pu
         for row in board.rows:
             if row.citation is not None:
                 citations.setdefault(row.citation.table_id, row.citation)
-    selected = sorted({cell.run for board in boards for row in board.measured_rows()
-                       for cell in row.cells.values() if cell.run})
+    selected = sorted({run for board in boards for row in board.measured_rows() for cell in row.cells.values()
+                       for run in [cell.run, *(score.run for score in cell.seeds)] if run})
     return Report(runs_dir=Path(runs_dir), split=split, select=select, records=records, leaderboards=boards,
                   citations=list(citations.values()), selected=selected, warnings=warnings)
 
@@ -133,11 +133,19 @@ def cell_text(value: Optional[float], state: Optional[str]) -> str:
     return f"{fmt_score(value)} ({state})" if value is not None else f"({state})"
 
 
+def spread_text(cell: Cell) -> str:
+    """`` ± 0.45 (n=3)`` for a mean over seeds; empty for a single run."""
+    if cell.n < 2 or cell.std is None or cell.state is not None:
+        return ""
+    return f" ± {cell.std:.2f} (n={cell.n})"
+
+
 def marked_cell_text(cell: Optional[Cell]) -> str:
-    """A leaderboard cell as plain text: :func:`cell_text`, with † when a footnote goes with it; ``–`` when empty."""
+    """A leaderboard cell as plain text: :func:`cell_text` (a mean over seeds with ± its standard deviation and
+    n), with † when a footnote goes with it; ``–`` when empty."""
     if cell is None:
         return "–"
-    text = cell_text(cell.value, cell.state)
+    text = cell_text(cell.value, cell.state) + spread_text(cell)
     return text + "†" if cell.note else text
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from mlparse.report.collect import RunRecord
-from mlparse.report.leaderboard import MEASURED, METRIC_NAMES, PUBLISHED, Leaderboard
+from mlparse.report.leaderboard import MEASURED, METRIC_NAMES, PUBLISHED, Cell, Leaderboard
 from mlparse.report.model import Report, language_label
 from mlparse.results import LogEntry
 
@@ -141,11 +141,15 @@ def bar_plot(board: Leaderboard) -> Optional[Plot]:
         return None
     plt = _pyplot()
 
+    def best_cell(kind: str, language: str, final: bool) -> Optional[Cell]:
+        cells = [row.cells[language] for row in board.rows
+                 if row.kind == kind and language in row.cells and row.cells[language].value is not None
+                 and (row.cells[language].state is None) == final]
+        return max(cells, key=lambda cell: cell.value) if cells else None  # type: ignore[arg-type,return-value]
+
     def best(kind: str, language: str, final: bool) -> Optional[float]:
-        values = [row.cells[language].value for row in board.rows
-                  if row.kind == kind and language in row.cells and row.cells[language].value is not None
-                  and (row.cells[language].state is None) == final]
-        return max(values) if values else None  # type: ignore[type-var]
+        cell = best_cell(kind, language, final)
+        return cell.value if cell is not None else None
 
     def state(language: str) -> Optional[str]:
         states = [row.cells[language].state for row in measured if language in row.cells]
@@ -163,8 +167,14 @@ def bar_plot(board: Leaderboard) -> Optional[Plot]:
     ours_x = [x - width / 2 for x in xs] if paired else xs
     present = [v for v in final + provisional + theirs if v is not None]
     bottom, top = max(0.0, min(present) - 5), min(100.0, max(present) + 2)
-    axes.bar(ours_x, [v if v is not None else 0 for v in final], width, label="mlparse (measured)",
-             color="#2b6cb0")
+    # a mean over seeds carries an error bar of one standard deviation
+    spreads = [cell.std if cell is not None and cell.n > 1 else None
+               for cell in (best_cell(MEASURED, language, True) for language in languages)]
+    seeded = any(spread is not None for spread in spreads)
+    axes.bar(ours_x, [v if v is not None else 0 for v in final], width,
+             label="mlparse (measured, mean ± sd over seeds)" if seeded else "mlparse (measured)", color="#2b6cb0",
+             yerr=[spread or 0.0 for spread in spreads] if seeded else None, capsize=3 if seeded else 0,
+             error_kw={"elinewidth": 1, "ecolor": "#1a202c"})
     if any(v is not None for v in provisional):
         axes.bar(ours_x, [v if v is not None else 0 for v in provisional], width, color="#2b6cb0", alpha=0.35,
                  label="mlparse (run not complete)")
@@ -175,7 +185,9 @@ def bar_plot(board: Leaderboard) -> Optional[Plot]:
         ours = final[i] if final[i] is not None else provisional[i]
         if ours is not None:
             label = f"{ours:.2f}" if final[i] is not None else f"{ours:.2f} ({state(language) or 'provisional'})"
-            axes.text(ours_x[i], ours + 0.15, label, ha="center", va="bottom", fontsize=7,
+            if final[i] is not None and spreads[i] is not None:
+                label += f" ± {spreads[i]:.2f}"
+            axes.text(ours_x[i], ours + 0.15 + (spreads[i] or 0.0 if final[i] is not None else 0.0), label, ha="center", va="bottom", fontsize=7,
                       color="#1a365d", rotation=90 if paired else 0)
         elif state(language):
             axes.text(ours_x[i], bottom + 0.3, state(language), ha="center", va="bottom", fontsize=7,

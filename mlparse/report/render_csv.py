@@ -1,8 +1,9 @@
 """CSV report in long ("tidy") form: one score per line, stable order, fixed decimals.
 
 Columns: section, task, dataset, split, language, system, kind, source, metric, value, state, note.
-``section`` is ``leaderboard`` (including the ``average`` language and the ``delta``
-kind) or ``run`` (every run folder's scores, their scorer, speed, training time and hardware).
+``section`` is ``leaderboard`` (including the ``average`` language, the ``delta`` kind and, below a
+mean over seeds, one ``seed`` line per seed with its run) or ``run`` (every run folder's scores, their
+scorer, speed, training time and hardware).
 A dependency leaderboard's ``dataset`` carries its scoring convention, ``ud (conll18)`` or
 ``ptb-sd (ptb)``: scores counted differently are different columns.
 """
@@ -34,8 +35,15 @@ def csv_rows(report: Report) -> List[List[str]]:
                 cell = row.cells.get(language)
                 if cell is None:
                     continue
+                spread = (f"mean of {cell.n} seeds, standard deviation {_number(cell.std)}"
+                          if cell.n > 1 and cell.std is not None else "")
                 rows.append(base + [language, row.system, row.kind, cell.run or source, board.metric,
-                                    _number(cell.value), cell.state or "", cell.note or ""])
+                                    _number(cell.value), cell.state or "", cell.note or spread])
+                if len(cell.seeds) > 1:  # every seed's own score below the mean
+                    for score in cell.seeds:
+                        rows.append(base + [language, row.system, "seed", score.run, board.metric,
+                                            _number(score.value), "",
+                                            f"seed {score.seed}" if score.seed is not None else ""])
             if board.show_average and row.average is not None:
                 rows.append(base + ["average", row.system, row.kind, source, board.metric, _number(row.average), ""])
         for language in board.languages:

@@ -9,7 +9,7 @@ from typing import List, Sequence
 from mlparse.report.details import detail_columns, detail_table, run_messages
 from mlparse.report.leaderboard import MEASURED, Leaderboard
 from mlparse.report.model import (Report, citation_text, fmt_delta, fmt_score, footnotes, language_label, source_text,
-                                  summary_line)
+                                  spread_text, summary_line)
 from mlparse.report.plots import Plot
 
 CSS = """
@@ -38,6 +38,7 @@ tr.measured td.src { font-weight: normal; }
 tr.delta td { border-top: 2px solid #2d3748; font-style: italic; }
 td.pos { color: #276749; } td.neg { color: #9b2c2c; }
 .state { font-weight: normal; color: #b7791f; font-size: .8rem; }
+.sd { font-weight: normal; color: #4a5568; font-size: .8rem; white-space: nowrap; }
 tr.run-running td.state-cell { color: #b7791f; font-weight: 600; }
 tr.run-failed td.state-cell, tr.run-unreadable td.state-cell, tr.run-unknown td.state-cell,
 tr.run-no-results td.state-cell { color: #9b2c2c; font-weight: 600; }
@@ -110,6 +111,8 @@ def _leaderboard(board: Leaderboard, report: Report) -> str:
                 cells.append("–")
                 continue
             text = escape(fmt_score(cell.value)) if cell.value is not None else ""
+            if spread_text(cell):
+                text += f'<span class="sd">{escape(spread_text(cell))}</span>'
             if cell.state:
                 text += f' <span class="state">({escape(cell.state)})</span>'
             if cell.note:

@@ -1,0 +1,178 @@
+"""Running a sweep: skip finished members, prepare data once, launch the rest, keep the state file and table.
+
+Each member is an ordinary ``mlparse run`` process (``python -m mlparse run RECIPE --set ... --runs-dir ...``),
+so it has the usual run id, resume and lock, and a member that fails (bad data, out of memory, killed)
+ends only its own process.  The launcher (:mod:`mlparse.sweep.local`, :mod:`mlparse.sweep.slurm`) decides
+where the processes run; this module decides which members run and records what happened.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Protocol, Sequence
+
+from mlparse.results import COMPLETE, FAILED, RUNNING
+from mlparse.run_dir import RunDir
+from mlparse.sweep.prepare import prepare_treebanks
+from mlparse.sweep.status import QUEUED, MemberStatus, SweepState, member_statuses, read_member
+from mlparse.sweep.suite import Member
+
+#: How often the live table is refreshed from the run directories (seconds).
+REFRESH_SECONDS = 2.0
+
+
+def member_argv(member: Member, runs_dir: Path, max_minutes: Optional[float], gpus: int = 1) -> List[str]:
+    """The ``mlparse run`` command line of a member (run by the launcher in its own process)."""
+    argv = [sys.executable, "-m", "mlparse", "run", member.recipe, "--runs-dir", str(runs_dir)]
+    for override in member.overrides:
+        argv += ["--set", override]
+    if max_minutes is not None:
+        argv += ["--max-minutes", format(max_minutes, "g")]
+    if gpus > 1:
+        argv += ["--gpus", str(gpus)]
+    return argv
+
+
+def is_finished(member: Member, runs_dir: Path, max_minutes: Optional[float]) -> bool:
+    """A complete run that the budget would not train further (as ``mlparse run`` decides)."""
+    from mlparse.train.runner import extends_budget
+
+    previous = RunDir.for_recipe(runs_dir, member.config).read_results()
+    if previous is None or previous.status != COMPLETE:
+        return False
+    budget = max_minutes if max_minutes is not None else member.config.train.max_minutes
+    return not extends_budget(previous, budget)
+
+
+@dataclass
+class Outcome:
+    """How a member's process ended: its exit status (negative: killed by that signal) and a reason."""
+
+    returncode: int
+    reason: Optional[str] = None
+
+
+class Handle(Protocol):
+    """A launched member: ``done()`` without blocking, then ``outcome()``."""
+
+    job: str
+
+    def done(self) -> bool: ...
+
+    def outcome(self) -> Outcome: ...
+
+
+class Launcher(Protocol):
+    name: str
+
+    def start(self, member: Member, argv: List[str], run_dir: RunDir) -> Optional[Handle]:
+        """Start the member (its run directory is created), or return None when no slot is free now (the
+        driver asks again later)."""
+
+    def close(self) -> None: ...
+
+
+def exit_reason(returncode: int, log_tail: Sequence[str] = ()) -> str:
+    """Why a member's process failed: the last ``error:`` line it printed, else its signal or exit status."""
+    errors = [line.strip() for line in log_tail if line.strip().startswith("error:")]
+    if errors:
+        return errors[-1][len("error:"):].strip()
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        hint = " (out of memory?)" if -returncode == signal.SIGKILL else ""
+        return f"killed by {name}{hint}"
+    tail = [line.strip() for line in log_tail if line.strip()]
+    return f"exit status {returncode}" + (f": {tail[-1][:300]}" if tail else "")
+
+
+@dataclass
+class SweepRun:
+    """One invocation of ``mlparse sweep``: the members, where runs go, the budget and the state file."""
+
+    suite: str
+    members: List[Member]
+    runs_dir: Path
+    max_minutes: Optional[float]
+    launcher: Launcher
+    announce: Callable[[str], None] = print
+    on_refresh: Callable[[List[MemberStatus]], None] = lambda rows: None
+    state: SweepState = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.state = SweepState.read(self.runs_dir, self.suite)
+        self.state.suite, self.state.launcher = self.suite, self.launcher.name
+
+    def rows(self) -> List[MemberStatus]:
+        return member_statuses(self.members, self.runs_dir, self.state)
+
+    def _record(self, member: Member, state: str, reason: Optional[str] = None, job: Optional[str] = None) -> None:
+        self.state.record(member.label, state, reason, job, str(RunDir.for_recipe(self.runs_dir, member.config).path))
+        self.state.write(self.runs_dir)
+
+    def run(self) -> List[MemberStatus]:
+        """Run every unfinished member; returns the final rows."""
+        todo: List[Member] = []
+        for member in self.members:
+            if is_finished(member, self.runs_dir, self.max_minutes):
+                self._record(member, COMPLETE)
+            else:
+                todo.append(member)
+                self._record(member, QUEUED)
+        skipped = len(self.members) - len(todo)
+        if skipped:
+            self.announce(f"{skipped} member(s) already complete: skipped")
+        failed_data = prepare_treebanks(todo, self.announce)
+        pending = []
+        for member in todo:
+            reason = failed_data.get(member.treebank)
+            if reason is not None:
+                self._record(member, FAILED, reason)
+            else:
+                pending.append(member)
+        running: Dict[str, tuple] = {}
+        last_refresh = 0.0
+        try:
+            while pending or running:
+                while pending:
+                    member = pending[0]
+                    run_dir = RunDir.for_recipe(self.runs_dir, member.config)
+                    handle = self.launcher.start(member, member_argv(member, self.runs_dir, self.max_minutes,
+                                                                     self._gpus(member)), run_dir)
+                    if handle is None:
+                        break
+                    pending.pop(0)
+                    running[member.label] = (member, handle)
+                    self._record(member, RUNNING, job=handle.job)
+                for label, (member, handle) in list(running.items()):
+                    if handle.done():
+                        del running[label]
+                        self._finish(member, handle.outcome())
+                if time.monotonic() - last_refresh >= REFRESH_SECONDS or not (pending or running):
+                    self.on_refresh(self.rows())
+                    last_refresh = time.monotonic()
+                if pending or running:
+                    time.sleep(0.2)
+        finally:
+            self.launcher.close()
+        rows = self.rows()
+        self.on_refresh(rows)
+        return rows
+
+    def _gpus(self, member: Member) -> int:
+        return getattr(self.launcher, "gpus_per_member", 1)
+
+    def _finish(self, member: Member, outcome: Outcome) -> None:
+        status = read_member(member, self.runs_dir)
+        if outcome.returncode == 0 and status.state == COMPLETE:
+            self._record(member, COMPLETE)
+        elif status.state == FAILED:  # the run recorded its own error in results.json
+            self._record(member, FAILED, status.reason)
+        else:
+            self._record(member, FAILED, outcome.reason or exit_reason(outcome.returncode))
