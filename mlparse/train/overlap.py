@@ -41,8 +41,9 @@ def overlap_enabled(wanted: bool = True) -> bool:
 class HostWorker:
     """One worker thread for host work beside the device (or, switched off, the calling thread).
 
-    The worker inherits the caller's grad mode: torch's grad mode is per thread, and work submitted
-    from a ``torch.no_grad()`` block must not record a graph in the worker.
+    The worker inherits the caller's grad mode and CUDA device: both are per thread, and work submitted
+    from a ``torch.no_grad()`` block must not record a graph in the worker, nor a DDP rank's worker open
+    a context on GPU 0.
     """
 
     def __init__(self, enabled: bool = True) -> None:
@@ -74,7 +75,11 @@ class HostWorker:
                 done.set_exception(error)
             return done
 
+        cuda_device = torch.cuda.current_device() if torch.cuda.is_initialized() else None
+
         def run() -> R:
+            if cuda_device is not None:
+                torch.cuda.set_device(cuda_device)
             with torch.set_grad_enabled(grad):
                 return function(*args)
 
