@@ -90,8 +90,11 @@ def test_the_environment_switches_the_overlap_off(monkeypatch: pytest.MonkeyPatc
     with HostWorker(True) as worker:
         assert worker.enabled
         assert all(n.startswith(THREAD_NAME) for n in worker.ahead(lambda x: threading.current_thread().name, [1, 2]))
-    with HostWorker(False) as worker:  # the recipe's train.overlap: false
+    with HostWorker(False) as worker:  # the recipe's train.overlap: false: each item made when asked for
         assert not worker.enabled
+        made = []
+        for item in worker.ahead(lambda x: made.append(x) or x, [1, 2, 3]):
+            assert made[-1] == item
 
 
 def test_the_worker_runs_one_item_ahead_in_order() -> None:

@@ -86,7 +86,11 @@ class HostWorker:
         return self._pool.submit(run)
 
     def ahead(self, function: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
-        """``function(item)`` for each item, in order, the next one computed while the caller uses the last."""
+        """``function(item)`` for each item, in order, the next one computed while the caller uses the last
+        (switched off: each computed when the caller asks for it, as a plain loop would)."""
+        if self._pool is None:
+            yield from (function(item) for item in items)
+            return
         pending: Optional[Future] = None
         for item in items:
             following = self.submit(function, item)
@@ -95,13 +99,6 @@ class HostWorker:
             pending = following
         if pending is not None:
             yield pending.result()
-
-
-def prepared_ahead(function: Callable[[T], R], items: Sequence[T], enabled: bool = True) -> Iterator[R]:
-    """``function(item)`` for each item in order, the next prepared in a worker while the caller uses the
-    current one; the worker is joined when the loop ends, breaks or raises (a generator's ``close``)."""
-    with HostWorker(enabled) as worker:
-        yield from worker.ahead(function, items)
 
 
 def decoded_behind(network: Callable[[T], Any], decode: Callable[[T, Any], List[R]], items: Sequence[T],
