@@ -5,8 +5,14 @@
 Prints one table. Rows, each measured side by side in this run:
 
 * device-independent (any machine): backend operations dispatched (at least one kernel launch each on
-  a GPU) and host synchronisations of one demo update of 32 sentences and of one parsed batch of 32
-  dev sentences, with the CPU's decoder (Cython) and the GPU's (batched torch);
+  a GPU), those of them that compute (views aside: the kernel launches) and host synchronisations of
+  one demo update of 32 sentences and of one parsed batch of 32 dev sentences, with the CPU's decoder
+  (Cython) and the GPU's (batched torch); the CKY width loop's and the CharLSTM's share of that batch,
+  beside the figures issue 16 gave before the changes (not a side-by-side comparison: printed as given);
+* overlap on vs off (``train.overlap``): demo updates and the dev parse, alternated in one run;
+* compiled vs eager encoder (``train.compile: encoder``, inductor): the encoder's forward over the dev
+  set, and the graphs compiled for it (length buckets); minutes of compiling on a small CPU, so
+  ``--no-compile`` leaves it out (``--quick`` always does);
 * CPU: parse speed of the base model (recipes/base.yaml sizes, untrained) on the dev set after a
   warm-up pass, train speed of the base model (32-sentence updates), demo training speed in epochs
   per minute (timed updates; dev checks aside);
@@ -39,11 +45,15 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from mlparse.config import RecipeConfig, load_recipe  # noqa: E402
+from mlparse.data.batching import pack_by_tokens  # noqa: E402
 from mlparse.data.synthetic import generate_treebank  # noqa: E402
 from mlparse.models.span_parser import build_parser  # noqa: E402
 from mlparse.tasks.constituency import ConstituencyTask  # noqa: E402
 from mlparse.train.checkpoint import CheckpointFiles, seed_everything  # noqa: E402
 from mlparse.train.corpus import Split, golds_of, read_split, sentence_of  # noqa: E402
+from mlparse.structs import cky_torch  # noqa: E402
+from mlparse.train.compile import compile_encoder, compiled_graphs, uncompile_encoder  # noqa: E402
+from mlparse.train.dispatch_count import DispatchCounter  # noqa: E402
 from mlparse.train.step_count import count_parse, count_update  # noqa: E402
 from mlparse.train.trainer import Trainer, predict_in_batches  # noqa: E402
 from mlparse.trees.tree import Tree  # noqa: E402
@@ -165,6 +175,31 @@ def measure_device(device: torch.device, data: Data, args: argparse.Namespace, f
     return out
 
 
+#: What issue 16 measured on CPU before the changes (commit 42f63c8), printed beside the current counts.
+ISSUE_COUNTS = {"update": "11,290 ops in 3 sub-batches", "forward": "2,196 ops per 32-sentence sub-batch",
+                "cky": "about 970 ops", "char_lstm": "818 ops"}
+
+
+def part_counts(trainer: Trainer, sentences: Sequence[object]) -> dict:
+    """Operations of the CKY width loop (batched torch decoder) and of the CharLSTM for one parsed batch."""
+    model = trainer.model
+    model.eval()
+    out = {}
+    with torch.no_grad():
+        batch = model.make_batch(list(sentences))
+        chart, _ = model(batch)
+        with DispatchCounter() as cky:
+            cky_torch.decode_batch(chart.float(), batch.lengths)
+        out["cky"] = (cky.total, cky.computing)
+        lstm = getattr(model.embedding, "char_lstm", None)
+        if lstm is not None:
+            with DispatchCounter() as chars:
+                lstm(batch.chars, batch.char_lengths, batch.host_char_lengths)
+            out["char_lstm"] = (chars.total, chars.computing)
+    model.train()
+    return out
+
+
 def counts(data: Data, quick: bool, folder: Path) -> List[Row]:
     rows = []
     for decoder in ("cython", "torch"):
@@ -175,12 +210,77 @@ def counts(data: Data, quick: bool, folder: Path) -> List[Row]:
         update = count_update(trainer, list(range(32, 64)))
         parsed = count_parse(trainer.model, [sentence_of(t) for t in data.dev.trees[:32]], decoder)
         rows += [Row(f"demo update, 32 sentences, {decoder} decoder: operations dispatched", update.operations,
-                     unit="ops", note=f"{update.subbatches} sub-batches"),
+                     unit="ops", note=f"{update.subbatches} sub-batches; issue 16: {ISSUE_COUNTS['update']}"),
+                 Row(f"demo update, 32 sentences, {decoder} decoder: operations that compute", update.computing,
+                     unit="ops", note="views aside: kernel launches on a GPU"),
                  Row(f"demo update, 32 sentences, {decoder} decoder: host syncs", update.host_syncs, unit="syncs"),
                  Row(f"demo parse, 32 dev sentences in one batch, {decoder} decoder: operations", parsed.operations,
+                     unit="ops", note=f"issue 16: {ISSUE_COUNTS['forward']} (forward only)"),
+                 Row(f"demo parse, 32 dev sentences, {decoder} decoder: operations that compute", parsed.computing,
                      unit="ops"),
                  Row(f"demo parse, 32 dev sentences, {decoder} decoder: host syncs", parsed.host_syncs, unit="syncs")]
+        if decoder == "torch":
+            parts = part_counts(trainer, [sentence_of(t) for t in data.dev.trees[:32]])
+            names = {"cky": "CKY width loop (batched torch decoder)", "char_lstm": "CharLSTM forward (CPU LSTM: per step)"}
+            for key, (total, computing) in parts.items():
+                rows.append(Row(f"of that batch: {names[key]}: operations / computing", total, unit="ops",
+                                note=f"{computing:,} compute; issue 16: {ISSUE_COUNTS[key]}"))
     return rows
+
+
+def overlap_rows(data: Data, args: argparse.Namespace, folder: Path, device: torch.device) -> dict:
+    """Demo updates per second and dev parse speed with ``train.overlap`` on and off, alternated (best of each)."""
+    config = recipe("demo", args.quick, device)
+    trainer = make_trainer(config, data, device, folder / f"overlap-{device.type}")
+    best = {True: {"train": 0.0, "parse": 0.0}, False: {"train": 0.0, "parse": 0.0}}
+    work = batches(len(trainer.train_sentences), 32, 1 + 2 * args.demo_updates * 2)
+    trainer.train_step(work[0])
+    position = 1
+    for _ in range(2):
+        for overlap in (True, False):
+            trainer.config.train.overlap = overlap
+            chunk = work[position:position + args.demo_updates]
+            position += args.demo_updates
+            seconds = timed(device, lambda: [trainer.train_step(b) for b in chunk])
+            best[overlap]["train"] = max(best[overlap]["train"], len(chunk) / seconds)
+
+            def parse() -> object:
+                return predict_in_batches(trainer.model, trainer.dev_inputs, trainer.dev_lengths, trainer.eval_budget,
+                                          trainer.decoder, overlap)
+            best[overlap]["parse"] = max(best[overlap]["parse"], len(trainer.dev_inputs) / timed(device, parse))
+    return best
+
+
+def compile_rows(data: Data, args: argparse.Namespace, folder: Path, device: torch.device) -> dict:
+    """The demo encoder's forward over the dev set (eval, no gradient), eager vs compiled (inductor), and the
+    graphs compiled for it (a first pass compiles and is not timed)."""
+    config = recipe("demo", args.quick, device)
+    trainer = make_trainer(config, data, device, folder / f"compile-{device.type}")
+    model = trainer.model.eval()
+    groups = [[trainer.dev_inputs[i] for i in g] for g in
+              pack_by_tokens(trainer.dev_lengths, trainer.eval_budget, model.memory_cost(training=False, decoder=trainer.decoder))]
+    with torch.no_grad():
+        inputs = []
+        for group in groups:
+            batch = model.make_batch(group)
+            inputs.append((model.embedding(batch.mask, words=batch.words, tags=batch.tags, chars=batch.chars,
+                                           char_lengths=batch.char_lengths, host_char_lengths=batch.host_char_lengths),
+                           batch.mask))
+
+        def run() -> object:
+            return [model.encoder(z, mask) for z, mask in inputs]
+        run()
+        eager = min(timed(device, run) for _ in range(2))
+        before = compiled_graphs()
+        start = time.perf_counter()
+        compile_encoder(model, "encoder", device)
+        run()
+        compile_seconds = time.perf_counter() - start
+        graphs = compiled_graphs() - before
+        compiled = min(timed(device, run) for _ in range(2))
+        uncompile_encoder(model)
+    return {"eager": len(trainer.dev_inputs) / eager, "compiled": len(trainer.dev_inputs) / compiled,
+            "graphs": graphs, "shapes": len({tuple(z.shape) for z, _ in inputs}), "compile_seconds": compile_seconds}
 
 
 def two_gpu_check(folder: Path, data_dir: Optional[str]) -> str:
@@ -220,6 +320,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--updates", type=int, default=2, help="timed base-model updates per device")
     parser.add_argument("--base-sentences", type=int, default=32, help="sentences per base-model update")
     parser.add_argument("--demo-updates", type=int, default=5, help="timed demo updates per device")
+    parser.add_argument("--no-compile", action="store_true",
+                        help="leave out the compiled-encoder rows (inductor compiles for minutes on a small CPU)")
     args = parser.parse_args(argv)
     if args.quick:
         args.updates, args.base_sentences, args.demo_updates = 1, 8, 1
@@ -252,6 +354,31 @@ def main(argv: Optional[List[str]] = None) -> int:
         if gpu:
             rows.append(Row(f"GPU busy share of {args.base_sentences}-sentence base updates", None,
                             100.0 * on_gpu["busy"], "%", "torch.profiler kernel time / wall"))
+        overlap = {"cpu": overlap_rows(data, args, folder, torch.device("cpu"))}
+        if gpu:
+            overlap["gpu"] = overlap_rows(data, args, folder, torch.device("cuda"))
+        for what, unit, label in (("train", "updates/s", "demo updates (32 sentences)"), ("parse", "sent/s", "demo dev parse")):
+            for on in (True, False):
+                rows.append(Row(f"{label}, train.overlap {'on' if on else 'off'}", overlap["cpu"][on][what],
+                                overlap["gpu"][on][what] if gpu else None, unit,
+                                (f"on/off CPU {overlap['cpu'][True][what] / overlap['cpu'][False][what]:.2f}x"
+                                 + (f", GPU {overlap['gpu'][True][what] / overlap['gpu'][False][what]:.2f}x" if gpu
+                                    else "; GPU: skipped")) if on else "alternated with the row above"))
+        if args.quick or args.no_compile:
+            print("compiled-encoder rows skipped" + (" (--quick)" if args.quick else " (--no-compile)"))
+        else:
+            compiled = {"cpu": compile_rows(data, args, folder, torch.device("cpu"))}
+            if gpu:
+                compiled["gpu"] = compile_rows(data, args, folder, torch.device("cuda"))
+            for key, label in (("eager", "eager"), ("compiled", "compiled (train.compile: encoder, inductor)")):
+                rows.append(Row(f"demo encoder forward over dev, {label}", compiled["cpu"][key],
+                                compiled["gpu"][key] if gpu else None, "sent/s",
+                                "" if key == "eager" else
+                                f"compiled/eager CPU {compiled['cpu']['compiled'] / compiled['cpu']['eager']:.2f}x"
+                                + (f", GPU {compiled['gpu']['compiled'] / compiled['gpu']['eager']:.2f}x" if gpu else "; GPU: skipped")))
+            for name, figures in compiled.items():
+                print(f"{name}: {figures['graphs']} graphs compiled for {figures['shapes']} batch shapes over dev "
+                      f"(length buckets), compiling took {figures['compile_seconds']:.0f} s")
         print(render(rows, gpu))
         print(f"sub-batch budgets (token-equivalents; demo train/eval, base train/eval): CPU {cpu['budgets']}"
               + (f", GPU {on_gpu['budgets']}" if gpu else ""))

@@ -33,3 +33,13 @@ def test_backward_operations_are_counted_too():
     with DispatchCounter() as both:
         layer(torch.ones(2, 3)).sum().backward()
     assert both.total > forward_only.total
+
+
+def test_views_are_told_apart_from_operations_that_compute():
+    x = torch.randn(4, 6)
+    with DispatchCounter() as counter:
+        y = x[:, 1:3].t()  # two views: no kernel on a GPU
+        z = y * 2  # one operation that computes
+        z.add_(1)  # and another
+    assert counter.views == 2 and counter.computing == 2 and counter.total == 4
+    assert counter.summary()["computing"] == 2

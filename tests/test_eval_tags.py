@@ -139,9 +139,9 @@ def test_a_run_with_predicted_tags_parses_dev_and_test_with_them_and_records_it(
     seen: List[List[List[str]]] = []
     original = trainer_module.predict_in_batches
 
-    def spy(model, sentences, lengths, budget, decoder):  # type: ignore[no-untyped-def]
+    def spy(model, sentences, lengths, budget, decoder, *rest):  # type: ignore[no-untyped-def]
         seen.append([[tag for tag, _ in sentence] for sentence in sentences])
-        return original(model, sentences, lengths, budget, decoder)
+        return original(model, sentences, lengths, budget, decoder, *rest)
 
     monkeypatch.setattr(trainer_module, "predict_in_batches", spy)
     import mlparse.train.runner as runner_module

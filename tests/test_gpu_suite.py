@@ -25,6 +25,14 @@ def test_quick_suite_prints_the_table_and_says_which_rows_were_skipped(capsys: p
         assert int(re.search(r"\| ([\d,]+) ops", ops).group(1).replace(",", "")) > 100
         syncs = figures[f"demo update, 32 sentences, {decoder} decoder: host syncs"]
         assert int(re.search(r"\| (\d+) syncs", syncs).group(1)) <= 1
+    for what in ("demo updates (32 sentences)", "demo dev parse"):
+        for state in ("on", "off"):
+            row = figures[f"{what}, train.overlap {state}"]
+            assert float(re.search(r"\| ([\d,.]+) (updates|sent)/s", row).group(1).replace(",", "")) > 0
+        assert "on/off CPU" in figures[f"{what}, train.overlap on"]
+    cky = figures["of that batch: CKY width loop (batched torch decoder): operations / computing"]
+    assert "issue 16: about 970 ops" in cky and int(re.search(r"\| ([\d,]+) ops", cky).group(1).replace(",", "")) > 0
+    assert "compiled-encoder rows skipped (--quick)" in out
     speed = figures["base parse speed, dev after a warm-up pass"]
     assert float(re.search(r"\| ([\d,.]+) sent/s", speed).group(1).replace(",", "")) > 0
     if torch.cuda.is_available():

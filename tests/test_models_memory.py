@@ -102,16 +102,22 @@ def test_trainer_packs_by_memory_and_its_loss_equals_the_dense_loss_of_the_batch
     (reference.loss / len(batch)).backward()
     expected = {name: p.grad.clone() for name, p in model.named_parameters()}
     groups, losses = [], []
-    loss_of_group = trainer._loss
+    inputs_of_group, forward = trainer._inputs, model.forward
 
-    def recorded(group):  # type: ignore[no-untyped-def]
-        out = loss_of_group(group)
+    def recorded_inputs(group):  # type: ignore[no-untyped-def]
         groups.append(list(group))
+        return inputs_of_group(group)
+
+    def recorded_forward(*args, **kwargs):  # type: ignore[no-untyped-def]
+        out = forward(*args, **kwargs)
         losses.append(float(out.loss.detach()))
         return out
 
-    trainer._loss = recorded  # type: ignore[method-assign]
+    trainer._inputs = recorded_inputs  # type: ignore[method-assign]
+    model.forward = recorded_forward  # type: ignore[method-assign]
     trainer.train_step(batch)
+    del model.forward
+    assert len(losses) == len(groups)
     assert [long_index] in groups and max(map(len, groups)) >= 2  # the long sentence alone, short ones together
     assert sorted(i for group in groups for i in group) == batch
     assert sum(losses) == pytest.approx(reference.loss.item(), rel=1e-6)

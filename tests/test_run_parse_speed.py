@@ -20,11 +20,11 @@ def test_parse_speed_leaves_out_the_first_slow_pass(tmp_path: Path, monkeypatch:
     calls = []
     parse = runner.predict_in_batches
 
-    def first_pass_slow(model, inputs, lengths, budget, decoder):  # type: ignore[no-untyped-def]
+    def first_pass_slow(model, inputs, lengths, budget, decoder, *rest):  # type: ignore[no-untyped-def]
         if not calls:
             time.sleep(FIRST_PASS_SECONDS)  # what a cold first pass costs on a GPU (allocation, kernel choice)
         calls.append(len(inputs))
-        return parse(model, inputs, lengths, budget, decoder)
+        return parse(model, inputs, lengths, budget, decoder, *rest)
 
     monkeypatch.setattr(runner, "predict_in_batches", first_pass_slow)
     results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))

@@ -150,6 +150,22 @@ def test_batched_decoder_matches_single_sentences(ties: bool) -> None:
             assert trees[b] == decode(batch[b], one_gold, length=n)  # padded array + length
 
 
+def test_batched_decoder_launches_three_operations_per_width() -> None:
+    """Each width of the loop adds children, takes the max over split points and adds the label values:
+    three operations that compute (kernel launches on a GPU), whatever the batch; the rest are views."""
+    from mlparse.train.dispatch_count import DispatchCounter
+
+    rng = np.random.default_rng(4)
+    computing = {}
+    for padded in (10, 30):
+        scores = torch.from_numpy(random_scores(rng, padded, 6, ties=True))[None].repeat(3, 1, 1, 1)
+        gold = gold_label_tensor([random_gold(rng, n, 6) for n in (padded, padded - 4, 3)], padded)
+        with DispatchCounter() as counter:
+            decode_batch(scores, [padded, padded - 4, 3], gold)
+        computing[padded] = counter.computing
+    assert (computing[30] - computing[10]) / 20 == 3
+
+
 def test_empty_label_column_is_ignored() -> None:
     rng = np.random.default_rng(5)
     scores = random_scores(rng, 12, 6, ties=False)

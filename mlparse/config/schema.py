@@ -110,6 +110,8 @@ class TrainConfig:
     bf16: bool = True  # bf16 autocast on CUDA
     num_threads: Optional[int] = None  # CPU threads for torch (None: torch's default)
     unk_word_dropout: bool = True  # training words of count c become UNK with probability 1/(1+c)
+    overlap: bool = True  # host work beside the device: next sub-batch prepared, last one decoded (mlparse/train/overlap.py); same results; not part of the recipe hash
+    compile: str = "off"  # off | encoder (torch.compile over length buckets) | encoder-graphs (also CUDA graphs on a GPU); mlparse/train/compile.py
 
 
 @dataclass
@@ -172,7 +174,7 @@ class RecipeConfig:
         """
         data = self.to_dict()
         data.pop("description", None)
-        for runtime_only in ("max_minutes", "num_threads"):
+        for runtime_only in ("max_minutes", "num_threads", "overlap"):
             data["train"].pop(runtime_only, None)
         for (section, key), default in HASH_NEUTRAL_DEFAULTS.items():
             if data[section].get(key) == default:
@@ -205,6 +207,7 @@ HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
     ("data", "fold"): None,
     ("data", "fold_assignment"): "modulo",
     ("data", "fold_seed"): 1,
+    ("train", "compile"): "off",
 }
 
 #: ``subbatch_tokens: auto`` (mlparse/train/budget.py) on a CPU: the defaults these keys had before ``auto``.
@@ -239,6 +242,7 @@ VALID_CHOICES = {
     ("data", "fold_assignment"): ("modulo", "permutation"),
     ("train", "decoder"): ("auto", "cython", "torch"),
     ("train", "device"): ("auto", "cpu", "cuda"),
+    ("train", "compile"): ("off", "encoder", "encoder-graphs"),
 }
 
 
@@ -315,6 +319,8 @@ def section_value(cls: type, section: str, key: str, value: Any, where: str, whe
     valid = field_names(cls)
     if key not in valid:
         raise unknown_key_error(key, valid, f"{where} (section '{section}')")
+    if value is False and "off" in VALID_CHOICES.get((section, key), ()):  # YAML reads a bare `off` as false
+        value = "off"
     value = coerce(value, get_type_hints(cls)[key], where_value)
     check_choice(section, key, value, where)
     return value
@@ -378,6 +384,9 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
         for key in ("mlp_dropout", "embedding_dropout", "lstm_dropout"):
             if not 0.0 <= getattr(b, key) < 1.0:
                 raise ConfigError(f"{source}: biaffine.{key} is a dropout probability, in [0, 1), got {getattr(b, key)}.")
+    if t.compile != "off" and m.encoder != "transformer":
+        raise ConfigError(f"{source}: train.compile: {t.compile} compiles the transformer encoder; "
+                          f"model.encoder: {m.encoder} has none (use train.compile: off).")
     if m.attention_window_relaxed and m.attention_window is None:
         raise ConfigError(f"{source}: model.attention_window_relaxed needs a model.attention_window (a distance).")
     _check_char_concat(m, source)

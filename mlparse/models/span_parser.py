@@ -41,6 +41,7 @@ from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import Parser
 from mlparse.models.ensemble import average_charts, average_distributions
 from mlparse.models.memory import parsing_memory, subbatch_cost, training_memory
+from mlparse.models.transfer import to_device
 from mlparse.modules.attention import AttentionWindow
 from mlparse.modules.embeddings import LexicalConfig, LexicalEmbedding
 from mlparse.modules.encoder import PartitionedTransformerEncoder
@@ -170,7 +171,8 @@ class SpanParser(Parser):
         return self.embedding.position_table.device
 
     def make_batch(self, sentences: Sequence[Sentence]) -> SentenceBatch:
-        """Index and pad ``sentences`` (lists of (tag, word)) on the model's device."""
+        """Index and pad ``sentences`` (lists of (tag, word)) on the model's device (on a GPU through pinned
+        memory, without waiting: the trainer makes the next sub-batch in a worker thread)."""
         for sentence in sentences:
             if len(sentence) == 0:
                 raise ValueError("cannot parse an empty sentence")
@@ -197,7 +199,7 @@ class SpanParser(Parser):
                 sizes[position] = len(ids)
         mask = np.arange(width)[None, :] < (np.asarray(lengths) + 2)[:, None]
         device = self.device()
-        return SentenceBatch(*(torch.from_numpy(a).to(device) for a in (mask, words, tags, chars, char_lengths)),
+        return SentenceBatch(*(to_device(a, device) for a in (mask, words, tags, chars, char_lengths)),
                              lengths=lengths, host_char_lengths=char_lengths)
 
     # -- model ----------------------------------------------------------------

@@ -65,18 +65,20 @@ class CharLSTM(nn.Module):
         flat_host = np.asarray(char_lengths.cpu() if host_lengths is None else host_lengths).reshape(batch * length)
         if (flat_host > n_chars).any():
             raise ValueError("a char_lengths entry exceeds the character dimension C of chars")
-        present = np.flatnonzero(flat_host)  # the words, in order, as indices of the B * T positions
+        present = np.flatnonzero(flat_host)  # the words, as indices of the B * T positions
+        # longest first, chosen on the host: packing then neither sorts nor permutes states on the device
+        order = present[np.argsort(-flat_host[present], kind="stable")]
         out = chars.new_zeros((batch * length, self.d_out), dtype=self.embedding.weight.dtype)
-        if present.size:
-            index = torch.from_numpy(present).to(chars.device, non_blocking=True)
+        if order.size:
+            index = torch.from_numpy(order).to(chars.device, non_blocking=True)
             words = chars.reshape(batch * length, n_chars).index_select(0, index)
-            lengths = torch.from_numpy(flat_host[present].astype(np.int64))  # on the host, as packing wants
+            lengths = torch.from_numpy(flat_host[order].astype(np.int64))  # on the host, as packing wants
             emb = self.char_dropout(self.embedding(words))
-            packed = pack_padded_sequence(emb, lengths, batch_first=True, enforce_sorted=False)
+            packed = pack_padded_sequence(emb, lengths, batch_first=True, enforce_sorted=True)
             # the zero initial state, given: left to torch it reads the packed batch size back from a tensor
-            zeros = emb.new_zeros((2, present.size, self.d_out // 2))
+            zeros = emb.new_zeros((2, order.size, self.d_out // 2))
             _, (h_n, _) = self.lstm(packed, (zeros, zeros))
-            # h_n: [2, M, d_out/2] (forward final, backward final), in the original word order.
+            # h_n: [2, M, d_out/2] (forward final, backward final), longest word first as ``order``.
             word_vectors = torch.cat([h_n[0], h_n[1]], dim=-1)
             out = out.index_put((index,), word_vectors.to(out.dtype))
         return out.view(batch, length, self.d_out)

@@ -5,9 +5,10 @@ widths; each step is vectorised over the batch and the start positions.  The
 trees are bit-identical to :func:`mlparse.structs.cky.decode` (same tie rules,
 float64 accumulation in the same order; see :mod:`mlparse.structs.chart_tree`).
 
-Chart layout inside the loop: ``by_start[b, i, w]`` is the best score of the
-span (i, i+w) and ``by_end[b, j, w]`` that of (j-w, j), so the left and right
-children of all spans of one width are plain slices.
+Chart layout inside the loop: one float64 chart ``(B, N+1, N+1)``; the spans of
+one width, their left children and their right children over every split point
+are strided views of it (:func:`chart_in_place`), so a width costs three device
+operations and nothing is copied.
 
 Training (hinge loss with autograd)::
 
@@ -87,32 +88,52 @@ def decode_batch(scores: Tensor, lengths: Lengths, gold: Optional[Tensor] = None
         One ChartTree per sentence (spans in pre-order, score as a Python float).
     """
     sizes = _check(scores, lengths)
-    scores = scores.detach()
-    batch, padded = scores.shape[0], scores.shape[1] - 1
-    label_value, label_index = best_labels(scores, gold)
-    by_start = label_value.new_zeros((batch, padded + 1, padded + 1))
-    by_end = label_value.new_zeros((batch, padded + 1, padded + 1))
-    split = torch.zeros((batch, padded + 1, padded + 1), dtype=torch.long, device=scores.device)
-    width_one = label_value.diagonal(offset=1, dim1=1, dim2=2)  # (B, N): spans (i, i+1)
-    by_start[:, :padded, 1] = width_one
-    by_end[:, 1:, 1] = width_one
-    for width in range(2, padded + 1):
-        starts = padded - width + 1
-        left = by_start[:, :starts, 1:width]  # (B, S, w-1): (i, i+m) for m = 1..w-1
-        right = by_end[:, width:, 1:width].flip(-1)  # (B, S, w-1): (i+m, i+w) for m = 1..w-1
-        split_value, split_offset = (left + right).max(dim=-1)  # first maximum: leftmost split
-        total = label_value.diagonal(offset=width, dim1=1, dim2=2) + split_value
-        by_start[:, :starts, width] = total
-        by_end[:, width:, width] = total
-        split[:, :starts, width] = split_offset + 1
+    label_value, label_index = best_labels(scores.detach(), gold)
+    chart, split = chart_in_place(label_value)
     labels_np = label_index.cpu().numpy()
     split_np = split.cpu().numpy()
-    roots = by_start[:, 0, :].cpu().numpy()
+    roots = chart[:, 0, :].cpu().numpy()
     return [_backtrack(labels_np[b], split_np[b], n, float(roots[b, n])) for b, n in enumerate(sizes)]
 
 
+def chart_in_place(chart: Tensor) -> Tuple[Tensor, Tensor]:
+    """The CKY chart over the best label values, computed in place.
+
+    Args:
+        chart: float64 (B, N+1, N+1); ``chart[b, i, j]`` holds the best label value of the span (i, j)
+            on entry and the best score of a subtree over (i, j) on return (for i < j).
+
+    Returns:
+        ``(chart, split)``: the same tensor, and long (B, N+1, N+1) ``split[b, i, j]``, the best split
+        point of (i, j) as an offset from i minus one (leftmost on ties; for j - i >= 2).
+
+    Every span (i, i+w) of one width and its children are strided views of the one chart, so a width
+    costs three device operations (an add of left and right children over all split points, a max,
+    the label value added in place) and no copy: the row of (i, i+m) over m is ``chart`` at
+    ``i(N+2) + m``, that of (i+m, i+w) at ``i(N+2) + m(N+1) + w``, the target (i, i+w) at ``i(N+2) + w``.
+    Same sums in the same order as :func:`mlparse.structs.cky.decode`, so the trees are bit-identical.
+    """
+    batch, side = chart.shape[0], chart.shape[1]
+    padded = side - 1
+    split = torch.zeros((batch, side, side), dtype=torch.long, device=chart.device)
+    if not chart.is_contiguous():
+        chart = chart.contiguous()
+    plane, diagonal = side * side, side + 1  # strides: one sentence, one start position (i to i+1, same width)
+    base = chart.storage_offset()
+    values = chart.new_empty((batch, padded))  # the best split's value of each start, reused by every width
+    for width in range(2, padded + 1):
+        starts, splits = padded - width + 1, width - 1
+        left = chart.as_strided((batch, starts, splits), (plane, diagonal, 1), base + 1)
+        right = chart.as_strided((batch, starts, splits), (plane, diagonal, side), base + side + width)
+        target = chart.as_strided((batch, starts), (plane, diagonal), base + width)
+        best, _ = torch.max(left + right, dim=-1,  # first maximum: the leftmost split
+                            out=(values[:, :starts], split.as_strided((batch, starts), (plane, diagonal), width)))
+        target.add_(best)  # label value + best split: the reference's order of operations
+    return chart, split
+
+
 def _backtrack(labels: np.ndarray, split: np.ndarray, n: int, score: float) -> ChartTree:
-    """Spans in pre-order from label[i, j] and split offset split[i, width]."""
+    """Spans in pre-order from label[i, j] and split[i, j] (the split point's offset from i, minus one)."""
     labels_list = labels.tolist()
     split_list = split.tolist()
     spans: List[IndexedSpan] = []
@@ -121,7 +142,7 @@ def _backtrack(labels: np.ndarray, split: np.ndarray, n: int, score: float) -> C
         i, j = stack.pop()
         spans.append((i, j, labels_list[i][j]))
         if j - i >= 2:
-            k = i + split_list[i][j - i]
+            k = i + split_list[i][j] + 1
             stack.append((k, j))
             stack.append((i, k))
     return ChartTree(spans=spans, score=score)

@@ -41,17 +41,22 @@ class DispatchCounter(TorchDispatchMode):
     """Counts the operations dispatched inside its ``with`` block, by name, and those that sync.
 
     ``total``: operations; ``host_syncs``: operations of :data:`SYNC_OPERATIONS`, plus boolean-mask
-    indexing (``aten.index`` with a bool index, which computes ``nonzero`` internally).
+    indexing (``aten.index`` with a bool index, which computes ``nonzero`` internally); ``views``:
+    operations that only make a view (``as_strided``, ``slice``, ``detach``: metadata, no kernel on a
+    GPU), and ``computing``, the others (each a kernel launch on a GPU, allocations aside).
     """
 
     def __init__(self) -> None:
         super().__init__()
         self.counts: Counter = Counter()
         self.syncs: Counter = Counter()
+        self.views = 0
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Tuple[Any, ...] = (), kwargs: Any = None) -> Any:
         name = _name(func)
         self.counts[name] += 1
+        if getattr(func, "is_view", False):
+            self.views += 1
         if name in SYNC_OPERATIONS or (name in ("aten.index", "aten.index_put", "aten.index_put_")
                                        and _has_bool_index(args)):
             self.syncs[name] += 1
@@ -62,6 +67,11 @@ class DispatchCounter(TorchDispatchMode):
         return sum(self.counts.values())
 
     @property
+    def computing(self) -> int:
+        """Operations that are not views: on a GPU, the ones that launch kernels."""
+        return self.total - self.views
+
+    @property
     def host_syncs(self) -> int:
         return sum(self.syncs.values())
 
@@ -69,7 +79,7 @@ class DispatchCounter(TorchDispatchMode):
         return self.counts.most_common(k)
 
     def summary(self) -> Dict[str, Any]:
-        return {"operations": self.total, "host_syncs": self.host_syncs, "sync_operations": dict(self.syncs),
+        return {"operations": self.total, "computing": self.computing, "host_syncs": self.host_syncs, "sync_operations": dict(self.syncs),
                 "top": self.top(10)}
 
 

@@ -319,12 +319,14 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     decoder = resolve_decoder(config, device)
     eval_budget = subbatch_budgets(config, final, device, decoder)[1]
     warm = task.inputs(dev)[:WARMUP_SENTENCES]  # untimed: the first pass pays for allocation, kernel choice, caches
-    predict_in_batches(final, warm, [task.length(e) for e in dev.examples[:len(warm)]], eval_budget, decoder)
+    predict_in_batches(final, warm, [task.length(e) for e in dev.examples[:len(warm)]], eval_budget, decoder,
+                       config.train.overlap)
     parse_seconds, parsed = 0.0, 0
     for split_name, split in (("dev", dev), ("test", test)):
         inputs = task.inputs(split)  # for constituency: the trees' words, with the tags data.eval_tags chose
         start = time.perf_counter()
-        predicted = predict_in_batches(final, inputs, [task.length(e) for e in split.examples], eval_budget, decoder)
+        predicted = predict_in_batches(final, inputs, [task.length(e) for e in split.examples], eval_budget, decoder,
+                                       config.train.overlap)
         parse_seconds += time.perf_counter() - start
         parsed += len(inputs)
         task.write_predictions(run_dir.pred(split_name, task.suffix), split, predicted)

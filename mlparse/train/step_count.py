@@ -23,6 +23,7 @@ class DispatchFigures:
     """Counts of one measured piece of work."""
 
     operations: int  # backend operations dispatched (kernel launches on a GPU, at least)
+    computing: int  # of them, those that are not views (the kernel launches on a GPU, allocations aside)
     host_syncs: int  # of them, operations that make the host wait for the device
     subbatches: int  # forward passes it took
     sync_operations: Dict[str, int]  # host_syncs by operation name
@@ -30,11 +31,16 @@ class DispatchFigures:
 
 def count_update(trainer: Any, batch: Sequence[int]) -> DispatchFigures:
     """Counts of one :meth:`~mlparse.train.trainer.Trainer.train_step` over the sentence indices ``batch``
-    (forward, backward and optimizer step of every sub-batch)."""
+    (forward, backward and optimizer step of every sub-batch).  Counted with ``train.overlap`` off: a
+    dispatch mode sees only its own thread, and the overlap makes batches in another."""
     groups = pack_by_tokens(trainer.train_lengths, trainer.train_budget, trainer.train_cost, indices=list(batch))
-    with DispatchCounter() as counter:
-        trainer.train_step(batch)
-    return DispatchFigures(counter.total, counter.host_syncs, len(groups), dict(counter.syncs))
+    overlap, trainer.config.train.overlap = trainer.config.train.overlap, False
+    try:
+        with DispatchCounter() as counter:
+            trainer.train_step(batch)
+    finally:
+        trainer.config.train.overlap = overlap
+    return DispatchFigures(counter.total, counter.computing, counter.host_syncs, len(groups), dict(counter.syncs))
 
 
 @torch.no_grad()
@@ -47,4 +53,4 @@ def count_parse(model: Parser, examples: Sequence[Any], decoder: str) -> Dispatc
             model.predict(list(examples), decoder=decoder)
     finally:
         model.train(was_training)
-    return DispatchFigures(counter.total, counter.host_syncs, 1, dict(counter.syncs))
+    return DispatchFigures(counter.total, counter.computing, counter.host_syncs, 1, dict(counter.syncs))

@@ -37,13 +37,15 @@ import torch.distributed as dist
 from torch import nn
 
 from mlparse.config import RecipeConfig
-from mlparse.data.batching import epoch_batches, map_in_batches, pack_by_tokens
+from mlparse.data.batching import epoch_batches, pack_by_tokens
 from mlparse.models.base import Parser
 from mlparse.tasks.base import EvalOutcome, Task
 from mlparse.train import checkpoint
 from mlparse.train.budget import parameter_bytes, resolve_budget
+from mlparse.train.compile import compile_encoder
 from mlparse.train.resume import ResumeError, plan_resume
 from mlparse.train.environment import versions
+from mlparse.train.overlap import HostWorker, decoded_behind
 from mlparse.train.schedule import WarmupPlateauSchedule
 
 __all__ = ["ResumeError", "Trainer", "TrainState"]
@@ -170,14 +172,34 @@ def subbatch_budgets(config: RecipeConfig, model: Parser, device: torch.device, 
 
 
 def predict_in_batches(model: Parser, inputs: Sequence[Any], lengths: Sequence[int], budget: int,
-                       decoder: str) -> List[Any]:
+                       decoder: str, overlap: bool = True) -> List[Any]:
     """Predictions for ``inputs`` (sentences of ``lengths`` words) in sub-batches under ``budget``
-    token-equivalents of the parser's parsing memory; in input order."""
+    token-equivalents of the parser's parsing memory; in input order.
+
+    ``overlap``: sub-batch k is decoded on the host while the network runs on sub-batch k+1
+    (:mod:`mlparse.train.overlap`); the same predictions as one after the other.
+    """
+    if len(inputs) != len(lengths):
+        raise ValueError(f"{len(inputs)} inputs but {len(lengths)} lengths")
     was_training = model.training
     model.eval()
+
+    def network(group: List[Any]) -> Any:
+        batch = model.make_batch(group)
+        return batch, model.scores(batch)
+
+    def decode(group: List[Any], scored: Any) -> List[Any]:
+        return model.decode(scored[0], scored[1], group, decoder)
+
     try:
-        return map_in_batches(list(inputs), list(lengths), budget, lambda group: model.predict(group, decoder=decoder),
-                              cost=model.memory_cost(training=False, decoder=decoder))
+        with torch.no_grad():
+            groups = pack_by_tokens(list(lengths), budget, model.memory_cost(training=False, decoder=decoder))
+            decoded = decoded_behind(network, decode, [[inputs[i] for i in group] for group in groups], overlap)
+        results: List[Any] = [None] * len(inputs)
+        for group, outputs in zip(groups, decoded):
+            for index, output in zip(group, outputs):
+                results[index] = output
+        return results
     finally:
         model.train(was_training)
 
@@ -231,6 +253,7 @@ class Trainer:
         self.stop_checks = int(round(t.patience_epochs * t.evals_per_epoch))
         self.autocast = bf16_autocast(device, t.bf16, warn=dist_info.is_main)
         model.training_setup(config, self.decoder)
+        self.compiled = compile_encoder(model, t.compile, device)  # None for train.compile: off
 
     # -- checkpoints ---------------------------------------------------------
     def checkpoint_payload(self) -> Dict[str, Any]:
@@ -303,14 +326,15 @@ class Trainer:
         self.network.train()
         self.optimizer.zero_grad(set_to_none=True)
         total = torch.zeros((), dtype=torch.float32, device=self.device)  # summed on the device, read once below
-        for k, group in enumerate(groups):
-            sync = k == len(groups) - 1
-            context = self.network.no_sync() if (self.dist.active and not sync) else _null_context()
-            with context:
-                with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=self.autocast):
-                    out = self._loss(group)
-                (out.loss * scale).backward()
-            total += out.loss.detach().float()
+        with HostWorker(t.overlap) as worker:  # the next sub-batch's inputs made while this one runs
+            for k, (inputs, golds) in enumerate(worker.ahead(self._inputs, groups)):
+                sync = k == len(groups) - 1
+                context = self.network.no_sync() if (self.dist.active and not sync) else _null_context()
+                with context:
+                    with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=self.autocast):
+                        out = self.network(inputs, golds)
+                    (out.loss * scale).backward()
+                total += out.loss.detach().float()
         if t.clip_grad_norm:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), t.clip_grad_norm)
         self.state.step += 1
@@ -322,16 +346,15 @@ class Trainer:
         self.state.train_tokens += sum(self.train_lengths[i] for i in batch)
         return float(total) / len(mine) if scale else 0.0  # the update's one wait for the device
 
-    def _loss(self, group: Sequence[int]) -> Any:
-        """The parser's :class:`LossOutput` for the training sentences ``group`` (through the DDP wrapper)."""
-        inputs = [self.train_sentences[i] for i in group]
-        golds = [self.train_golds[i] for i in group]
-        return self.network(self.model.make_batch(inputs), golds)
+    def _inputs(self, group: Sequence[int]) -> tuple:
+        """``(batch, golds)`` of the training sentences ``group``: the parser's ``make_batch`` and the gold targets."""
+        return self.model.make_batch([self.train_sentences[i] for i in group]), [self.train_golds[i] for i in group]
 
     # -- evaluation ----------------------------------------------------------
     def evaluate_dev(self) -> EvalOutcome:
         """The task's scores of the parser's predictions on dev (its first ``eval.max_sentences``)."""
-        predicted = predict_in_batches(self.model, self.dev_inputs, self.dev_lengths, self.eval_budget, self.decoder)
+        predicted = predict_in_batches(self.model, self.dev_inputs, self.dev_lengths, self.eval_budget, self.decoder,
+                                       self.config.train.overlap)
         return self.task.score(self.dev, predicted, self.config)
 
     def _check(self, epoch_float: float) -> tuple:
