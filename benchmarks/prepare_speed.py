@@ -70,7 +70,7 @@ def main() -> int:
     def prepare() -> int:
         """What `mlparse prepare` does before writing: the real read_and_normalize."""
         plan = plan_splits(root, spec.files, spec.split.scheme, spec.split.options)
-        lines = read_and_normalize(spec, root, plan, ProgressHook())[0]
+        lines = read_and_normalize(spec, root, plan, ProgressHook()).lines
         return sum(len(split_lines) for split_lines in lines.values())
 
     n_trees = len(read())

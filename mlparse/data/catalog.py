@@ -16,6 +16,11 @@ A family file looks like::
         pipeline:
           - drop_leaves: {tags: [ID, CODE]}
           - ensure_top
+        heads: collins-ptb                   # optional: write the dependency version too
+
+``heads`` names a bundled head table (``mlparse/trees/head_tables/<name>.yaml``) or
+``treebank`` (heads marked by the treebank, for formats that mark them); ``prepare`` then
+writes ``<split>.conllu`` beside each ``<split>.trees`` (:mod:`mlparse.data.dependencies`).
 
 Templates ``{lang}``, ``{Lang}`` and ``{LANG}`` in string values are replaced by the
 language key in lower, capitalized and upper case (the SPMRL layout needs them).
@@ -34,6 +39,7 @@ from typing import Any, List, Mapping, Optional, Tuple
 
 import yaml
 
+from mlparse.data.dependencies import check_heads_setting
 from mlparse.data.formats import DEPENDENCY_FORMATS, FORMATS
 from mlparse.data.specs import (
     CatalogError,
@@ -53,7 +59,7 @@ PACKAGE_CATALOG = Path(__file__).resolve().parent / "catalog"
 REPO_CATALOG = Path(__file__).resolve().parents[2] / "treebanks"
 
 FAMILY_KEYS = ("family", "description", "source", "defaults", "languages", "notes")
-LANGUAGE_KEYS = ("folder", "files", "reader", "split", "pipeline", "evalb", "output", "notes", "iso")
+LANGUAGE_KEYS = ("folder", "files", "reader", "split", "pipeline", "evalb", "output", "notes", "iso", "heads")
 SOURCE_KEYS = ("search_shared", "required_hint")
 
 
@@ -141,6 +147,7 @@ def _language(family: str, name: str, data: Mapping[str, Any], context: str) -> 
     output = data.get("output", "trees")
     if output not in ("trees", "conllu"):
         raise CatalogError(f"{context}: output must be 'trees' or 'conllu', not {output!r}")
+    heads = check_heads_setting(data.get("heads"), fmt, output, context)
     return LanguageSpec(
         family=family,
         name=name,
@@ -152,6 +159,7 @@ def _language(family: str, name: str, data: Mapping[str, Any], context: str) -> 
         evalb=data.get("evalb"),
         output=output,
         notes=str(data.get("notes", "")),
+        heads=heads,
     )
 
 

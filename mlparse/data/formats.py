@@ -14,6 +14,8 @@ made and the trees that had to be left out (each with file, line and reason).
   ``text_fixes`` (``[{pattern, replace, reason}]``: regex fixes of known source errors,
   each application recorded as a repair).
 * ``sinica`` -- Sinica ICG notation, one sentence per line (:mod:`mlparse.data.sinica`).
+  The treebank marks heads and roles: its reading also gives each tree's dependency tree
+  (``FileReading.heads``), which a catalog entry uses with ``heads: treebank``.
 
 CoNLL-U is not a tree format here: the ``ud`` family goes through :mod:`mlparse.data.ud`.
 """
@@ -26,12 +28,23 @@ import re
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from mlparse.data.issues import Issue, PrepareError
-from mlparse.data.sinica import SinicaFormatError, parse_icg_line
+from mlparse.data.sinica import SinicaFormatError, parse_icg_sentence
 from mlparse.trees.errors import TreeEncodingError, TreeReadError
+from mlparse.trees.heads import TreeDependencies
 from mlparse.trees.reader import ENCODING_GUESS, parse_bracketed, read_text
 from mlparse.trees.tree import Tree
 
 BRACKETED_OPTIONS = ("encoding", "tolerant", "leaf_atoms", "childless", "comment_prefix", "split_at", "text_fixes")
+
+
+@dataclass(frozen=True)
+class MarkedHeads:
+    """The heads a treebank marks itself, for one tree: its dependency tree (over the tree's
+    words as read) and how many phrases mark no head or several (resolved by the format's rule)."""
+
+    dependencies: TreeDependencies
+    without_head: int = 0
+    several_heads: int = 0
 
 
 @dataclass
@@ -40,6 +53,8 @@ class FileReading:
     lines: List[int] = field(default_factory=list)
     repairs: List[Issue] = field(default_factory=list)
     exclusions: List[Issue] = field(default_factory=list)
+    #: One per tree, for the formats of :data:`HEADED_FORMATS`; empty otherwise.
+    heads: List[MarkedHeads] = field(default_factory=list)
 
 
 def _check_options(fmt: str, options: Mapping[str, Any], allowed: tuple) -> None:
@@ -166,12 +181,13 @@ def read_sinica_format(path: Path, display: str, options: Mapping[str, Any]) -> 
         if not line.strip():
             continue
         try:
-            _, tree = parse_icg_line(line)
+            sentence = parse_icg_sentence(line)
         except SinicaFormatError as error:
             reading.exclusions.append(Issue(display, number, f"not ICG notation: {error}"))
             continue
-        reading.trees.append(tree)
+        reading.trees.append(sentence.tree)
         reading.lines.append(number)
+        reading.heads.append(MarkedHeads(sentence.dependencies, sentence.headless, sentence.multi_headed))
     return reading
 
 
@@ -179,6 +195,9 @@ FORMATS: Dict[str, Callable[[Path, str, Mapping[str, Any]], FileReading]] = {
     "bracketed": read_bracketed_format,
     "sinica": read_sinica_format,
 }
+
+#: Formats whose reading gives the heads the treebank marks (``FileReading.heads``).
+HEADED_FORMATS = ("sinica",)
 
 #: Formats read as dependency trees, not constituency trees (prepared by :mod:`mlparse.data.ud`).
 DEPENDENCY_FORMATS = ("conllu",)

@@ -4,6 +4,11 @@ Statistics per split (constituency): sentences, tokens (leaves), maximum length,
 phrase-label and POS inventories with counts, and the label inventory after
 ``collapse_unary`` (joint labels such as ``S::VP``: the labels a span parser predicts).
 For CoNLL-U the label inventory is the dependency relations and POS is UPOS.
+
+A constituency treebank with heads (a head table, or heads marked by the treebank) also has
+its dependency version: ``SplitStats.dependencies`` names the split's ``.conllu`` file and
+``Manifest.heads`` (:class:`HeadsInfo`) says where the heads and relations come from.  Both
+are left out of the JSON when absent, so the manifests of other treebanks are as before.
 """
 
 from __future__ import annotations
@@ -36,6 +41,28 @@ class SplitStats:
     collapsed_labels: Dict[str, int] = field(default_factory=dict)
     source_files: List[str] = field(default_factory=list)
     sha256: str = ""
+    #: The split's dependency version (``train.conllu``), None without heads.
+    dependencies: Optional[str] = None
+
+
+@dataclass
+class HeadsInfo:
+    """Where the heads of a dependency version come from.
+
+    ``table``: the head table's name (``collins-ptb``), or ``treebank`` for heads marked by the
+    treebank itself; ``relations``: ``derived`` (from the categories, see
+    :mod:`mlparse.trees.heads`) or ``treebank`` (the treebank's own labels).  For treebank
+    heads, ``phrases_without_head`` and ``phrases_with_several_heads`` count the phrases of
+    the written trees that do not mark exactly one head (the rule taken is the reader's).
+    """
+
+    table: str
+    relations: str
+    phrases_without_head: Optional[int] = None
+    phrases_with_several_heads: Optional[int] = None
+
+    def to_json(self) -> Dict[str, Any]:
+        return {key: value for key, value in asdict(self).items() if value is not None}
 
 
 @dataclass
@@ -66,14 +93,25 @@ class Manifest:
     source_files: List[SourceFile] = field(default_factory=list)
     notes: str = ""
     manifest_version: int = MANIFEST_VERSION
+    heads: Optional[HeadsInfo] = None
 
     def to_json(self) -> Dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        for stats in data["splits"].values():
+            if stats["dependencies"] is None:
+                del stats["dependencies"]
+        if self.heads is None:
+            del data["heads"]
+        else:
+            data["heads"] = self.heads.to_json()
+        return data
 
     @classmethod
     def from_json(cls, data: Dict[str, Any]) -> "Manifest":
         data = dict(data)
         data["splits"] = {name: SplitStats(**stats) for name, stats in data["splits"].items()}
+        if data.get("heads") is not None:
+            data["heads"] = HeadsInfo(**data["heads"])
         data["repairs"] = [Issue(**item) for item in data.get("repairs", [])]
         data["exclusions"] = [Issue(**item) for item in data.get("exclusions", [])]
         data["source_files"] = [SourceFile(**item) for item in data.get("source_files", [])]
@@ -127,6 +165,7 @@ def sha256_file(path: Path) -> str:
 __all__ = [
     "Issue",
     "Manifest",
+    "HeadsInfo",
     "SplitStats",
     "SourceFile",
     "TreeStatsAccumulator",

@@ -2,7 +2,9 @@
 
 :func:`prepare_family` is the library entry point; the CLI only renders its result.
 Output: ``<out>/<family>/<language>/{train,dev,test}.trees`` (one normalized tree per
-line, root ``TOP``) or ``.conllu`` for the ``ud`` family, and ``manifest.json``.
+line, root ``TOP``) or ``.conllu`` for the ``ud`` family, and ``manifest.json``.  A language
+whose catalog entry names ``heads`` also gets the dependency version of its trees,
+``{train,dev,test}.conllu`` beside the ``.trees`` (:mod:`mlparse.data.dependencies`).
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from mlparse.data.catalog import FamilySpec, LanguageSpec, load_family
+from mlparse.data.dependencies import HeadSource, conllu_block, head_source, sentence_dependencies
 from mlparse.data.formats import FORMATS
 from mlparse.data.issues import Issue, PrepareError
 from mlparse.data.manifest import (
     MANIFEST_NAME,
+    HeadsInfo,
     Manifest,
     SourceFile,
     SplitStats,
@@ -145,17 +149,35 @@ def prepare_family(
     return report
 
 
+@dataclass
+class Normalized:
+    """What :func:`read_and_normalize` gives: each split's tree lines (and, with heads, its
+    CoNLL-U blocks, one per tree line), statistics, and the issues and source files."""
+
+    lines: Dict[str, List[str]]
+    stats: Dict[str, TreeStatsAccumulator]
+    repairs: List[Issue]
+    exclusions: List[Issue]
+    sources: List[SourceFile]
+    conllu: Dict[str, List[str]] = field(default_factory=dict)
+    without_head: int = 0  # phrases of the kept trees marking no head (treebank heads)
+    several_heads: int = 0  # ... marking several
+
+
 def read_and_normalize(
-    spec: LanguageSpec, root: Path, plan: SplitPlan, progress: ProgressHook
-) -> Tuple[Dict[str, List[str]], Dict[str, TreeStatsAccumulator], List[Issue], List[Issue], List[SourceFile]]:
-    """Read every planned file, run the pipeline, route trees to splits."""
+    spec: LanguageSpec, root: Path, plan: SplitPlan, progress: ProgressHook, heads: Optional[HeadSource] = None
+) -> Normalized:
+    """Read every planned file, run the pipeline, route trees to splits.
+
+    With ``heads`` (:func:`~mlparse.data.dependencies.head_source` of the spec) every kept
+    tree also gets its CoNLL-U block; a tree whose dependency version cannot be made is left
+    out of both, as an exclusion.
+    """
     steps = build_pipeline(spec.pipeline)
     reader = FORMATS[spec.reader.format]
-    lines: Dict[str, List[str]] = {split: [] for split in SPLITS}
-    stats = {split: TreeStatsAccumulator(f"{split}.trees") for split in SPLITS}
-    repairs: List[Issue] = []
-    exclusions: List[Issue] = []
-    sources: List[SourceFile] = []
+    out = Normalized({split: [] for split in SPLITS}, {split: TreeStatsAccumulator(f"{split}.trees") for split in SPLITS},
+                     [], [], [], {split: [] for split in SPLITS} if heads is not None else {})
+    lines, stats, exclusions = out.lines, out.stats, out.exclusions
     ordered = plan.ordered_files()
     progress.start(f"{spec.family}/{spec.name}", sum(path.stat().st_size for path, _ in ordered))
     tree_index = 0
@@ -164,49 +186,76 @@ def read_and_normalize(
             for path, split in ordered:
                 display = path.relative_to(root).as_posix()
                 data = path.read_bytes()
-                sources.append(SourceFile(display, sha256_bytes(data), len(data), split))
+                out.sources.append(SourceFile(display, sha256_bytes(data), len(data), split))
                 reading = reader(path, display, spec.reader.options)
-                repairs.extend(reading.repairs)
+                out.repairs.extend(reading.repairs)
                 exclusions.extend(reading.exclusions)
-                for tree, line in zip(reading.trees, reading.lines):
+                for k, (tree, line) in enumerate(zip(reading.trees, reading.lines)):
                     target = plan.tree_split(tree_index) if plan.tree_split else split
                     tree_index += 1
                     result, reason = run_fused(steps, tree)  # the tree is fresh from the reader
                     if result is None:
                         exclusions.append(Issue(display, line, reason))
                         continue
+                    block = None
+                    if heads is not None:
+                        marked = reading.heads[k] if reading.heads else None
+                        try:
+                            block = conllu_block(result, sentence_dependencies(result, heads, marked), display)
+                        except ValueError as error:
+                            exclusions.append(Issue(display, line, f"no dependency version: {error}"))
+                            continue
                     try:
                         stats[target].add(result)
                     except ValueError as error:  # e.g. a label that already holds the unary joiner
                         exclusions.append(Issue(display, line, f"unusable tree: {error}"))
                         continue
                     lines[target].append(result.to_bracketed())
+                    if block is not None:
+                        out.conllu[target].append(block)
+                        if marked is not None:
+                            out.without_head += marked.without_head
+                            out.several_heads += marked.several_heads
                 progress.advance(len(data))
     finally:
         progress.stop()
-    return lines, stats, repairs, exclusions, sources
+    return out
+
+
+def _heads_info(heads: HeadSource, normalized: Normalized) -> HeadsInfo:
+    if heads.table is not None:
+        return HeadsInfo(heads.name, heads.relations)
+    return HeadsInfo(heads.name, heads.relations, normalized.without_head, normalized.several_heads)
 
 
 def prepare_tree_language(spec: LanguageSpec, root: Path, out: Path, progress: ProgressHook) -> LanguageResult:
     plan = plan_splits(root, spec.files, spec.split.scheme, spec.split.options)
-    lines, stats, repairs, exclusions, sources = read_and_normalize(spec, root, plan, progress)
+    heads = head_source(spec)
+    normalized = read_and_normalize(spec, root, plan, progress, heads)
+    lines, stats, sources = normalized.lines, normalized.stats, normalized.sources
     present = [split for split in SPLITS if lines[split]]
     if not present:
         raise PrepareError(f"{spec.family}/{spec.name}: no tree survived preparation in {root}")
     split_stats: Dict[str, SplitStats] = {}
+    files: Dict[str, List[str]] = {f"{split}.trees": lines[split] for split in present}
     for split in present:
         split_stats[split] = stats[split].finish()
         payload = "".join(line + "\n" for line in lines[split]).encode("utf-8")
         split_stats[split].sha256 = sha256_bytes(payload)
         split_stats[split].source_files = [s.path for s in sources if s.split in (split, "*")]
-    manifest = build_manifest(spec, root, plan, split_stats, repairs, exclusions, sources,
-                              missing=[s for s in SPLITS if s not in present])
+        if heads is not None:
+            # each block ends with its last word line's newline; the writer's newline is the blank line
+            files[f"{split}.conllu"] = normalized.conllu[split]
+            split_stats[split].dependencies = f"{split}.conllu"
+    manifest = build_manifest(spec, root, plan, split_stats, normalized.repairs, normalized.exclusions, sources,
+                              missing=[s for s in SPLITS if s not in present],
+                              heads=_heads_info(heads, normalized) if heads is not None else None)
     out_dir = out / spec.family / spec.name
     write_prepared(
         out_dir,
-        {f"{split}.trees": lines[split] for split in present},
+        files,
         manifest.to_json(),
-        stale=[f"{split}.trees" for split in SPLITS],
+        stale=[f"{split}.{suffix}" for split in SPLITS for suffix in ("trees", "conllu")],
     )
     return LanguageResult(spec.name, out_dir, manifest)
 

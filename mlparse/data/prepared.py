@@ -8,11 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import mlparse
 from mlparse.data.issues import Issue
-from mlparse.data.manifest import Manifest, SourceFile, SplitStats
+from mlparse.data.manifest import HeadsInfo, Manifest, SourceFile, SplitStats
 from mlparse.data.specs import LanguageSpec
 from mlparse.data.splits import SplitPlan
 
@@ -46,6 +46,7 @@ def build_manifest(
     exclusions: List[Issue],
     sources: List[SourceFile],
     missing: List[str],
+    heads: Optional[HeadsInfo] = None,
 ) -> Manifest:
     return Manifest(
         family=spec.family,
@@ -65,4 +66,5 @@ def build_manifest(
         exclusions=exclusions,
         source_files=sources,
         notes=spec.notes,
+        heads=heads,
     )

@@ -61,6 +61,9 @@ class LanguageSpec:
     evalb: Optional[str]
     output: str  # "trees" or "conllu"
     notes: str = ""
+    #: Heads of the dependency version: a head table's name, ``treebank`` (marked by the
+    #: treebank, read by its format) or None (no dependency version).
+    heads: Optional[str] = None
 
 
 @dataclass(frozen=True)
