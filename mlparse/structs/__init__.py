@@ -14,6 +14,9 @@
   pure-Python twin :mod:`~mlparse.structs.eisner_reference`).
 * :mod:`~mlparse.structs.eisner_torch` -- batched Eisner over tensors (GPU).
 * :mod:`~mlparse.structs.dep_brute_force` -- every dependency tree of a tiny sentence, for tests.
+* :mod:`~mlparse.structs.joint` -- ``decode_joint``: the exact joint span + dependency decoder over
+  headed binary trees, O(n^4) (Cython core, pure-Python twin :mod:`~mlparse.structs.joint_reference`,
+  brute force :mod:`~mlparse.structs.joint_brute_force`); ``decode_separate`` (CKY + MST).
 
 Importing this package does not import torch; import ``mlparse.structs.cky_torch`` or
 ``mlparse.structs.eisner_torch`` for that.
@@ -24,18 +27,23 @@ from mlparse.structs.chart_tree import EMPTY, ChartTree
 from mlparse.structs.cky import HingeLoss, compiled_available, decode, hinge_loss
 from mlparse.structs.dep_tree import is_projective, is_well_formed, tree_problem, tree_score
 from mlparse.structs.eisner import decode_eisner
+from mlparse.structs.joint import JointGold, JointTree, decode_joint, decode_separate
 from mlparse.structs.mst import decode_mst
 
 __all__ = [
     "EMPTY",
     "ChartTree",
     "HingeLoss",
+    "JointGold",
+    "JointTree",
     "LabelVocab",
     "UnknownLabelError",
     "compiled_available",
     "decode",
     "decode_eisner",
+    "decode_joint",
     "decode_mst",
+    "decode_separate",
     "gold_spans",
     "hinge_loss",
     "is_projective",
