@@ -20,6 +20,7 @@ from mlparse.tasks.joint import JointPrediction
 from mlparse.train import checkpoint
 from mlparse.train.runner import RunError, RunOptions, run_recipe
 from mlparse.trees.dependency import DependencyPrediction
+from mlparse.trees.tree import Leaf
 from test_run_fixtures import TINY_TREES, Record
 from test_train_loop import Interrupt, StopAfter, log_without_times, same_weights, weights
 
@@ -42,6 +43,46 @@ def test_a_tiny_joint_model_learns_its_trees_and_dependencies_and_writes_both(tm
     assert saved["dev"]["f1"] == saved["dev"]["las"] == saved["dev"]["uas"] == 100.0
     entries = [json.loads(line) for line in run_dir.log.read_text().splitlines()]
     assert {e["metric"] for e in entries} == {"f1"}
+    # the same weights decoded exactly (spans and heads together) find the same trees
+    from mlparse.models.inference import load_parser
+
+    parser = load_parser(run_dir.path, device=torch.device("cpu"))
+    parser.joint_config.decoder = "exact"
+    task = task_for("joint")
+    split = task.read_split(Path(config.data.dev))
+    exact = task.score(split, parser.predict(split.input_sentences), config).scores
+    assert (exact.f1, exact.uas, exact.las) == (100.0, 100.0, 100.0)
+
+
+def _spans(tree, start: int = 0) -> tuple:
+    """(end, [(start, end) of every constituent: every node above the words])."""
+    if isinstance(tree, Leaf):
+        return start + 1, []
+    found, end = [], start
+    for child in tree.children:
+        end, inner = _spans(child, end)
+        found += inner
+    return end, found + [(start, end)]
+
+
+def _words_headed_outside(prediction: JointPrediction) -> list:
+    heads = prediction.dependencies.heads
+    _, spans = _spans(prediction.tree)
+    return [sum(1 for d in range(i + 1, j + 1) if not i < heads[d - 1] <= j) for i, j in spans]
+
+
+def test_exact_decoding_gives_heads_consistent_with_the_bracketing_and_separate_need_not(tmp_path: Path) -> None:
+    config = load_recipe(write_joint_recipe(tmp_path))
+    task = task_for("joint")
+    split = task.read_split(Path(config.data.dev))
+    torch.manual_seed(5)
+    parser = JointParser.build(config, split.examples).eval()  # untrained: arbitrary scores
+    parser.joint_config.decoder = "exact"
+    exact = parser.predict(split.input_sentences)
+    assert all(set(_words_headed_outside(p)) <= {1} for p in exact)  # every constituent: one word headed outside
+    parser.joint_config.decoder = "separate"
+    separate = parser.predict(split.input_sentences)
+    assert any(set(_words_headed_outside(p)) - {1} for p in separate)
 
 
 def test_a_killed_joint_run_resumes_to_the_same_result(tmp_path: Path) -> None:

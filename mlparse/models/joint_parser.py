@@ -10,8 +10,11 @@ Lexical inputs and the factored self-attentive encoder of the span parser (Kitae
 
 Loss: hinge + arc cross-entropy + relation cross-entropy, summed over sentences (Eq. 12), plus the
 scaled tag loss when ``model.predict_tags``.  Decoding (``joint.decoder``): ``separate`` decodes the
-spans by CKY and the heads by MST or Eisner (``joint.arc_decoder``) independently; each word's
-relation is the best one for its decoded head.
+spans by CKY and the heads by MST or Eisner (``joint.arc_decoder``) independently (the heads need not
+agree with the bracketing); ``exact`` finds the headed binary tree of highest span + arc
+log-probability score (:func:`mlparse.structs.joint.decode_joint`, O(n^4) per sentence, on the host),
+whose heads are consistent with its bracketing (Zhou & Zhao's joint span representation).  Each
+word's relation is the best one for its decoded head.
 
 Examples are :class:`~mlparse.tasks.joint.JointExample` (a gold tree and its dependencies); inputs
 are sentences of ``(tag, word)`` pairs as for the span parser; predictions are
@@ -44,6 +47,7 @@ from mlparse.modules.tag_head import TagHead
 from mlparse.structs import cky, cky_torch
 from mlparse.structs.chart import LabelVocab, gold_spans, tree_from_chart
 from mlparse.structs.chart_tree import GoldSpans
+from mlparse.structs.joint import decode_joint
 from mlparse.tasks.joint import JointExample, JointPrediction
 from mlparse.trees.dependency import DependencyPrediction
 from mlparse.trees.tree import Leaf, Tree
@@ -70,13 +74,6 @@ class JointScores:
     relation: Tensor
 
 
-def exact_decoder_available() -> bool:
-    """Is the exact joint decoder (``mlparse.structs.joint``, issue 10 §4) part of this installation?"""
-    import importlib.util
-
-    return importlib.util.find_spec("mlparse.structs.joint") is not None
-
-
 class JointParser(SpanParser):
     """Span + dependency parser over a Label Attention Layer (see the module docstring)."""
 
@@ -86,9 +83,6 @@ class JointParser(SpanParser):
     def __init__(self, config: ModelConfig, joint: JointConfig, vocab: ParserVocab, labels: LabelVocab,
                  relations: Vocab) -> None:
         super().__init__(config, vocab, labels)
-        if joint.decoder == "exact" and not exact_decoder_available():
-            raise ValueError("joint.decoder: exact needs the exact joint decoder (mlparse.structs.joint), which this "
-                             "installation lacks; use joint.decoder: separate")
         self.joint_config = joint
         self.relations = relations
         self.lal = LabelAttentionLayer(
@@ -259,15 +253,15 @@ class JointParser(SpanParser):
         return out
 
     def _decode_exact(self, chart: Tensor, arc: Tensor, lengths: Sequence[int]) -> tuple:
-        """Spans and heads maximising span + arc scores together (``mlparse.structs.joint.decode_joint``)."""
-        from mlparse.structs.joint import decode_joint
-
+        """Spans and heads maximising span + arc log-probability scores together over headed binary trees
+        (:func:`mlparse.structs.joint.decode_joint`, exact, O(n^4)): the heads are consistent with the bracketing."""
         charts = chart.cpu().numpy()
         by_head = arc.transpose(1, 2).detach().double().cpu().numpy()  # decode_joint takes scores[h, d]
         heads = np.full(arc.shape[:2], -1, dtype=np.int64)
         trees = []
         for b, n in enumerate(lengths):
-            result = decode_joint(charts[b], by_head[b], length=n)
+            result = decode_joint(np.ascontiguousarray(charts[b, : n + 1, : n + 1]),
+                                  np.ascontiguousarray(by_head[b, : n + 1, : n + 1]))
             trees.append(list(result.spans))
             heads[b, : n + 1] = result.heads
         return trees, torch.from_numpy(heads).to(arc.device)
