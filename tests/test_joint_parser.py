@@ -25,16 +25,23 @@ from test_run_fixtures import TINY_TREES, Record
 from test_train_loop import Interrupt, StopAfter, log_without_times, same_weights, weights
 
 
-def test_a_tiny_joint_model_learns_its_trees_and_dependencies_and_writes_both(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def overfit(tmp_path_factory):
+    """A tiny joint model trained until it knows its 8 training sentences (dev = test = train): (config, results)."""
+    tmp_path = tmp_path_factory.mktemp("overfit")
     config = load_recipe(write_joint_recipe(tmp_path))
+    return config, run_recipe(config, RunOptions(runs_dir=tmp_path / "runs")), tmp_path / "runs"
+
+
+def test_a_tiny_joint_model_learns_its_trees_and_dependencies_and_writes_both(overfit) -> None:
+    config, results, runs = overfit
     assert parser_class("joint") is JointParser and config.task == "joint"
-    results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
     assert results.status == COMPLETE and results.task == "joint" and results.model == "joint"
     for scores in (results.dev, results.test):  # dev = test = train here
         assert (scores.f1, scores.uas, scores.las) == (100.0, 100.0, 100.0)
     assert results.dev.scorer.startswith("evalb COLLINS.prm + depeval") and results.dev.scorer.endswith("(conll18)")
     assert results.system == "mlparse joint LAL (CharLSTM + words)"
-    run_dir = RunDir.for_recipe(tmp_path / "runs", config)
+    run_dir = RunDir.for_recipe(runs, config)
     assert run_dir.pred("dev", ".trees").read_text().splitlines() == TINY_TREES
     assert run_dir.pred("dev", ".conllu").read_text() == conllu_of()
     assert "Bracketing FMeasure" in run_dir.report("test", ".evalb").read_text()
@@ -187,3 +194,16 @@ def test_joint_settings_are_checked_and_count_only_for_the_joint_kind(tmp_path: 
     span = load_recipe(recipe, ["model.kind=span"])
     assert span.hash() == load_recipe(recipe, ["model.kind=span", "joint.lal_heads=9"]).hash()
     assert load_recipe(recipe).hash() != load_recipe(recipe, ["joint.lal_heads=9"]).hash()
+
+
+def test_mlparse_load_gives_a_joint_models_tree_and_heads(overfit) -> None:
+    import mlparse
+
+    config, _, runs = overfit
+    parser = mlparse.load(RunDir.for_recipe(runs, config).path, device="cpu")
+    both = parser.parse([("the", "DT"), ("dog", "NN"), ("barks", "VBZ"), (".", ".")])
+    assert isinstance(both, JointPrediction)
+    assert both.tree.to_bracketed() == TINY_TREES[0] and list(both.dependencies.heads) == TINY_HEADS[0][0]
+    assert list(both.dependencies.deprels) == TINY_HEADS[0][1].split()
+    tree = parser.parse(["the", "dog", "barks", "."], output="tree")
+    assert tree.words() == ["the", "dog", "barks", "."]
