@@ -207,3 +207,20 @@ def test_mlparse_load_gives_a_joint_models_tree_and_heads(overfit) -> None:
     assert list(both.dependencies.deprels) == TINY_HEADS[0][1].split()
     tree = parser.parse(["the", "dog", "barks", "."], output="tree")
     assert tree.words() == ["the", "dog", "barks", "."]
+
+
+def test_relations_scored_for_the_decoded_heads_are_those_of_the_full_relation_tensor(tmp_path: Path) -> None:
+    config = load_recipe(write_joint_recipe(tmp_path))
+    split = task_for("joint").read_split(Path(config.data.dev))
+    torch.manual_seed(3)
+    parser = JointParser.build(config, split.examples).eval()
+    with torch.no_grad():
+        batch = parser.make_batch(split.input_sentences)
+        scores = parser.scores(batch)
+        predictions = parser.decode(batch, scores, split.input_sentences)
+        full = parser.dependency_scorer(scores.words)[1].float().log_softmax(-1)  # [B, N+1, N+1, R]: every pair
+    for b, prediction in enumerate(predictions):
+        for d, head in enumerate(prediction.dependencies.heads, start=1):
+            row = full[b, d, head].clone()
+            row[: parser.relations.num_specials] = float("-inf")
+            assert prediction.dependencies.deprels[d - 1] == parser.relations.token(int(row.argmax()))

@@ -66,12 +66,14 @@ class JointGold:
 class JointScores:
     """What :meth:`JointParser.decode` reads: ``chart: Tensor[B, N+1, N+1, L]``, ``tag_logits:
     Tensor[B, T, n_tags] | None``, ``arc: Tensor[B, N+1, N+1]`` log-probabilities of head h (last axis)
-    for dependent d, ``relation: Tensor[B, N+1, N+1, R]`` log-probabilities of every relation."""
+    for dependent d, and ``words: Tensor[B, N+1, d_out]``, the label attention outputs of the root and
+    the words, from which the relations of the decoded heads alone are scored (the ``[B, N+1, N+1, R]``
+    tensor of every pair would cost far more with the hundreds of derived relations of a head table)."""
 
     chart: Tensor
     tag_logits: Optional[Tensor]
     arc: Tensor
-    relation: Tensor
+    words: Tensor
 
 
 class JointParser(SpanParser):
@@ -186,9 +188,7 @@ class JointParser(SpanParser):
         dep_h, dep_mask = self._dependency_inputs(h, batch)
         arc = self._arc_scores(dep_h, dep_mask)
         if golds is None:
-            relation = self.dependency_scorer(dep_h)[1].float()
-            return JointScores(self.scorer.chart(projected, batch.lengths), tag_logits, arc.log_softmax(-1),
-                               relation.log_softmax(-1))
+            return JointScores(self.scorer.chart(projected, batch.lengths), tag_logits, arc.log_softmax(-1), dep_h)
         golds = list(golds)
         hinge = self._hinge(projected, batch.lengths, [g.spans for g in golds], decoder or self.loss_decoder)
         width = arc.shape[1]
@@ -229,8 +229,8 @@ class JointParser(SpanParser):
                 array = chart.cpu().numpy()
                 charts = [cky.decode(array[b], length=n) for b, n in enumerate(batch.lengths)]
             heads = decode_heads(scores.arc, batch.lengths, self.joint_config.arc_decoder, implementation)
-        index = heads.clamp(min=0).unsqueeze(-1).unsqueeze(-1).expand(-1, -1, 1, scores.relation.shape[-1])
-        chosen = scores.relation.gather(2, index).squeeze(2)  # [B, N+1, R]
+        # the relation log-probabilities of each word for its decoded head: [B, N+1, R]
+        chosen = self.dependency_scorer.relation_scores_for(scores.words, heads).float().log_softmax(-1)
         chosen[..., : self.relations.num_specials] = float("-inf")
         labels = chosen.argmax(-1).cpu().numpy()
         heads_np = heads.cpu().numpy()
