@@ -266,6 +266,18 @@ class JointParser(SpanParser):
             heads[b, : n + 1] = result.heads
         return trees, torch.from_numpy(heads).to(arc.device)
 
+    # -- ensembles: not for joint parsers yet (the span parser's versions would misread JointScores) ----------
+    def output_inventories(self) -> Dict[str, List[str]]:
+        raise NotImplementedError("parser kind 'joint' cannot be ensembled yet")
+
+    def with_inventories(self, inventories: Dict[str, List[str]]) -> "JointParser":
+        raise NotImplementedError("parser kind 'joint' cannot be ensembled yet")
+
+    @classmethod
+    def average_scores(cls, scores: Sequence[Any], index_maps: Sequence[Any], sizes: Dict[str, int],
+                       mode: str) -> Any:
+        raise NotImplementedError("parser kind 'joint' cannot be ensembled yet")
+
     @torch.no_grad()
     def predict(self, examples: Sequence[Sentence], decoder: str = "cython") -> List[JointPrediction]:  # type: ignore[override]
         batch = self.make_batch(examples)
