@@ -143,7 +143,8 @@ class LoadedParser:
 
     # -- inputs ----------------------------------------------------------------------------------
     def _output(self, output: Optional[str]) -> str:
-        choices = ("nltk", "tree") if self.task == "constituency" else ("conllu", "prediction")
+        choices = {"constituency": ("nltk", "tree"), "joint": ("prediction", "tree", "nltk")}.get(
+            self.task, ("conllu", "prediction"))  # joint: the tree and the heads (JointPrediction), or the tree
         output = output or choices[0]
         if output not in choices:
             raise ValueError(f"output {output!r} is not one of {', '.join(choices)} for a {self.task} model")
@@ -205,7 +206,7 @@ class LoadedParser:
             yield self._convert(words, example, result, output)
 
     def _example(self, words: List[str], tags: Optional[List[str]]) -> Any:
-        if self.task == "constituency":
+        if self.task in ("constituency", "joint"):
             from mlparse.data.vocab import UNKNOWN_TAG
 
             tags = tags or [UNKNOWN_TAG] * len(words)
@@ -221,6 +222,8 @@ class LoadedParser:
         return parse_conllu("".join(lines), "<input>").sentences[0]
 
     def _convert(self, words: List[str], example: Any, result: Any, output: str) -> Any:
+        if self.task == "joint" and output != "prediction":
+            result = result.tree
         if output in ("tree", "prediction"):
             return result
         if output == "nltk":

@@ -179,7 +179,8 @@ def _scores(split: Any) -> Dict[str, Any]:
 def model_card(info: PackageInfo) -> str:
     """The package's README.md."""
     def scores(split: Dict[str, Any]) -> str:
-        names = ("f1", "recall", "precision", "complete_match") if info.task == "constituency" else ("las", "uas", "clas")
+        names = {"constituency": ("f1", "recall", "precision", "complete_match"),
+                 "joint": ("f1", "recall", "precision", "complete_match", "las", "uas")}.get(info.task, ("las", "uas", "clas"))
         shown = [f"{name.upper() if name != 'complete_match' else 'exact match'} {split[name]:.2f}"
                  for name in names if isinstance(split.get(name), (int, float))]
         extra = f" ({split['scorer']}, {split.get('sentences', 0)} sentences)" if split.get("scorer") else ""
@@ -199,8 +200,9 @@ def model_card(info: PackageInfo) -> str:
         "```python\n"
         "import mlparse\n"
         "parser = mlparse.load(\"PATH/TO/THIS/FOLDER\")\n"
-        + ("tree = parser.parse([\"The\", \"dog\", \"barks\", \".\"])   # an nltk.Tree\n" if info.task == "constituency" else
-           "sentence = parser.parse([\"The\", \"dog\", \"barks\", \".\"])   # a conllu TokenList\n")
+        + {"constituency": "tree = parser.parse([\"The\", \"dog\", \"barks\", \".\"])   # an nltk.Tree\n",
+           "joint": "both = parser.parse([\"The\", \"dog\", \"barks\", \".\"])   # .tree and .dependencies (heads, deprels)\n"}.get(
+            info.task, "sentence = parser.parse([\"The\", \"dog\", \"barks\", \".\"])   # a conllu TokenList\n")
         + "```\n\n"
         "or `nlp.add_pipe(\"mlparse\", config={\"model\": \"PATH/TO/THIS/FOLDER\"})` in a spaCy pipeline that sets "
         "sentence boundaries. `mlparse parse --model PATH/TO/THIS/FOLDER` parses files.\n")

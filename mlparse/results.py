@@ -49,7 +49,7 @@ class RunResults:
     recipe: str = ""  # recipe name, e.g. "hebrew"
     recipe_hash: str = ""  # sha256 of the resolved recipe
     run_id: str = ""
-    task: str = "constituency"  # constituency | dependency
+    task: str = "constituency"  # constituency | dependency | joint (both: F1 and UAS/LAS)
     model: str = "span"  # span | label-attention | biaffine
     system: str = ""  # display name, e.g. "mlparse span (CharLSTM)"
     dataset: str = ""  # treebank family and set, e.g. "ptb", "ptb-sample", "spmrl", "free"
@@ -118,7 +118,7 @@ class MemberSummary:
 
 
 #: The dev metric that selects checkpoints (and that ``log.jsonl`` records), per task.
-DEV_METRIC: Dict[str, str] = {"constituency": "f1", "dependency": "las"}
+DEV_METRIC: Dict[str, str] = {"constituency": "f1", "dependency": "las", "joint": "f1"}
 
 
 @dataclass

@@ -64,6 +64,13 @@ def analyze_command(
         False, "--trust-checkpoint", help="Read a checkpoint that is not plain data (mlparse's old format) by "
         "unpickling it in full, which runs any code it carries: only for files you trust. `mlparse upgrade` "
         "converts old checkpoints instead."),
+    heads: bool = typer.Option(False, "--heads", help="Label attention heads instead (a joint model without the "
+                               "position-wise feed-forward layer): each head's contribution to the predicted spans, "
+                               "the top heads per label, bar charts (Mrini et al. 2020, Figures 6 and 8)."),
+    sentence: Optional[int] = typer.Option(None, "--sentence", min=1, help="With --heads and --span: the sentence "
+                                           "(1-based) whose span's head-to-word attention is shown."),
+    span: Optional[str] = typer.Option(None, "--span", help="With --heads and --sentence: the span START,END "
+                                       "(fenceposts: words START+1..END)."),
 ) -> None:
     """Perturb a trained span parser's attention at test time and re-score a split with the evalb port.
 
@@ -95,9 +102,13 @@ def analyze_command(
         fail(f"{model} has no recipe.yaml (is it a run directory written by mlparse run?)", 1)
     except (ConfigError, OSError, UnicodeDecodeError) as error:
         fail(f"{recipe_file}: {error}", 1)
+    if heads or sentence is not None or span is not None:
+        _analyze_heads(model, config, split, data, max_sentences, subbatch_tokens, output_dir, trust_checkpoint,
+                       heads, sentence, span)
+        return
     if config.task != "constituency":
         fail(f"{model} holds a {config.model.kind} parser ({config.task}); mlparse analyze probes the attention of "
-             "span parsers (Kitaev & Klein 2018, Section 4)", 1)
+             "span parsers (Kitaev & Klein 2018, Section 4); --heads reads the heads of a joint model", 1)
     gold_path = data if data is not None else config.data.split_path(split)
     params = config.data.evalb_params
     try:
@@ -137,3 +148,66 @@ def analyze_command(
     _print_tables(analysis)
     console.print(f"{len(analysis.probes)} probes on {analysis.sentences} sentences in {analysis.seconds:.1f} s; "
                   f"written to {json_path} and {markdown_path}", highlight=False, soft_wrap=True)
+
+
+def _parse_span(sentence: Optional[int], span: Optional[str]):  # type: ignore[no-untyped-def]
+    if sentence is None and span is None:
+        return None
+    if sentence is None or span is None:
+        raise ValueError("--sentence and --span go together (--sentence 3 --span 0,4)")
+    parts = span.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise ValueError(f"--span takes START,END (fenceposts, e.g. 0,4), got {span!r}")
+    return sentence, int(parts[0]), int(parts[1])
+
+
+def _analyze_heads(model: Path, config, split: str, data: Optional[Path], max_sentences: Optional[int],  # type: ignore[no-untyped-def]
+                   budget: int, output_dir: Optional[Path], trust_checkpoint: bool, heads: bool,
+                   sentence: Optional[int], span: Optional[str]) -> None:
+    """``--heads``: head contributions of a label attention model, written as JSON, Markdown and PNG charts."""
+    from mlparse.analysis.head_contributions import HeadAnalysisError, analyze_heads, bar_charts, to_markdown
+    from mlparse.io_utils import atomic_write_bytes, atomic_write_json, atomic_write_text
+    from mlparse.models.inference import ParseInputError, load_parser
+    from mlparse.train.corpus import DataError, check_lengths, read_split
+
+    if not heads:
+        fail("--sentence and --span show a span's head-to-word attention: add --heads", 2)
+    try:
+        chosen = _parse_span(sentence, span)
+    except ValueError as error:
+        fail(error, 2)
+    if config.model.kind != "joint":
+        fail(f"{model} holds a {config.model.kind} parser; --heads reads the heads of a Label Attention Layer "
+             "(model.kind: joint)", 1)
+    gold_path = data if data is not None else config.split_path(split)
+    try:
+        parser = load_parser(model, trust=trust_checkpoint, warn=print_warning)
+        gold_split = read_split(gold_path)
+        if max_sentences:
+            gold_split.trees = gold_split.trees[:max_sentences]
+        check_lengths(gold_split, parser.max_words, f"the model allows {parser.max_words} words")
+        analysis = analyze_heads(parser, gold_split.sentences, run_dir=str(model), split=split, budget=budget,
+                                 span=chosen)
+    except (ParseInputError, DataError, HeadAnalysisError) as error:
+        fail(error, 1)
+    target = output_dir if output_dir is not None else model / "analysis"
+    try:
+        charts = bar_charts(analysis)
+    except ImportError:
+        charts = {}
+        analysis.notes.append("matplotlib is not installed: no bar charts (pip install matplotlib)")
+    json_path, markdown_path = target / f"heads-{split}.json", target / f"heads-{split}.md"
+    try:
+        for name, png in charts.items():
+            atomic_write_bytes(target / name, png)
+        analysis.charts = sorted(charts)
+        atomic_write_json(json_path, analysis.to_json_dict())
+        atomic_write_text(markdown_path, to_markdown(analysis))
+    except OSError as error:
+        fail(os_error_message(error, "cannot write", json_path), 1)
+    out.print(to_markdown(analysis), highlight=False, soft_wrap=True)
+    for note in analysis.notes:
+        print_warning(note)
+    console.print(f"head contributions over {analysis.sentences} {split} sentences written to {json_path}, "
+                  f"{markdown_path}" + (f" and {len(charts)} chart(s)" if charts else ""), highlight=False,
+                  soft_wrap=True)

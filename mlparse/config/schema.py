@@ -133,6 +133,25 @@ class BiaffineConfig:
 
 
 @dataclass
+class JointConfig:
+    """The joint span + dependency parser with a Label Attention Layer (Mrini et al. 2020, §2-§4)."""
+
+    lal_heads: int = 112  # label attention heads (§4.1: 112 for English, one per category; 64 for Chinese)
+    lal_d_head: int = 128  # query/key/value/output size of one head (§4.1: 128); even (forward/backward halves)
+    lal_query: str = "vector"  # vector (label attention) | matrix (Table 2 ablation: query matrices)
+    lal_combine: str = "concat"  # concat (label attention) | projection (Table 2 ablation: one matrix over all heads)
+    lal_feed_forward: bool = True  # position-wise feed-forward layer after the heads (Table 1: PFL)
+    lal_d_ff: int = 2048
+    lal_residual_dropout: float = 0.0  # per-head residual dropout (Table 1: RD; the best model has none: 0)
+    lal_attention_dropout: float = 0.2
+    d_arc: int = 1024  # biaffine arc MLP (Zhou & Zhao 2019)
+    d_relation: int = 250  # biaffine relation MLP
+    mlp_dropout: float = 0.33
+    decoder: str = "separate"  # separate (CKY + arc decoder, independently) | exact (spans and heads together)
+    arc_decoder: str = "mst"  # separate decoding's dependency decoder: mst | eisner
+
+
+@dataclass
 class EvalConfig:
     """How dev/test are decoded."""
 
@@ -150,6 +169,7 @@ class RecipeConfig:
     train: TrainConfig = field(default_factory=TrainConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     biaffine: BiaffineConfig = field(default_factory=BiaffineConfig)
+    joint: JointConfig = field(default_factory=JointConfig)
 
     @property
     def task(self) -> str:
@@ -222,13 +242,14 @@ HASH_REVISIONS: Dict[tuple, tuple] = {
 }
 
 #: Parser kinds and their tasks (the classes are in mlparse.models.registry).
-KIND_TASKS: Dict[str, str] = {"span": "constituency", "biaffine": "dependency"}
+KIND_TASKS: Dict[str, str] = {"span": "constituency", "biaffine": "dependency", "joint": "joint"}
 #: The prepared-file suffix of each task.
-TASK_SUFFIXES: Dict[str, str] = {"constituency": ".trees", "dependency": ".conllu"}
+TASK_SUFFIXES: Dict[str, str] = {"constituency": ".trees", "dependency": ".conllu", "joint": ".trees"}
 #: Sections that hold one parser kind's own settings.
-KIND_SECTIONS: Dict[str, str] = {"biaffine": "biaffine"}
+KIND_SECTIONS: Dict[str, str] = {"biaffine": "biaffine", "joint": "joint"}
 
-SECTIONS = {"data": DataConfig, "model": ModelConfig, "train": TrainConfig, "eval": EvalConfig, "biaffine": BiaffineConfig}
+SECTIONS = {"data": DataConfig, "model": ModelConfig, "train": TrainConfig, "eval": EvalConfig, "biaffine": BiaffineConfig,
+            "joint": JointConfig}
 TOP_LEVEL_KEYS = ("name", "description", "base", *SECTIONS)
 VALID_CHOICES = {
     ("model", "kind"): tuple(KIND_TASKS),
@@ -236,6 +257,10 @@ VALID_CHOICES = {
     ("model", "positions"): ("learned", "sinusoidal"),
     ("biaffine", "tag_column"): ("upos", "xpos"),
     ("biaffine", "decoder"): ("mst", "eisner"),
+    ("joint", "lal_query"): ("vector", "matrix"),
+    ("joint", "lal_combine"): ("concat", "projection"),
+    ("joint", "decoder"): ("separate", "exact"),
+    ("joint", "arc_decoder"): ("mst", "eisner"),
     ("eval", "dependency_scoring"): ("conll18", "ptb"),
     ("model", "char_encoder"): ("lstm", "concat", "none"),
     ("data", "eval_tags"): ("gold", "predicted"),
@@ -387,6 +412,8 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
     if t.compile != "off" and m.encoder != "transformer":
         raise ConfigError(f"{source}: train.compile: {t.compile} compiles the transformer encoder; "
                           f"model.encoder: {m.encoder} has none (use train.compile: off).")
+    if m.kind == "joint":
+        _check_joint(config, source)
     if m.attention_window_relaxed and m.attention_window is None:
         raise ConfigError(f"{source}: model.attention_window_relaxed needs a model.attention_window (a distance).")
     _check_char_concat(m, source)
@@ -404,6 +431,20 @@ def _check_folds(d: DataConfig, source: str) -> None:
         raise ConfigError(f"{source}: data.folds must be at least 2, got {d.folds}.")
     if not 0 <= d.fold < d.folds:
         raise ConfigError(f"{source}: data.fold must be between 0 and data.folds - 1 = {d.folds - 1}, got {d.fold}.")
+
+
+def _check_joint(config: RecipeConfig, source: str) -> None:
+    """Sizes and dropouts of the joint parser's own section."""
+    j = config.joint
+    for key in ("lal_heads", "lal_d_head", "lal_d_ff", "d_arc", "d_relation"):
+        if getattr(j, key) <= 0:
+            raise ConfigError(f"{source}: joint.{key} must be positive, got {getattr(j, key)}.")
+    if j.lal_combine == "concat" and j.lal_d_head % 2:
+        raise ConfigError(f"{source}: joint.lal_d_head must be even: span vectors take the forward and backward "
+                          f"halves of every head's output (Mrini et al. §3.1), got {j.lal_d_head}.")
+    for key in ("lal_residual_dropout", "lal_attention_dropout", "mlp_dropout"):
+        if not 0.0 <= getattr(j, key) < 1.0:
+            raise ConfigError(f"{source}: joint.{key} is a dropout probability, in [0, 1), got {getattr(j, key)}.")
 
 
 def _check_char_concat(m: ModelConfig, source: str) -> None:

@@ -16,6 +16,7 @@ from mlparse.models.base import Parser
 _KINDS: Dict[str, str] = {
     "span": "mlparse.models.span_parser:SpanParser",
     "biaffine": "mlparse.models.dep_parser:BiaffineParser",
+    "joint": "mlparse.models.joint_parser:JointParser",
 }
 
 #: The kind of a spec saved before specs named their kind.

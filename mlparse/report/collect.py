@@ -310,7 +310,7 @@ def load_run(run_dir: Path, runs_dir: Optional[Path] = None) -> RunRecord:
         record.warnings.append(f"{results_path}: unknown status {results.status!r}")
     if record.state == FAILED and not results.error:
         record.notes.append("failed without an error message")
-    if results.task == "dependency":
+    if results.task in ("dependency", "joint"):  # a joint run's dependency scores follow a convention too
         record.scoring = _dependency_scoring(record)
     task_metric = DEV_METRIC.get(results.task, "f1")
     for entry in record.log:

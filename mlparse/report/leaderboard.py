@@ -196,11 +196,20 @@ def _system_name(record: RunRecord) -> str:
     return name
 
 
-def board_key(record: RunRecord) -> Tuple[str, str, Optional[str]]:
-    """(task, dataset, scoring) of the leaderboards a run's scores go to."""
+#: The leaderboards of a task whose runs hold the scores of several: a joint (span + dependency) run's F1
+#: goes to the constituency leaderboards, its UAS and LAS to the dependency ones.
+BOARD_TASKS: Dict[str, Tuple[str, ...]] = {"joint": ("constituency", "dependency")}
+
+
+def board_keys(record: RunRecord) -> List[Tuple[str, str, Optional[str]]]:
+    """(task, dataset, scoring) of every leaderboard a run's scores go to (the scoring convention only for
+    dependency leaderboards)."""
     results = record.results
     assert results is not None
-    return results.task, results.dataset or "?", record.scoring
+    tasks = BOARD_TASKS.get(results.task)
+    if tasks is None:
+        return [(results.task, results.dataset or "?", record.scoring)]
+    return [(task, results.dataset or "?", record.scoring if task == "dependency" else None) for task in tasks]
 
 
 def _measured_rows(groups: Sequence[SeedGroup], key: Tuple[str, str, Optional[str]], split: str, metric: str,
@@ -209,7 +218,7 @@ def _measured_rows(groups: Sequence[SeedGroup], key: Tuple[str, str, Optional[st
     rows: Dict[str, LeaderboardRow] = {}
     for group in groups:
         record = group.representative
-        if record.results is None or board_key(record) != key:
+        if record.results is None or key not in board_keys(record):
             continue
         results = record.results
         language = results.language or "?"
@@ -266,7 +275,8 @@ def build_leaderboards(records: Sequence[RunRecord], published: Optional[Publish
         return row.task, dataset, published.scoring(row.task, dataset)  # type: ignore[union-attr]
 
     keys: Dict[Tuple[str, str, Optional[str]], None] = {
-        key: None for key in sorted({board_key(record) for record in runs}, key=lambda k: (k[0], k[1], k[2] or ""))}
+        key: None for key in sorted({key for record in runs for key in board_keys(record)},
+                                    key=lambda k: (k[0], k[1], k[2] or ""))}
     if published_mode == "all":
         for row in published_rows:
             for dataset, _ in row.scores:

@@ -7,7 +7,7 @@ from mlparse.tasks.base import DataError, EvalOutcome, Split, Task
 
 
 def task_for(name: str) -> Task:
-    """The task called ``name`` (``constituency`` or ``dependency``)."""
+    """The task called ``name`` (``constituency``, ``dependency`` or ``joint``)."""
     if name == "constituency":
         from mlparse.tasks.constituency import ConstituencyTask
 
@@ -16,7 +16,11 @@ def task_for(name: str) -> Task:
         from mlparse.tasks.dependency import DependencyTask
 
         return DependencyTask()
-    raise ValueError(f"unknown task {name!r}; tasks: constituency, dependency")
+    if name == "joint":
+        from mlparse.tasks.joint import JointTask
+
+        return JointTask()
+    raise ValueError(f"unknown task {name!r}; tasks: constituency, dependency, joint")
 
 
 __all__ = ["DataError", "EvalOutcome", "Split", "Task", "task_for"]

@@ -7,9 +7,9 @@ scores with the evalb port (main metric F1); ``dependency`` reads ``.conllu`` fi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Generic, List, Optional, Sequence, TypeVar
+from typing import Any, ClassVar, Dict, Generic, List, Optional, Sequence, TypeVar
 
 from mlparse.results import SplitScores
 
@@ -46,6 +46,7 @@ class EvalOutcome:
 
     scores: SplitScores
     report: str
+    extra_reports: Dict[str, str] = field(default_factory=dict)  # suffix -> report of a second scorer (joint: .depeval)
 
 
 class Task:

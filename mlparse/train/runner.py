@@ -258,7 +258,7 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     task = task_for(config.task)
     train, dev, test = load_splits(config, task, notes)
     eval_tags = choose_eval_tags(config)
-    if eval_tags.files and config.task != "constituency":
+    if eval_tags.files and config.task not in ("constituency", "joint"):
         raise RunError("data.eval_tags: predicted reads tag files for constituency splits; a dependency parser "
                        "takes its tags from the CoNLL-U files (data.eval_tags: gold)")
     try:
@@ -332,6 +332,8 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
         task.write_predictions(run_dir.pred(split_name, task.suffix), split, predicted)
         outcome = task.score(split, predicted, config)
         _write_text(run_dir.report(split_name, task.report_suffix), outcome.report)
+        for suffix, report in outcome.extra_reports.items():
+            _write_text(run_dir.report(split_name, suffix), report)
         setattr(results, split_name, outcome.scores)
     results.parse_sentences_per_second = round(parsed / max(parse_seconds, 1e-9), 2)
     results.status, results.finished_at = COMPLETE, now_iso()

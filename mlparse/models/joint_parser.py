@@ -1,0 +1,289 @@
+"""The joint span + dependency parser with a Label Attention Layer (Mrini et al. 2020, §3).
+
+Lexical inputs and the factored self-attentive encoder of the span parser (Kitaev & Klein 2018;
+``model:``) → the Label Attention Layer (:mod:`mlparse.modules.label_attention`; ``joint.lal_*``) →
+
+- (a) the span scorer of Kitaev & Klein with labels, its fencepost vectors split per head (§3.1),
+  trained with the structured hinge loss (§3.2, Eq. 9);
+- (b) the biaffine arc and relation scorer of Dozat & Manning (§3.3), with the start token as the
+  root pseudo-word, trained with cross-entropy (Eq. 11).
+
+Loss: hinge + arc cross-entropy + relation cross-entropy, summed over sentences (Eq. 12), plus the
+scaled tag loss when ``model.predict_tags``.  Decoding (``joint.decoder``): ``separate`` decodes the
+spans by CKY and the heads by MST or Eisner (``joint.arc_decoder``) independently (the heads need not
+agree with the bracketing); ``exact`` finds the headed binary tree of highest span + arc
+log-probability score (:func:`mlparse.structs.joint.decode_joint`, O(n^4) per sentence, on the host),
+whose heads are consistent with its bracketing (Zhou & Zhao's joint span representation).  Each
+word's relation is the best one for its decoded head.
+
+Examples are :class:`~mlparse.tasks.joint.JointExample` (a gold tree and its dependencies); inputs
+are sentences of ``(tag, word)`` pairs as for the span parser; predictions are
+:class:`~mlparse.tasks.joint.JointPrediction`.
+
+Shapes: B sentences of at most N words, T = N + 2 positions (start, words, stop); the span chart is
+``[B, N+1, N+1, L]`` over fenceposts, the arc scores ``[B, N+1, N+1]`` over positions 0..N (root and
+words, ``[b, d, h]``), the relation scores ``[B, N+1, N+1, R]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from mlparse.config import JointConfig, ModelConfig, RecipeConfig
+from mlparse.data.dependency_vocab import REL_SPECIALS
+from mlparse.data.vocab import ParserVocab, Vocab
+from mlparse.models.base import LossOutput
+from mlparse.models.dep_parser import decode_heads
+from mlparse.models.span_parser import Sentence, SentenceBatch, SpanParser
+from mlparse.modules.biaffine import BiaffineDependencyScorer
+from mlparse.modules.label_attention import HeadwiseSpanScorer, LabelAttentionLayer
+from mlparse.modules.tag_head import TagHead
+from mlparse.structs import cky, cky_torch
+from mlparse.structs.chart import LabelVocab, gold_spans, tree_from_chart
+from mlparse.structs.chart_tree import GoldSpans
+from mlparse.structs.joint import decode_joint
+from mlparse.tasks.joint import JointExample, JointPrediction
+from mlparse.trees.dependency import DependencyPrediction
+from mlparse.trees.tree import Leaf, Tree
+
+
+@dataclass
+class JointGold:
+    """The training target of one sentence: gold spans, heads (0 = root) and relation ids of its words."""
+
+    spans: GoldSpans
+    heads: List[int]
+    relations: List[int]
+
+
+@dataclass
+class JointScores:
+    """What :meth:`JointParser.decode` reads: ``chart: Tensor[B, N+1, N+1, L]``, ``tag_logits:
+    Tensor[B, T, n_tags] | None``, ``arc: Tensor[B, N+1, N+1]`` log-probabilities of head h (last axis)
+    for dependent d, and ``words: Tensor[B, N+1, d_out]``, the label attention outputs of the root and
+    the words, from which the relations of the decoded heads alone are scored (the ``[B, N+1, N+1, R]``
+    tensor of every pair would cost far more with the hundreds of derived relations of a head table)."""
+
+    chart: Tensor
+    tag_logits: Optional[Tensor]
+    arc: Tensor
+    words: Tensor
+
+
+class JointParser(SpanParser):
+    """Span + dependency parser over a Label Attention Layer (see the module docstring)."""
+
+    kind = "joint"
+    task = "joint"
+
+    def __init__(self, config: ModelConfig, joint: JointConfig, vocab: ParserVocab, labels: LabelVocab,
+                 relations: Vocab) -> None:
+        super().__init__(config, vocab, labels)
+        self.joint_config = joint
+        self.relations = relations
+        self.lal = LabelAttentionLayer(
+            config.d_model, joint.lal_heads, joint.lal_d_head, query=joint.lal_query, combine=joint.lal_combine,
+            feed_forward=joint.lal_feed_forward, d_ff=joint.lal_d_ff, residual_dropout=joint.lal_residual_dropout,
+            attention_dropout=joint.lal_attention_dropout, relu_dropout=config.relu_dropout)
+        d_out = self.lal.d_out
+        heads = joint.lal_heads if joint.lal_combine == "concat" else None
+        self.scorer = HeadwiseSpanScorer(d_out, config.d_label_hidden, len(labels), heads)
+        self.tagger = TagHead(d_out, len(vocab.tags), config.d_tag_hidden) if config.predict_tags else None
+        self.dependency_scorer = BiaffineDependencyScorer(d_out, len(relations), joint.d_arc, joint.d_relation,
+                                                          joint.mlp_dropout)
+
+    # -- building and persistence ----------------------------------------------
+    @classmethod
+    def build(cls, config: RecipeConfig, train: Sequence[JointExample]) -> "JointParser":  # type: ignore[override]
+        trees = [example.tree for example in train]
+        sentences = [[(leaf.tag, leaf.word) for leaf in tree.leaves()] for tree in trees]
+        vocab = ParserVocab.build(sentences, config.model.word_min_count)
+        labels = LabelVocab.from_trees(trees)
+        if len(labels) < 2:
+            raise ValueError("the training trees hold no constituent at all (each is a lone word under TOP): "
+                             "a span parser has no label to learn")
+        relations = Vocab(sorted({rel for example in train for rel in example.dependencies.deprels}),
+                          specials=REL_SPECIALS)
+        return cls(config.model, config.joint, vocab, labels, relations)
+
+    def spec(self) -> Dict[str, object]:
+        return {**super().spec(), "joint_config": dict(self.joint_config.__dict__),
+                "relations": self.relations.to_list(), "relation_specials": self.relations.num_specials}
+
+    @classmethod
+    def from_spec(cls, spec: Dict[str, Any]) -> "JointParser":  # type: ignore[override]
+        return cls(cls.model_config_of(spec), JointConfig(**spec["joint_config"]), ParserVocab.from_dict(spec["vocab"]),
+                   LabelVocab(spec["labels"]), Vocab.from_list(spec["relations"], spec["relation_specials"]))
+
+    def resume_mismatch(self, saved: Dict[str, Any]) -> Optional[str]:
+        mine = self.spec()
+        for part, what in (("vocab", "vocabulary"), ("labels", "span labels"), ("relations", "dependency relations"),
+                           ("model_config", "model settings"), ("joint_config", "joint settings")):
+            if saved.get(part) != mine[part]:
+                return what
+        return None
+
+    @staticmethod
+    def describe(config: RecipeConfig, eval_tags: Optional[str] = None) -> str:
+        """``mlparse joint LAL (CharLSTM + words)``; the Table 1-2 ablations are named when set."""
+        base = SpanParser.describe(config, eval_tags)
+        j = config.joint
+        changes = ([] if j.lal_feed_forward else ["no PFL"]) + (["RD"] if j.lal_residual_dropout else []) + (
+            ["query matrix"] if j.lal_query == "matrix" else []) + (["projection"] if j.lal_combine == "projection" else [])
+        inputs = base[base.index("("):]
+        return f"mlparse joint LAL{' [' + ', '.join(changes) + ']' if changes else ''} {inputs}"
+
+    # -- data ------------------------------------------------------------------
+    def gold(self, example: JointExample) -> JointGold:  # type: ignore[override]
+        deps = example.dependencies
+        unknown = [r for r in deps.deprels if r not in self.relations]
+        if unknown:
+            raise ValueError(f"relation {unknown[0]!r} does not occur in the training data")
+        return JointGold(gold_spans(example.tree, self.labels), [int(h) for h in deps.heads],
+                         [self.relations.index(r) for r in deps.deprels])
+
+    def memory_cost(self, training: bool, decoder: str) -> Callable[[int], float]:
+        """The span parser's cost model (:mod:`mlparse.models.memory`) grown by the share of the Label Attention
+        Layer's wider word vectors and the arc/relation scores; an estimate, not calibrated against measured
+        peaks as the span parser's is."""
+        span = super().memory_cost(training, decoder)
+        widen = 1.0 + self.lal.d_out / (4.0 * self.config.d_model * max(1, self.config.num_layers))
+        square = self.lal.n_heads + (0 if training else len(self.relations))
+        unit = 4.0 * self.config.d_model * max(1, self.config.num_layers)
+        return lambda n: span(n) * widen + (n + 1) ** 2 * square / unit
+
+    def position_bytes(self, training: bool, decoder: str) -> Optional[float]:  # type: ignore[override]
+        return None  # not calibrated: subbatch_tokens: auto keeps the CPU budgets
+
+    # -- network ---------------------------------------------------------------
+    def encode(self, batch: SentenceBatch) -> tuple:
+        """Label attention outputs ``h: Tensor[B, T, d_out]`` and tag logits ``Tensor[B, T, n_tags]`` (or None)."""
+        z = self.embedding(batch.mask, words=batch.words, tags=batch.tags, chars=batch.chars,
+                           char_lengths=batch.char_lengths, host_char_lengths=batch.host_char_lengths)
+        h = self.lal(self.encoder(z, batch.mask), batch.mask)
+        return h, (self.tagger(h) if self.tagger is not None else None)
+
+    def _dependency_inputs(self, h: Tensor, batch: SentenceBatch) -> tuple:
+        """Positions 0..N (root = start token, then the words): ``h: Tensor[B, N+1, d_out]`` and their mask."""
+        width = max(batch.lengths) + 1
+        mask = torch.arange(width, device=h.device)[None, :] <= torch.tensor(batch.lengths, device=h.device)[:, None]
+        return h[:, :width], mask
+
+    def _arc_scores(self, h: Tensor, mask: Tensor) -> Tensor:
+        s = self.dependency_scorer
+        arc = s.arc(s.arc_dependent(h), s.arc_head(h)).squeeze(1).float()  # [B, N+1, N+1]
+        return arc.masked_fill(~mask.unsqueeze(1), float("-inf"))
+
+    def forward(self, batch: SentenceBatch, golds: Optional[Sequence[JointGold]] = None,  # type: ignore[override]
+                decoder: Optional[str] = None) -> Any:
+        """Without ``golds``: :class:`JointScores`; with ``golds``: the summed loss (:class:`LossOutput`)."""
+        h, tag_logits = self.encode(batch)
+        projected = self.scorer.project(h)
+        dep_h, dep_mask = self._dependency_inputs(h, batch)
+        arc = self._arc_scores(dep_h, dep_mask)
+        if golds is None:
+            return JointScores(self.scorer.chart(projected, batch.lengths), tag_logits, arc.log_softmax(-1), dep_h)
+        golds = list(golds)
+        hinge = self._hinge(projected, batch.lengths, [g.spans for g in golds], decoder or self.loss_decoder)
+        width = arc.shape[1]
+        heads = torch.zeros(len(golds), width, dtype=torch.long)
+        rels = torch.zeros(len(golds), width, dtype=torch.long)
+        for b, gold in enumerate(golds):
+            heads[b, 1:len(gold.heads) + 1] = torch.tensor(gold.heads, dtype=torch.long)
+            rels[b, 1:len(gold.relations) + 1] = torch.tensor(gold.relations, dtype=torch.long)
+        heads, rels = heads.to(arc.device), rels.to(arc.device)
+        words = dep_mask.clone()
+        words[:, 0] = False  # the root has no head
+        arc_loss = F.cross_entropy(arc[words], heads[words], reduction="sum")
+        relation = self.dependency_scorer.relation_scores_for(dep_h, heads).float()  # [B, N+1, R]
+        relation_loss = F.cross_entropy(relation[words], rels[words], reduction="sum")
+        total = hinge + arc_loss + relation_loss
+        parts = {"hinge": float(hinge.detach()), "arc": float(arc_loss.detach()),
+                 "relation": float(relation_loss.detach())}
+        if tag_logits is not None:
+            span_loss = self._loss_output(batch, hinge, tag_logits)
+            total = total + (span_loss.loss - hinge)
+            parts["tag"] = span_loss.tag_loss
+        return LossOutput(loss=total, sentences=len(golds), parts=parts)
+
+    # -- decoding --------------------------------------------------------------
+    def scores(self, batch: SentenceBatch) -> JointScores:  # type: ignore[override]
+        return self(batch)
+
+    def decode(self, batch: SentenceBatch, scores: JointScores, examples: Sequence[Sentence],  # type: ignore[override]
+               decoder: str = "cython") -> List[JointPrediction]:
+        implementation = "torch" if decoder == "torch" else "cython"
+        chart = scores.chart.float()
+        if self.joint_config.decoder == "exact":
+            charts, heads = self._decode_exact(chart, scores.arc, batch.lengths)
+        else:
+            if implementation == "torch":
+                charts = cky_torch.decode_batch(chart, batch.lengths)
+            else:
+                array = chart.cpu().numpy()
+                charts = [cky.decode(array[b], length=n) for b, n in enumerate(batch.lengths)]
+            heads = decode_heads(scores.arc, batch.lengths, self.joint_config.arc_decoder, implementation)
+        # the relation log-probabilities of each word for its decoded head: [B, N+1, R]
+        chosen = self.dependency_scorer.relation_scores_for(scores.words, heads).float().log_softmax(-1)
+        chosen[..., : self.relations.num_specials] = float("-inf")
+        labels = chosen.argmax(-1).cpu().numpy()
+        heads_np = heads.cpu().numpy()
+        predicted_tags: Optional[np.ndarray] = None
+        if scores.tag_logits is not None:
+            logits = scores.tag_logits.float()
+            logits[..., : self.vocab.tags.num_specials] = float("-inf")
+            predicted_tags = logits.argmax(-1).cpu().numpy()
+        out = []
+        for b, (sentence, spans) in enumerate(zip(examples, charts)):
+            if predicted_tags is not None:
+                leaves = [Leaf(self.vocab.tags.token(int(predicted_tags[b, k + 1])), word)
+                          for k, (_, word) in enumerate(sentence)]
+            else:
+                leaves = [Leaf(tag, word) for tag, word in sentence]
+            n = batch.lengths[b]
+            dependencies = DependencyPrediction(heads=[int(h) for h in heads_np[b, 1:n + 1]],
+                                                deprels=[self.relations.token(int(r)) for r in labels[b, 1:n + 1]])
+            out.append(JointPrediction(tree_from_chart(spans, self.labels, leaves), dependencies))
+        return out
+
+    def _decode_exact(self, chart: Tensor, arc: Tensor, lengths: Sequence[int]) -> tuple:
+        """Spans and heads maximising span + arc log-probability scores together over headed binary trees
+        (:func:`mlparse.structs.joint.decode_joint`, exact, O(n^4)): the heads are consistent with the bracketing."""
+        charts = chart.cpu().numpy()
+        by_head = arc.transpose(1, 2).detach().double().cpu().numpy()  # decode_joint takes scores[h, d]
+        heads = np.full(arc.shape[:2], -1, dtype=np.int64)
+        trees = []
+        for b, n in enumerate(lengths):
+            result = decode_joint(np.ascontiguousarray(charts[b, : n + 1, : n + 1]),
+                                  np.ascontiguousarray(by_head[b, : n + 1, : n + 1]))
+            trees.append(list(result.spans))
+            heads[b, : n + 1] = result.heads
+        return trees, torch.from_numpy(heads).to(arc.device)
+
+    # -- ensembles: not for joint parsers yet (the span parser's versions would misread JointScores) ----------
+    def output_inventories(self) -> Dict[str, List[str]]:
+        raise NotImplementedError("parser kind 'joint' cannot be ensembled yet")
+
+    def with_inventories(self, inventories: Dict[str, List[str]]) -> "JointParser":
+        raise NotImplementedError("parser kind 'joint' cannot be ensembled yet")
+
+    @classmethod
+    def average_scores(cls, scores: Sequence[Any], index_maps: Sequence[Any], sizes: Dict[str, int],
+                       mode: str) -> Any:
+        raise NotImplementedError("parser kind 'joint' cannot be ensembled yet")
+
+    @torch.no_grad()
+    def predict(self, examples: Sequence[Sentence], decoder: str = "cython") -> List[JointPrediction]:  # type: ignore[override]
+        batch = self.make_batch(examples)
+        return self.decode(batch, self.scores(batch), examples, decoder)
+
+    @torch.no_grad()
+    def parse(self, sentences: Sequence[Sentence], decoder: str = "cython") -> List[Tree]:
+        """The predicted trees alone (``mlparse parse`` of a joint model writes trees)."""
+        return [p.tree for p in self.predict(sentences, decoder)]
