@@ -256,3 +256,19 @@ def test_invalid_inputs_raise_clear_errors(decoder) -> None:
     with pytest.raises(ValueError, match="gold span"):
         decoder(spans, arcs, gold=({(0, 5): 1}, [-1, 0, 1, 2]))
     assert is_binary_bracketing(decoder(spans, arcs).spans, 3)
+
+
+def test_arrays_of_any_memory_layout_decode_alike() -> None:
+    """Transposed (Fortran-ordered) views and strided slices give the tree of their C-ordered copies."""
+    rng = np.random.default_rng(11)
+    spans = rng.normal(size=(8, 8, 3))
+    arcs = rng.normal(size=(8, 8))
+    expected = decode_joint(np.ascontiguousarray(spans), np.ascontiguousarray(arcs))
+    fortran_arcs = np.asfortranarray(arcs)
+    transposed_arcs = np.ascontiguousarray(arcs.T).T  # a view with C-contiguous storage read column-wise
+    fortran_spans = np.asfortranarray(spans)
+    strided_spans = np.repeat(spans, 2, axis=2)[:, :, ::2]
+    layouts = ((spans, fortran_arcs), (spans, transposed_arcs), (fortran_spans, arcs), (strided_spans, arcs))
+    for span_scores, arc_scores in layouts:
+        assert decode_joint(span_scores, arc_scores) == expected
+        assert decode_joint_reference(span_scores, arc_scores) == expected

@@ -115,7 +115,7 @@ def check_joint_inputs(
 
 def augmented_arcs(arc_scores: np.ndarray, n: int, gold_heads: Optional[HeadArray]) -> np.ndarray:
     """float64 (n+1, n+1) arc scores, plus 1.0 on every arc that is not a gold arc when ``gold_heads`` is given."""
-    arcs = np.array(arc_scores[: n + 1, : n + 1], dtype=np.float64)
+    arcs = np.array(arc_scores[: n + 1, : n + 1], dtype=np.float64, order="C")
     if gold_heads is not None:
         arcs += 1.0
         words = np.arange(1, n + 1)
