@@ -23,6 +23,7 @@ from mlparse.config.schema import (
     TOP_LEVEL_KEYS,
     VALID_CHOICES,
     BiaffineConfig,
+    PretrainedConfig,
     ConfigError,
     DataConfig,
     EvalConfig,
@@ -34,7 +35,7 @@ from mlparse.config.schema import (
 )
 
 __all__ = [
-    "SECTIONS", "TOP_LEVEL_KEYS", "VALID_CHOICES", "BiaffineConfig", "ConfigError", "DataConfig", "EvalConfig", "ModelConfig",
+    "SECTIONS", "TOP_LEVEL_KEYS", "VALID_CHOICES", "BiaffineConfig", "ConfigError", "PretrainedConfig", "DataConfig", "EvalConfig", "ModelConfig",
     "RecipeConfig", "TrainConfig", "apply_overrides", "deep_merge", "from_dict", "load_raw", "load_recipe",
     "parse_override", "recipe_from_yaml_text", "recipes_dir", "resolve_recipe", "validate",
 ]
