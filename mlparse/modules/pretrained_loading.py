@@ -68,6 +68,7 @@ def load_parts(name: str, weights: bool = True) -> Tuple[Any, Any]:
     """``(model, tokenizer)`` for ``name`` (a directory or a hub name); ``weights=False`` builds the model
     from its configuration alone (random weights, to be replaced by a checkpoint's)."""
     transformers = require_transformers()
+    transformers.utils.logging.disable_progress_bar()  # mlparse prints its own progress
     path = Path(name).expanduser()
     if looks_like_path(name) and not path.is_dir():
         raise _not_found(name, f"no directory {path}")
