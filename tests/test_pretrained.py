@@ -217,3 +217,31 @@ def test_without_transformers_a_pretrained_recipe_says_how_to_install_it(tiny_pr
         load_recipe(recipe, [f"pretrained.model={tiny_pretrained}"])
     with pytest.raises(PretrainedError, match=r"pip install 'mlparse\[pretrained\]'"):
         load_parts(str(tiny_pretrained))
+
+
+# -- memory ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fine_tune", [True, False])
+def test_the_memory_estimate_follows_the_measured_memory(tiny_pretrained: Path, fine_tune: bool) -> None:
+    from mlparse.models.memory_meter import peak_allocated_bytes, saved_tensor_bytes
+
+    enc = encoder(tiny_pretrained, fine_tune=fine_tune).train()
+    for n in (10, 40):
+        batch = enc.make_batch([["dogs", "dog"] * (n // 2)], CPU)  # 1.5 subwords a word, as the estimate assumes
+        if fine_tune:  # what the graph keeps for backward
+            params = list(enc.parameters())
+            measured, _ = saved_tensor_bytes(lambda: enc(batch), exclude=params)
+        else:  # no graph: the peak of the forward
+            measured, _ = peak_allocated_bytes(lambda: enc(batch))
+        assert 0.7 <= enc.memory_bytes(n, training=True) / measured <= 1.4, (n, measured)
+
+
+def test_a_pretrained_encoder_adds_its_memory_to_the_parsers_cost(tiny_pretrained: Path, tmp_path: Path) -> None:
+    recipe = write_tiny_recipe(tmp_path)
+    plain = SpanParser.build(load_recipe(recipe), tiny_trees())
+    for fine in ("false", "true"):
+        parser = SpanParser.build(load_recipe(recipe, [f"pretrained.model={tiny_pretrained}", f"pretrained.fine_tune={fine}"]),
+                                  tiny_trees())
+        unit = parser.position_bytes(True, "cython")
+        assert parser.memory_cost(True, "cython")(20) == pytest.approx(
+            plain.memory_cost(True, "cython")(20) + parser.pretrained.memory_bytes(20, True) / unit)

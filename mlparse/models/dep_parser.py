@@ -266,6 +266,9 @@ class BiaffineParser(Parser):
         position's activations (about 4 · d_model numbers per layer)."""
         width = self.input.d_out * 4 * max(1, self.config.num_layers)
         square = self.config.num_heads * max(1, self.config.num_layers) + (0 if training else len(self.relations))
+        encoder, unit = self.input.pretrained, self.position_bytes(training, decoder)
+        if encoder is not None:  # a pretrained encoder's bytes in the same token-equivalents
+            return lambda n: (n + 1) + (n + 1) ** 2 * square / width + encoder.memory_bytes(n, training) / unit
         return lambda n: (n + 1) + (n + 1) ** 2 * square / width
 
     def position_bytes(self, training: bool, decoder: str) -> float:

@@ -378,7 +378,12 @@ class SpanParser(Parser):
         return self.parse(examples, decoder="torch" if decoder == "torch" else "cython")
 
     def memory_cost(self, training: bool, decoder: str) -> Callable[[int], float]:
-        return subbatch_cost(self.config, len(self.labels), training=training, decoder=decoder)
+        cost = subbatch_cost(self.config, len(self.labels), training=training, decoder=decoder)
+        encoder = self.pretrained
+        if encoder is None:
+            return cost
+        unit = self.position_bytes(training, decoder)  # a pretrained encoder's bytes in the same token-equivalents
+        return lambda n: cost(n) + encoder.memory_bytes(n, training) / unit
 
     def position_bytes(self, training: bool, decoder: str) -> float:
         """Bytes of one token-equivalent: the cost model's ``per_position`` (:mod:`mlparse.models.memory`)."""

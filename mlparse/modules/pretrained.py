@@ -40,6 +40,8 @@ from mlparse.modules.subwords import SubwordBatch, build_batch, gather_subwords,
 
 #: Window size (with special tokens) for a model whose configuration gives no maximum (XLNet's relative positions).
 DEFAULT_MAX_SUBWORDS = 512
+#: Subwords per word the memory estimate assumes (WordPiece splits English treebank words into about 1.2-1.4).
+SUBWORDS_PER_WORD = 1.5
 
 
 class PretrainedEncoder(nn.Module):
@@ -205,6 +207,27 @@ class PretrainedEncoder(nn.Module):
         words = pool_words(gather_subwords(hidden, batch), batch, self.config.subword_pooling)
         words = self.dropout(words)
         return self.projection(words) if self.projection is not None else words
+
+    def memory_bytes(self, words: int, training: bool) -> float:
+        """Bytes of activations the transformer takes for a sentence of ``words`` words (float32, counted like
+        :mod:`mlparse.models.memory`; added to the parser's sub-batch cost): ``SUBWORDS_PER_WORD`` subwords a
+        word, in windows of at most :attr:`window`.  Fine-tuned in training, every layer keeps its inputs,
+        q/k/v, attention output, feed-forward hidden layer and its probabilities; otherwise the hidden states
+        of every layer (``output_hidden_states``) and one layer's transients.  Checked against measured
+        memory in ``tests/test_pretrained.py`` (within 0.7-1.4x, as the span parser's model)."""
+        config = self.transformer_model.config
+        hidden, heads = self.hidden_size, int(getattr(config, "num_attention_heads", 1) or 1)
+        inner = int(getattr(config, "intermediate_size", 4 * hidden) or 4 * hidden)
+        tokens = SUBWORDS_PER_WORD * words + len(self.prefix) + len(self.suffix)
+        span = min(tokens, self.window + len(self.prefix) + len(self.suffix))  # attention stays within a window
+        states = (self.num_layers + 1) * hidden
+        if training and self.fine_tuned:
+            per_token = self.num_layers * (9 * hidden + 2 * inner) + states
+            per_pair = self.num_layers * 3 * heads
+        else:
+            per_token = states + 3 * hidden + 2 * inner
+            per_pair = 1  # the attention mask; the fused kernel keeps no probabilities without gradient
+        return 4.0 * (per_token * tokens + per_pair * tokens * span)
 
     def training_setup(self, device: torch.device) -> None:
         """Gradient checkpointing of a fine-tuned transformer on CUDA (``pretrained.gradient_checkpointing``)."""
