@@ -100,16 +100,23 @@ def test_a_fine_tuned_span_run_trains_resumes_exports_and_parses(tiny_pretrained
     assert resumed["status"] == COMPLETE and resumed["dev"]["f1"] == reference.dev.f1
     assert same_weights(weights(RunDir.for_recipe(tmp_path / "ref", config).last), weights(run_dir.last))
     words = ["the", "dog", "saw", "a", "cat", "."]
-    tree = str(mlparse.load(run_dir.path, device="cpu").parse(words))
+    tree = mlparse.load(run_dir.path, device="cpu").parse(words, output="tree").to_bracketed()
     package = tmp_path / "package"
     result = CliRunner().invoke(app, ["export", str(run_dir.path), str(package)])
     assert result.exit_code == 0, result.output
     assert (package / "pretrained" / "config.json").is_file() and (package / "pretrained" / "tokenizer_config.json").is_file()
     assert not list((package / "pretrained").glob("*.safetensors"))  # fine-tuned: its weights are in model.pt
     shutil.rmtree(model_dir)  # the package needs nothing else; the run directory needs the model it names
-    assert str(mlparse.load(package, device="cpu").parse(words)) == tree
+    assert mlparse.load(package, device="cpu").parse(words, output="tree").to_bracketed() == tree
     with pytest.raises(PackageError, match=r"pretrained model '.*bert-copy' could not be loaded .*--set pretrained.model="):
         mlparse.load(run_dir.path, device="cpu")
+    source = tmp_path / "input.txt"
+    source.write_text(" ".join(words) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["parse", "--model", str(package), "--input", str(source), "--format", "text"])
+    assert result.exit_code == 0 and result.stdout.strip() == tree, result.output  # mlparse parse reads the package too
+    result = CliRunner().invoke(app, ["parse", "--model", str(run_dir.path), "--input", str(source), "--format", "text"])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert "pretrained model" in result.output and "could not be loaded" in result.output
 
 
 def test_a_frozen_dependency_run_parses_and_refuses_a_changed_encoder(tiny_pretrained: Path, tmp_path: Path) -> None:
