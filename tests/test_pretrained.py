@@ -245,3 +245,53 @@ def test_a_pretrained_encoder_adds_its_memory_to_the_parsers_cost(tiny_pretraine
         unit = parser.position_bytes(True, "cython")
         assert parser.memory_cost(True, "cython")(20) == pytest.approx(
             plain.memory_cost(True, "cython")(20) + parser.pretrained.memory_bytes(20, True) / unit)
+
+
+# -- other model families --------------------------------------------------------------------------------
+
+def tiny_xlnet(folder: Path) -> None:
+    """XLNet (the english-xlnet recipe's family): a Unigram vocabulary, special tokens at the end (``<sep> <cls>``)."""
+    import transformers
+
+    pieces = ["<unk>", "<s>", "</s>", "<cls>", "<sep>", "<pad>", "<mask>", "▁the", "▁dog", "▁bark", "s", "▁.", "▁", "."]
+    tokenizer = transformers.XLNetTokenizer(vocab=[(p, -1.0 - 0.1 * i) for i, p in enumerate(pieces)])
+    config = transformers.XLNetConfig(vocab_size=len(pieces), d_model=32, n_layer=4, n_head=2, d_inner=48)
+    transformers.XLNetModel(config).save_pretrained(str(folder))
+    tokenizer.save_pretrained(str(folder))
+
+
+def tiny_roberta(folder: Path) -> None:
+    """RoBERTa: byte-level BPE (pre-split words need their leading space) and positions after the padding index."""
+    import transformers
+    from tokenizers import ByteLevelBPETokenizer
+
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(["the dog barks .", "a cat saw the dog ."] * 5, vocab_size=300, min_frequency=1,
+                            special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"], show_progress=False)
+    bpe.save_model(str(folder))
+    tokenizer = transformers.RobertaTokenizer(vocab=str(folder / "vocab.json"), merges=str(folder / "merges.txt"))
+    config = transformers.RobertaConfig(vocab_size=300, hidden_size=32, num_hidden_layers=4, num_attention_heads=2,
+                                        intermediate_size=48, max_position_embeddings=40)
+    transformers.RobertaModel(config).save_pretrained(str(folder))
+    tokenizer.save_pretrained(str(folder))
+
+
+@pytest.mark.parametrize("family", ["xlnet", "roberta"])
+def test_other_model_families_align_their_words_and_read_long_sentences(family: str, tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    (tiny_xlnet if family == "xlnet" else tiny_roberta)(tmp_path)
+    enc = encoder(tmp_path, max_subwords=None if family == "roberta" else 12, window_overlap=4)
+    words = ["the", "dog", "barks", "."]
+    tokens = [enc.tokenizer.convert_ids_to_tokens(p) for p in enc.pieces(words)]
+    if family == "xlnet":
+        assert tokens == [["▁the"], ["▁dog"], ["▁bark", "s"], ["▁."]]
+        assert enc.prefix == [] and enc.tokenizer.convert_ids_to_tokens(enc.suffix) == ["<sep>", "<cls>"]
+        assert enc.window == 10
+    else:
+        assert tokens == [["Ġthe"], ["Ġdog"], ["Ġbarks"], ["Ġ."]]  # each word with its leading space
+        assert enc.window == 40 - 2 - 2  # 38 positions after the padding index, less <s> and </s>
+    long = words * 12
+    batch = enc.make_batch([words, long], CPU)
+    assert batch.ids.shape[0] >= 3 and batch.ids.shape[1] <= enc.window + 2
+    out = enc(batch)
+    assert out.shape == (2, len(long), 32) and bool((out[1].abs().sum(-1) > 0).all())

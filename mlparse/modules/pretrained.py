@@ -150,7 +150,9 @@ class PretrainedEncoder(nn.Module):
         limits = [DEFAULT_MAX_SUBWORDS]
         positions = getattr(model.config, "max_position_embeddings", None)
         if isinstance(positions, int) and positions > 0:
-            limits = [positions]
+            table = getattr(getattr(model, "embeddings", None), "position_embeddings", None)
+            offset = getattr(table, "padding_idx", None)  # RoBERTa-like: positions start after the padding index
+            limits = [positions - (offset + 1 if isinstance(offset, int) else 0)]
         model_max = getattr(self.tokenizer, "model_max_length", None)
         if isinstance(model_max, int) and 0 < model_max < 1_000_000:
             limits.append(model_max)

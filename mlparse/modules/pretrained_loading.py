@@ -78,6 +78,9 @@ def load_parts(name: str, weights: bool = True) -> Tuple[Any, Any]:
     for local_only in attempts:
         try:
             tokenizer = transformers.AutoTokenizer.from_pretrained(source, local_files_only=local_only)
+            if getattr(tokenizer, "add_prefix_space", None) is False:  # byte-level BPE (RoBERTa, GPT-2): pre-split
+                tokenizer = transformers.AutoTokenizer.from_pretrained(  # words need their leading space
+                    source, local_files_only=local_only, add_prefix_space=True)
             if weights:
                 model = transformers.AutoModel.from_pretrained(source, local_files_only=local_only)
             else:
