@@ -14,7 +14,8 @@ Each encoder is timed frozen and fine-tuned: parsing (forward and CKY, no gradie
 update (forward, loss-augmented decoding, backward, Adam), in seconds per sentence, and the ratio to the
 CharLSTM model measured in the same run.
 
-    python3 benchmarks/pretrained_overhead.py [--sentences N] [--batch B] [--threads T] [--base-training]
+    python3 benchmarks/pretrained_overhead.py [--sentences N] [--batch B] [--rounds R] [--threads T]
+        [--shapes tiny,small,base] [--base-training]
 """
 
 from __future__ import annotations
@@ -103,7 +104,12 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--rounds", type=int, default=3, help="timing rounds over every model in turn; the fastest counts")
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     parser.add_argument("--base-training", action="store_true", help="also time training with the BERT-base-sized encoder")
+    parser.add_argument("--shapes", default=",".join(SHAPES), help=f"encoders to time, of {', '.join(SHAPES)}")
     args = parser.parse_args(argv)
+    shapes = [name for name in args.shapes.split(",") if name]
+    unknown = [name for name in shapes if name not in SHAPES]
+    if unknown:
+        parser.error(f"unknown encoder shape(s) {', '.join(unknown)}; choose from {', '.join(SHAPES)}")
     torch.set_num_threads(args.threads)
     train_trees = read_split(prepared_split("train")).trees
     dev_trees = read_split(prepared_split("dev")).trees[: args.sentences]
@@ -118,13 +124,13 @@ def main(argv: Optional[List[str]] = None) -> None:
         variants: List[Dict[str, Any]] = []
         model, config = build(train_trees, None, False)
         variants.append({"name": "CharLSTM + words (demo)", "model": model, "config": config, "parse": True, "train": True})
-        for shape in SHAPES:
+        for shape in shapes:
             model_dir = Path(folder) / shape
             model_dir.mkdir()
             save_encoder(model_dir, vocab, shape)
             for fine_tune in (False, True):
                 model, config = build(train_trees, model_dir, fine_tune)
-                if shape == "tiny" and not fine_tune:
+                if shape == shapes[0] and not fine_tune:
                     pieces = [len(p) for s in sentences for p in model.pretrained.pieces([w for _, w in s])]
                     print(f"subwords per word with the WordPiece vocabulary of the training words: "
                           f"{sum(pieces) / len(pieces):.2f}\n")

@@ -295,3 +295,36 @@ def test_other_model_families_align_their_words_and_read_long_sentences(family: 
     assert batch.ids.shape[0] >= 3 and batch.ids.shape[1] <= enc.window + 2
     out = enc(batch)
     assert out.shape == (2, len(long), 32) and bool((out[1].abs().sum(-1) > 0).all())
+
+
+# -- CUDA switches ---------------------------------------------------------------------------------------
+
+def checkpointing(model: torch.nn.Module) -> bool:
+    return bool(getattr(model, "is_activation_checkpointing", None) if hasattr(model, "is_activation_checkpointing")
+                else model.is_gradient_checkpointing)
+
+
+def test_gradient_checkpointing_and_bf16_do_nothing_on_the_cpu(tiny_pretrained: Path) -> None:
+    enc = encoder(tiny_pretrained, fine_tune=True, gradient_checkpointing=True, bf16=True)
+    enc.training_setup(CPU)
+    assert not checkpointing(enc.transformer)
+    assert enc.hidden_states(enc.make_batch([["the", "dog"]], CPU))[-1].dtype == torch.float32
+    enc.training_setup(torch.device("cuda"))  # a device name only: the switch is set for a CUDA run
+    assert checkpointing(enc.transformer)
+    enc.train()(enc.make_batch([["the", "dog"]], CPU)).sum().backward()  # recomputed in backward, gradients still flow
+    assert all(p.grad is not None for p in enc.transformer.encoder.parameters())
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_on_cuda_a_fine_tuned_encoder_checkpoints_its_gradients_under_bf16(tiny_pretrained: Path) -> None:
+    cuda = torch.device("cuda")
+    enc = encoder(tiny_pretrained, fine_tune=True, gradient_checkpointing=True, bf16=True).to(cuda).train()
+    enc.training_setup(cuda)
+    assert checkpointing(enc.transformer)
+    batch = enc.make_batch([["the", "dog", "barks"], ["hello"]], cuda)
+    if torch.cuda.is_bf16_supported():
+        assert enc.hidden_states(batch)[-1].dtype == torch.bfloat16
+    out = enc(batch)
+    assert out.dtype == torch.float32 and out.shape == (2, 3, 32)
+    out.sum().backward()
+    assert all(p.grad is not None for p in enc.transformer.encoder.parameters())

@@ -234,7 +234,9 @@ class PretrainedEncoder(nn.Module):
     def training_setup(self, device: torch.device) -> None:
         """Gradient checkpointing of a fine-tuned transformer on CUDA (``pretrained.gradient_checkpointing``)."""
         if self.fine_tuned and self.config.gradient_checkpointing and device.type == "cuda":
-            self.transformer.gradient_checkpointing_enable()
+            model = self.transformer  # transformers 5 renamed the switch (the old name warns, and goes in v6)
+            enable = getattr(model, "activation_checkpointing_enable", None) or model.gradient_checkpointing_enable
+            enable()
 
 
 class _no_context:
