@@ -9,6 +9,10 @@ recipe search path)::
     spec.json      the parser's spec (:meth:`mlparse.models.base.Parser.spec`: settings, vocabularies, labels)
     model.pt       spec and weights only, written by :func:`mlparse.train.checkpoint.save` (plain data,
                    read with ``torch.load(weights_only=True)`` after its checksums are checked)
+    pretrained/    only for a parser with a pretrained encoder: its tokenizer and configuration, and for a
+                   frozen encoder its weights too (``save_pretrained``), so that the package parses without
+                   the model hub or the directory it was trained from; a fine-tuned encoder's weights are
+                   in model.pt
     recipe.yaml    the run's resolved recipe, as it was
     README.md      a model card: data, scores, how to load it
 
@@ -38,6 +42,7 @@ PACKAGE_FORMAT = "mlparse-package"
 PACKAGE_FORMAT_VERSION = 1
 
 INFO_FILE, SPEC_FILE, WEIGHTS_FILE, RECIPE_FILE, CARD_FILE = "package.json", "spec.json", "model.pt", "recipe.yaml", "README.md"
+PRETRAINED_DIR = "pretrained"
 
 #: The budget of one forward pass (token-equivalents) when the recipe does not say.
 DEFAULT_PARSE_BUDGET = 5000
@@ -137,6 +142,13 @@ def export_package(run_dir: PathLike, out_dir: PathLike) -> PackageInfo:
     temporary = out.parent / f".{out.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     temporary.mkdir()
     try:
+        if spec.get("pretrained"):
+            from mlparse.modules.pretrained_loading import PretrainedError, save_copy
+
+            try:
+                save_copy(spec["pretrained"], temporary / PRETRAINED_DIR)
+            except PretrainedError as error:
+                raise PackageError(f"cannot export {run}: {error}") from None
         checkpoint.save({"spec": spec, "model": weights}, temporary / WEIGHTS_FILE)
         atomic_write_json(temporary / SPEC_FILE, spec)
         atomic_write_text(temporary / RECIPE_FILE, recipe_text)
@@ -237,6 +249,7 @@ def load_package(path: PathLike, device: Any = None) -> Tuple[Any, PackageInfo]:
     import torch
 
     from mlparse.models.registry import UnknownParserKind, parser_from_spec
+    from mlparse.modules.pretrained_loading import PretrainedError, with_local_copy
     from mlparse.train import checkpoint
 
     folder = Path(path)
@@ -256,11 +269,16 @@ def load_package(path: PathLike, device: Any = None) -> Tuple[Any, PackageInfo]:
         saved = checkpoint.load(weights, map_location=device)
     except checkpoint.CheckpointError as error:
         raise NotAModel(str(error)) from None
+    spec = saved["spec"]
+    if spec.get("pretrained") and (folder / PRETRAINED_DIR).is_dir():
+        spec = with_local_copy(spec, folder / PRETRAINED_DIR)
     try:
-        parser = parser_from_spec(saved["spec"])
+        parser = parser_from_spec(spec)
         parser.load_state_dict(saved["model"])
     except UnknownParserKind as error:
         raise NotAModel(f"{weights}: {error}") from None
+    except PretrainedError as error:  # not installed, not found, not the copy it was trained with
+        raise PackageError(f"{weights}: {error}") from None
     except Exception as error:  # a spec and weights that do not fit together
         detail = (str(error).strip().splitlines() or [""])[0][:200]
         raise NotAModel(f"{weights}: not a usable parser ({type(error).__name__}{': ' + detail if detail else ''})") from None

@@ -21,3 +21,29 @@ def treebanks() -> Path:
     if not path.is_dir():
         pytest.skip(f"shared treebanks not found at {path}")
     return path
+
+
+#: The tiny model's WordPiece vocabulary: the words of the hand-made test treebanks, some split in pieces.
+TINY_WORDPIECES = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "dog", "bark", "##s", ".", "a", "cat", "saw",
+                   "john", "hello", "it", "is", "red", "he", "run", "fast", "big", "slept", "on", "mat", "?", "un",
+                   "##believ", "##able", "hear", "##ing", "today", "schedule", "##d", "##n"]
+
+
+@pytest.fixture(scope="module")
+def tiny_pretrained(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A randomly initialised BERT-like model (4 layers of 32 features, 64 positions) and its WordPiece
+    tokenizer, saved with ``save_pretrained`` in a temporary directory (the tests never reach a model
+    hub).  Skipped without ``transformers`` (the ``pretrained`` extra, in ``dev``)."""
+    transformers = pytest.importorskip("transformers")
+    import torch
+
+    folder = tmp_path_factory.mktemp("tiny-bert")
+    vocab = folder / "vocab.txt"
+    vocab.write_text("\n".join(TINY_WORDPIECES) + "\n", encoding="utf-8")
+    tokenizer = transformers.BertTokenizer(vocab=str(vocab))
+    config = transformers.BertConfig(vocab_size=len(TINY_WORDPIECES), hidden_size=32, num_hidden_layers=4,
+                                     num_attention_heads=2, intermediate_size=48, max_position_embeddings=64)
+    torch.manual_seed(0)
+    transformers.BertModel(config).save_pretrained(str(folder))
+    tokenizer.save_pretrained(str(folder))
+    return folder

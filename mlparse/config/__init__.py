@@ -23,6 +23,7 @@ from mlparse.config.schema import (
     TOP_LEVEL_KEYS,
     VALID_CHOICES,
     BiaffineConfig,
+    PretrainedConfig,
     ConfigError,
     DataConfig,
     EvalConfig,
@@ -36,6 +37,7 @@ from mlparse.config.schema import (
 
 __all__ = [
     "SECTIONS", "TOP_LEVEL_KEYS", "VALID_CHOICES", "BiaffineConfig", "ConfigError", "DataConfig", "EvalConfig", "JointConfig",
-    "ModelConfig",     "RecipeConfig", "TrainConfig", "apply_overrides", "deep_merge", "from_dict", "load_raw", "load_recipe",
+    "ModelConfig", "PretrainedConfig", "RecipeConfig", "TrainConfig", "apply_overrides", "deep_merge", "from_dict", "load_raw",
+    "load_recipe",
     "parse_override", "recipe_from_yaml_text", "recipes_dir", "resolve_recipe", "validate",
 ]

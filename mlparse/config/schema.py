@@ -152,6 +152,28 @@ class JointConfig:
 
 
 @dataclass
+class PretrainedConfig:
+    """A pretrained contextual encoder through ``transformers`` (:mod:`mlparse.modules.pretrained`); off while
+    ``model`` is null.  Li et al. (2019) §4.2: frozen features, the mean of the top 4 layers replacing the
+    word embeddings; Mrini et al. (2020): fine-tuned."""
+
+    model: Optional[str] = None  # hub name (bert-large-cased) or a local directory written by save_pretrained
+    subword_pooling: str = "first"  # first | last | mean: a word's vector from its subwords
+    layers: str = "mean_top"  # mean_top (mean of the top top_k layers) | layer (one layer) | scalar_mix (learned)
+    top_k: int = 4  # layers: mean_top (Li et al. Table 3: the top 4)
+    layer: int = -1  # layers: layer; 0 = the embedding layer, -1 = the top layer
+    combine: str = "concat"  # concat: beside the word embeddings | replace: instead of them
+    dropout: float = 0.2  # on the word vectors the encoder gives
+    fine_tune: bool = False  # false: frozen features (no gradient, eval mode); true: trained with lr / warmup_steps
+    lr: float = 5e-5  # fine_tune: the encoder's own base learning rate
+    warmup_steps: int = 160  # fine_tune: the encoder's own linear warm-up, in updates
+    gradient_checkpointing: bool = False  # fine_tune on CUDA: recompute the encoder's activations in backward
+    bf16: bool = True  # bf16 autocast of the encoder on CUDA (no-op on CPU)
+    max_subwords: Optional[int] = None  # window size in subwords, specials included (null: the model's maximum)
+    window_overlap: int = 128  # subwords shared by consecutive windows of a longer sentence
+
+
+@dataclass
 class EvalConfig:
     """How dev/test are decoded."""
 
@@ -170,6 +192,7 @@ class RecipeConfig:
     eval: EvalConfig = field(default_factory=EvalConfig)
     biaffine: BiaffineConfig = field(default_factory=BiaffineConfig)
     joint: JointConfig = field(default_factory=JointConfig)
+    pretrained: PretrainedConfig = field(default_factory=PretrainedConfig)
 
     @property
     def task(self) -> str:
@@ -199,6 +222,8 @@ class RecipeConfig:
         for (section, key), default in HASH_NEUTRAL_DEFAULTS.items():
             if data[section].get(key) == default:
                 data[section].pop(key, None)
+        if data["pretrained"]["model"] is None:  # no pretrained encoder: the section does not count (run ids as before)
+            data.pop("pretrained")
         for section, kind in KIND_SECTIONS.items():  # a parser's own section counts only for that parser
             if self.model.kind != kind:
                 data.pop(section, None)
@@ -249,7 +274,8 @@ TASK_SUFFIXES: Dict[str, str] = {"constituency": ".trees", "dependency": ".conll
 KIND_SECTIONS: Dict[str, str] = {"biaffine": "biaffine", "joint": "joint"}
 
 SECTIONS = {"data": DataConfig, "model": ModelConfig, "train": TrainConfig, "eval": EvalConfig, "biaffine": BiaffineConfig,
-            "joint": JointConfig}
+            "joint": JointConfig,
+            "pretrained": PretrainedConfig}
 TOP_LEVEL_KEYS = ("name", "description", "base", *SECTIONS)
 VALID_CHOICES = {
     ("model", "kind"): tuple(KIND_TASKS),
@@ -262,6 +288,9 @@ VALID_CHOICES = {
     ("joint", "decoder"): ("separate", "exact"),
     ("joint", "arc_decoder"): ("mst", "eisner"),
     ("eval", "dependency_scoring"): ("conll18", "ptb"),
+    ("pretrained", "subword_pooling"): ("first", "last", "mean"),
+    ("pretrained", "layers"): ("mean_top", "layer", "scalar_mix"),
+    ("pretrained", "combine"): ("concat", "replace"),
     ("model", "char_encoder"): ("lstm", "concat", "none"),
     ("data", "eval_tags"): ("gold", "predicted"),
     ("data", "fold_assignment"): ("modulo", "permutation"),
@@ -368,8 +397,10 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
     _check_name(config.name, source)
     if m.d_model % 2:
         raise ConfigError(f"{source}: model.d_model must be even (content ‖ position halves), got {m.d_model}.")
-    if not (m.use_words or m.use_tags or m.char_encoder != "none"):
-        raise ConfigError(f"{source}: the model has no lexical input; enable model.use_words, model.use_tags or a model.char_encoder.")
+    p = config.pretrained
+    if not (m.use_words or m.use_tags or m.char_encoder != "none" or p.model is not None):
+        raise ConfigError(f"{source}: the model has no lexical input; enable model.use_words, model.use_tags, a "
+                          "model.char_encoder or a pretrained.model.")
     positive = ["model.num_layers", "model.num_heads", "model.d_kv", "model.d_ff", "model.d_label_hidden", "train.lr",
                 "train.batch_size", "train.evals_per_epoch", "train.max_epochs",
                 "train.adam_eps"] + (["model.d_char_emb"] if m.char_encoder != "none" else [])
@@ -419,6 +450,7 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
     _check_char_concat(m, source)
     _check_eval_tags(config, source)
     _check_folds(d, source)
+    _check_pretrained(p, source)
 
 
 def _check_folds(d: DataConfig, source: str) -> None:
@@ -445,6 +477,27 @@ def _check_joint(config: RecipeConfig, source: str) -> None:
     for key in ("lal_residual_dropout", "lal_attention_dropout", "mlp_dropout"):
         if not 0.0 <= getattr(j, key) < 1.0:
             raise ConfigError(f"{source}: joint.{key} is a dropout probability, in [0, 1), got {getattr(j, key)}.")
+
+
+def _check_pretrained(p: PretrainedConfig, source: str) -> None:
+    """The ``pretrained:`` section: sizes and rates in range, and ``transformers`` importable when it is on."""
+    if p.model is None:
+        return
+    if not p.model.strip():
+        raise ConfigError(f"{source}: pretrained.model is empty; name a hub model or a local directory (or null for none).")
+    checks = [("top_k", p.top_k >= 1, "must be at least 1"), ("lr", p.lr > 0, "must be positive"),
+              ("warmup_steps", p.warmup_steps >= 0, "cannot be negative"),
+              ("dropout", 0.0 <= p.dropout < 1.0, "is a dropout probability, in [0, 1)"),
+              ("window_overlap", p.window_overlap >= 0, "cannot be negative"),
+              ("max_subwords", p.max_subwords is None or p.max_subwords >= 4,
+               "counts the special tokens too; it must be at least 4")]
+    for key, good, message in checks:
+        if not good:
+            raise ConfigError(f"{source}: pretrained.{key} {message}, got {getattr(p, key)}.")
+    import importlib.util
+
+    if importlib.util.find_spec("transformers") is None:
+        raise ConfigError(f"{source}: pretrained.model needs the 'transformers' package: pip install 'mlparse[pretrained]'")
 
 
 def _check_char_concat(m: ModelConfig, source: str) -> None:

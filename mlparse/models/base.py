@@ -97,6 +97,11 @@ class Parser(nn.Module):
         """Switch on what only training uses (word dropout by training counts, the decoder of a
         loss-augmented search, say). Default: nothing."""
 
+    def optimizer_groups(self, config: Any) -> List[Dict[str, Any]]:
+        """The optimizer's parameter groups, each with its ``base_lr`` and ``warmup_steps`` (the trainer's
+        schedule sets every group's rate from them). Default: one group at ``train.lr`` / ``train.warmup_steps``."""
+        return [{"params": list(self.parameters()), "base_lr": config.train.lr, "warmup_steps": config.train.warmup_steps}]
+
     def memory_cost(self, training: bool, decoder: str) -> Callable[[int], float]:
         """The memory of one sentence of length n in token-equivalents, to pack sub-batches under a
         budget (:func:`mlparse.data.batching.pack_by_tokens`). Default: its positions, n + 2."""

@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from mlparse.config import BiaffineConfig, ModelConfig, RecipeConfig
+from mlparse.config import BiaffineConfig, ModelConfig, PretrainedConfig, RecipeConfig
 from mlparse.data.dependency_vocab import DependencyVocab
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput, Parser
@@ -35,6 +35,7 @@ from mlparse.modules.char_lstm import CharLSTM
 from mlparse.modules.dropout import make_dropout
 from mlparse.modules.encoder import PartitionedTransformerEncoder
 from mlparse.modules.positions import sinusoidal_table
+from mlparse.modules.subwords import SubwordBatch
 from mlparse.structs import decode_eisner, decode_mst, eisner_torch
 from mlparse.trees.dependency import DependencySentence, DependencyPrediction
 
@@ -42,7 +43,8 @@ from mlparse.trees.dependency import DependencySentence, DependencyPrediction
 @dataclass
 class DependencyBatch:
     """Padded inputs: ``mask: BoolTensor[B, T]`` (root and words), ``words, tags: LongTensor[B, T]``,
-    ``chars: LongTensor[B, T, C]``, ``char_lengths: LongTensor[B, T]``, ``lengths``: words per sentence."""
+    ``chars: LongTensor[B, T, C]``, ``char_lengths: LongTensor[B, T]``, ``lengths``: words per sentence,
+    ``subwords``: the pretrained encoder's input (None without one)."""
 
     mask: Tensor
     words: Tensor
@@ -50,6 +52,7 @@ class DependencyBatch:
     chars: Tensor
     char_lengths: Tensor
     lengths: List[int]
+    subwords: Optional[SubwordBatch] = None
 
 
 @dataclass
@@ -97,21 +100,32 @@ class DependencyInput(nn.Module):
     """Lexical vectors → encoder input, and the encoder.
 
     ``forward(batch) -> Tensor[B, T, d_out]``.  The lexical vector of a position is the concatenation
-    of its word embedding (plus the CharLSTM vector when enabled) and its tag embedding.  Transformer
+    of its word embedding (plus the CharLSTM vector when enabled), a pretrained encoder's word vector
+    (H features, 0 at the root; ``pretrained.combine: replace`` drops the word embedding) and its tag
+    embedding.  Transformer
     encoder, unfactored: ``x = W lex + pos`` (``W`` only when sizes differ; Li et al. choose
     100 + 100 = d_model 200); factored: ``x = [W lex ; pos]`` as Kitaev & Klein.  BiLSTM encoder:
     ``x = lex``.
     """
 
-    def __init__(self, model: ModelConfig, dep: BiaffineConfig, vocab: ParserVocab) -> None:
+    def __init__(self, model: ModelConfig, dep: BiaffineConfig, vocab: ParserVocab,
+                 pretrained: Optional[PretrainedConfig] = None, saved_pretrained: Optional[Dict[str, Any]] = None) -> None:
         super().__init__()
         self.model_config = model
-        self.word_embedding = nn.Embedding(len(vocab.words), dep.d_word_emb, padding_idx=0) if model.use_words else None
+        self.pretrained: Optional[nn.Module] = None
+        d_pretrained = 0
+        if pretrained is not None:
+            from mlparse.modules.pretrained import PretrainedEncoder
+
+            self.pretrained = PretrainedEncoder(pretrained, saved=saved_pretrained)
+            d_pretrained = self.pretrained.d_out
+        use_words = model.use_words and not (pretrained is not None and pretrained.combine == "replace")
+        self.word_embedding = nn.Embedding(len(vocab.words), dep.d_word_emb, padding_idx=0) if use_words else None
         self.tag_embedding = nn.Embedding(len(vocab.tags), dep.d_tag_emb, padding_idx=0) if model.use_tags else None
         self.char_lstm = (CharLSTM(len(vocab.chars), model.d_char_emb, dep.d_word_emb, model.char_input_dropout)
                           if model.char_encoder == "lstm" else None)
-        d_lexical = (dep.d_word_emb if (model.use_words or self.char_lstm is not None) else 0) + (
-            dep.d_tag_emb if model.use_tags else 0)
+        d_lexical = (dep.d_word_emb if (use_words or self.char_lstm is not None) else 0) + (
+            dep.d_tag_emb if model.use_tags else 0) + d_pretrained
         self.dropout = make_dropout(dep.embedding_dropout, "feature")
         self.projection: Optional[nn.Linear] = None
         self.position_table: Optional[Tensor] = None
@@ -149,6 +163,9 @@ class DependencyInput(nn.Module):
             word = chars if word is None else word + chars
         if word is not None:
             parts.append(word)
+        if self.pretrained is not None:  # [B, n_max, H] words → [B, T, H], 0 at the root
+            assert batch.subwords is not None
+            parts.append(F.pad(self.pretrained(batch.subwords), (0, 0, 1, 0)))
         if self.tag_embedding is not None:
             parts.append(self.tag_embedding(batch.tags))
         return torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]
@@ -192,12 +209,13 @@ class BiaffineParser(Parser):
     kind = "biaffine"
     task = "dependency"
 
-    def __init__(self, model: ModelConfig, dep: BiaffineConfig, vocab: DependencyVocab) -> None:
+    def __init__(self, model: ModelConfig, dep: BiaffineConfig, vocab: DependencyVocab,
+                 pretrained: Optional[PretrainedConfig] = None, saved_pretrained: Optional[Dict[str, Any]] = None) -> None:
         super().__init__()
         self.config, self.dep_config = model, dep
         self.dep_vocab = vocab
         self.vocab, self.relations = vocab.lexical, vocab.rels
-        self.input = DependencyInput(model, dep, vocab.lexical)
+        self.input = DependencyInput(model, dep, vocab.lexical, pretrained, saved_pretrained)
         self.scorer = BiaffineDependencyScorer(self.input.d_out, len(vocab.rels), dep.d_arc, dep.d_relation,
                                                dep.mlp_dropout)
 
@@ -205,7 +223,7 @@ class BiaffineParser(Parser):
     @classmethod
     def build(cls, config: RecipeConfig, train: Sequence[DependencySentence]) -> "BiaffineParser":
         vocab = DependencyVocab.build(train, config.model.word_min_count, config.biaffine.tag_column)
-        parser = cls(config.model, config.biaffine, vocab)
+        parser = cls(config.model, config.biaffine, vocab, config.pretrained if config.pretrained.model is not None else None)
         if config.biaffine.pretrained_vectors and parser.input.word_embedding is not None:
             parser.load_pretrained(config.biaffine.pretrained_vectors)
         return parser
@@ -227,13 +245,37 @@ class BiaffineParser(Parser):
         return len(vectors.words)
 
     def spec(self) -> Dict[str, Any]:
-        return {"kind": self.kind, "model_config": dict(self.config.__dict__),
+        spec = {"kind": self.kind, "model_config": dict(self.config.__dict__),
                 "biaffine_config": dict(self.dep_config.__dict__), "vocab": self.dep_vocab.to_dict()}
+        if self.input.pretrained is not None:  # parsers without one keep the specs they always had
+            spec["pretrained"] = self.input.pretrained.spec()
+        return spec
 
     @classmethod
     def from_spec(cls, spec: Dict[str, Any]) -> "BiaffineParser":
+        from mlparse.modules.pretrained import pretrained_config_of
+
         return cls(ModelConfig(**spec["model_config"]), BiaffineConfig(**spec["biaffine_config"]),
-                   DependencyVocab.from_dict(spec["vocab"]))
+                   DependencyVocab.from_dict(spec["vocab"]), pretrained_config_of(spec), spec.get("pretrained"))
+
+    def resume_mismatch(self, saved: Dict[str, Any]) -> Optional[str]:
+        from mlparse.modules.pretrained import pretrained_mismatch
+
+        mine = self.spec()
+        for key in mine:
+            if key != "pretrained" and saved.get(key) != mine[key]:
+                return key.replace("_", " ")
+        return pretrained_mismatch(mine, saved)
+
+    def training_setup(self, config: RecipeConfig, decoder: str = "cython") -> None:
+        if self.input.pretrained is not None:
+            self.input.pretrained.training_setup(self.device())
+
+    def optimizer_groups(self, config: RecipeConfig) -> List[Dict[str, Any]]:
+        """A fine-tuned pretrained encoder trains with its own learning rate and warm-up."""
+        from mlparse.modules.pretrained import parameter_groups
+
+        return parameter_groups(self, self.input.pretrained, config)  # type: ignore[arg-type]
 
     # -- data ------------------------------------------------------------------
     @property
@@ -250,6 +292,9 @@ class BiaffineParser(Parser):
         never the (n + 1)² · L relation scores of every pair."""
         width = self.input.d_out * 4 * max(1, self.config.num_layers)
         square = self.config.num_heads * max(1, self.config.num_layers) + (0 if training else 1)
+        encoder, unit = self.input.pretrained, self.position_bytes(training, decoder)
+        if encoder is not None:  # a pretrained encoder's bytes in the same token-equivalents
+            return lambda n: (n + 1) + (n + 1) ** 2 * square / width + encoder.memory_bytes(n, training) / unit
         return lambda n: (n + 1) + (n + 1) ** 2 * square / width
 
     def position_bytes(self, training: bool, decoder: str) -> float:
@@ -259,8 +304,12 @@ class BiaffineParser(Parser):
     @staticmethod
     def describe(config: RecipeConfig, eval_tags: Optional[str] = None) -> str:
         """``mlparse biaffine (self-attentive, words + gold tags)``."""
-        m = config.model
-        parts = (["CharLSTM"] if m.char_encoder == "lstm" else []) + (["words"] if m.use_words else []) + (
+        m, p = config.model, config.pretrained
+        from mlparse.models.span_parser import pretrained_name
+
+        replaced = p.model is not None and p.combine == "replace"
+        parts = ([pretrained_name(p)] if p.model is not None else []) + (
+            ["CharLSTM"] if m.char_encoder == "lstm" else []) + (["words"] if m.use_words and not replaced else []) + (
             [f"{eval_tags or 'gold'} {config.biaffine.tag_column.upper()}"] if m.use_tags else [])
         encoder = "BiLSTM" if m.encoder == "bilstm" else "self-attentive"
         return f"mlparse biaffine ({encoder}, {' + '.join(parts)})"
@@ -296,8 +345,11 @@ class BiaffineParser(Parser):
                 char_lengths[b, position] = len(ids)
         mask = np.arange(width)[None, :] < (np.asarray(lengths) + 1)[:, None]
         device = self.device()
+        subwords = None
+        if self.input.pretrained is not None:
+            subwords = self.input.pretrained.make_batch([s.words for s in examples], device)
         return DependencyBatch(*(torch.from_numpy(a).to(device) for a in (mask, words, tags, chars, char_lengths)),
-                               lengths=lengths)
+                               lengths=lengths, subwords=subwords)
 
     # -- network ---------------------------------------------------------------
     def forward(self, batch: DependencyBatch, golds: Optional[Sequence[DependencyGold]] = None) -> Any:

@@ -78,10 +78,16 @@ def load_parser(model: Union[str, Path], device: Optional[torch.device] = None, 
         hint = (f" ({last} may still be good: --model {last})" if isinstance(error, checkpoint.CorruptCheckpoint)
                 and path.name == "best.pt" and last.is_file() else "")
         raise ParseInputError(f"{error}{hint}") from None
+    from mlparse.modules.pretrained_loading import PretrainedError, with_local_copy
+    from mlparse.package import PRETRAINED_DIR
+
+    spec = saved["spec"]
+    if spec.get("pretrained") and (path.parent / PRETRAINED_DIR).is_dir():  # a package's copy of its encoder
+        spec = with_local_copy(spec, path.parent / PRETRAINED_DIR)
     try:
-        parser = parser_from_spec(saved["spec"])
+        parser = parser_from_spec(spec)
         parser.load_state_dict(saved["model"])
-    except (CheckpointFormatError, UnknownParserKind) as error:
+    except (CheckpointFormatError, UnknownParserKind, PretrainedError) as error:
         raise ParseInputError(f"{path}: {error}") from None
     except Exception as error:  # a spec or weights that do not fit together: not a usable model
         detail = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""

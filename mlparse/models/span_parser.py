@@ -36,7 +36,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from mlparse.config import ModelConfig, RecipeConfig
+from mlparse.config import ModelConfig, PretrainedConfig, RecipeConfig
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import Parser
 from mlparse.models.ensemble import average_charts, average_distributions
@@ -46,6 +46,7 @@ from mlparse.modules.attention import AttentionWindow
 from mlparse.modules.embeddings import LexicalConfig, LexicalEmbedding
 from mlparse.modules.encoder import PartitionedTransformerEncoder
 from mlparse.modules.span_scorer import SpanScorer
+from mlparse.modules.subwords import SubwordBatch
 from mlparse.modules.tag_head import TagHead
 from mlparse.structs import cky, cky_torch
 from mlparse.structs.chart import LabelVocab, gold_spans, tree_from_chart
@@ -61,7 +62,8 @@ class SentenceBatch:
 
     mask: BoolTensor[B, T]; words, tags: LongTensor[B, T]; chars: LongTensor[B, T, C];
     char_lengths: LongTensor[B, T]; lengths: the sentence lengths n_b; host_char_lengths: char_lengths
-    on the host (int64 ndarray[B, T]; None: read from the device when needed).
+    on the host (int64 ndarray[B, T]; None: read from the device when needed); subwords: the pretrained
+    encoder's input (None without one).
     """
 
     mask: Tensor
@@ -71,6 +73,7 @@ class SentenceBatch:
     char_lengths: Tensor
     lengths: List[int]
     host_char_lengths: Optional[np.ndarray] = None
+    subwords: Optional[SubwordBatch] = None
 
 
 @dataclass
@@ -118,7 +121,10 @@ class SpanParser(Parser):
     kind = "span"
     task = "constituency"
 
-    def __init__(self, config: ModelConfig, vocab: ParserVocab, labels: LabelVocab) -> None:
+    def __init__(self, config: ModelConfig, vocab: ParserVocab, labels: LabelVocab,
+                 pretrained: Optional[PretrainedConfig] = None, saved_pretrained: Optional[Dict[str, Any]] = None) -> None:
+        """``pretrained``: a pretrained encoder's settings (None: none); ``saved_pretrained``: its spec entry when
+        rebuilding a trained parser (:class:`~mlparse.modules.pretrained.PretrainedEncoder`)."""
         super().__init__()
         self.loss_decoder = "cython"  # the decoder of the loss-augmented CKY in training (training_setup)
         self.config = config
@@ -126,16 +132,23 @@ class SpanParser(Parser):
         self.labels = labels
         half = config.d_model // 2
         char_model = None if config.char_encoder == "none" else config.char_encoder
+        replace_words = pretrained is not None and pretrained.combine == "replace"
         lexical = LexicalConfig(
             num_words=len(vocab.words), num_tags=len(vocab.tags), num_chars=len(vocab.chars),
-            use_words=config.use_words, use_tags=config.use_tags, char_model=char_model,  # type: ignore[arg-type]
+            use_words=config.use_words and not replace_words, use_tags=config.use_tags, char_model=char_model,  # type: ignore[arg-type]
             d_content=half, d_position=half, factored=config.factored, max_len=config.max_len,
             d_char_emb_lstm=config.d_char_emb, d_char_emb_concat=config.d_char_emb,
             concat_chars=config.char_concat_letters, char_boundary_markers=True,  # see ParserVocab.char_ids
             word_dropout=config.word_emb_dropout, tag_dropout=config.tag_emb_dropout,
             char_dropout=config.morpho_emb_dropout, char_input_dropout=config.char_input_dropout,
-            unk_word_index=vocab.words.index("<unk>") if config.use_words else None,
+            unk_word_index=vocab.words.index("<unk>") if config.use_words and not replace_words else None,
+            use_extra=pretrained is not None,
         )
+        self.pretrained: Optional[nn.Module] = None
+        if pretrained is not None:  # its word vectors, projected to the content size, join the sum of inputs
+            from mlparse.modules.pretrained import PretrainedEncoder
+
+            self.pretrained = PretrainedEncoder(pretrained, d_out=lexical.d_lexical, saved=saved_pretrained)
         self.embedding = LexicalEmbedding(lexical)
         self.encoder = PartitionedTransformerEncoder(
             n_layers=config.num_layers, d_content=half, d_position=half, n_heads=config.num_heads,
@@ -162,7 +175,7 @@ class SpanParser(Parser):
 
     def enable_unk_dropout(self) -> None:
         """Training: replace words of training count c by UNK with probability 1/(1+c)."""
-        if self.config.use_words:
+        if self.embedding.word_embedding is not None:
             counts = torch.tensor(self.vocab.count_table(), dtype=torch.float32)
             self.embedding.set_word_counts(counts)
             self.unk_dropout_enabled = True
@@ -199,14 +212,21 @@ class SpanParser(Parser):
                 sizes[position] = len(ids)
         mask = np.arange(width)[None, :] < (np.asarray(lengths) + 2)[:, None]
         device = self.device()
+        subwords = None
+        if self.pretrained is not None:
+            subwords = self.pretrained.make_batch([[w for _, w in s] for s in sentences], device)
         return SentenceBatch(*(to_device(a, device) for a in (mask, words, tags, chars, char_lengths)),
-                             lengths=lengths, host_char_lengths=char_lengths)
+                             lengths=lengths, host_char_lengths=char_lengths, subwords=subwords)
 
     # -- model ----------------------------------------------------------------
     def encode(self, batch: SentenceBatch) -> Tuple[Tensor, Optional[Tensor]]:
         """Encoder outputs ``h: Tensor[B, T, d_model]`` and tag logits ``Tensor[B, T, n_tags]`` (or None)."""
+        extra = None
+        if self.pretrained is not None:  # [B, N, d_content] words → [B, T, d_content], 0 at start and stop
+            assert batch.subwords is not None
+            extra = torch.nn.functional.pad(self.pretrained(batch.subwords), (0, 0, 1, 1))
         z = self.embedding(batch.mask, words=batch.words, tags=batch.tags, chars=batch.chars, char_lengths=batch.char_lengths,
-                           host_char_lengths=batch.host_char_lengths)
+                           host_char_lengths=batch.host_char_lengths, extra=extra)
         h = self.encoder(z, batch.mask)
         return h, (self.tagger(h) if self.tagger is not None else None)
 
@@ -329,7 +349,8 @@ class SpanParser(Parser):
     # -- the parser interface (mlparse.models.base) ----------------------------
     @classmethod
     def build(cls, config: RecipeConfig, train: Sequence[Tree]) -> "SpanParser":
-        return build_parser(config.model, train, config.model.word_min_count)
+        pretrained = config.pretrained if config.pretrained.model is not None else None
+        return build_parser(config.model, train, config.model.word_min_count, pretrained)
 
     def gold(self, example: Tree) -> GoldSpans:
         return gold_spans(example, self.labels)
@@ -339,6 +360,14 @@ class SpanParser(Parser):
         self.loss_decoder = decoder
         if config.train.unk_word_dropout:
             self.enable_unk_dropout()
+        if self.pretrained is not None:
+            self.pretrained.training_setup(self.device())
+
+    def optimizer_groups(self, config: RecipeConfig) -> List[Dict[str, Any]]:
+        """A fine-tuned pretrained encoder trains with its own learning rate and warm-up."""
+        from mlparse.modules.pretrained import parameter_groups
+
+        return parameter_groups(self, self.pretrained, config)  # type: ignore[arg-type]
 
     def scores(self, batch: SentenceBatch) -> Tuple[Tensor, Optional[Tensor]]:
         """``(chart [B, N+1, N+1, L], tag logits [B, T, n_tags] | None)``."""
@@ -382,7 +411,12 @@ class SpanParser(Parser):
                                             [m["predicted tags"] for m in index_maps], sizes["predicted tags"], mode)
 
     def memory_cost(self, training: bool, decoder: str) -> Callable[[int], float]:
-        return subbatch_cost(self.config, len(self.labels), training=training, decoder=decoder)
+        cost = subbatch_cost(self.config, len(self.labels), training=training, decoder=decoder)
+        encoder = self.pretrained
+        if encoder is None:
+            return cost
+        unit = self.position_bytes(training, decoder)  # a pretrained encoder's bytes in the same token-equivalents
+        return lambda n: cost(n) + encoder.memory_bytes(n, training) / unit
 
     def position_bytes(self, training: bool, decoder: str) -> float:
         """Bytes of one token-equivalent: the cost model's ``per_position`` (:mod:`mlparse.models.memory`)."""
@@ -393,7 +427,10 @@ class SpanParser(Parser):
     def describe(config: RecipeConfig, eval_tags: Optional[str] = None) -> str:
         """The system's name in reports: ``mlparse span (CharLSTM + words)``."""
         parts = {"lstm": ["CharLSTM"], "concat": ["CharConcat"], "none": []}[config.model.char_encoder]
-        if config.model.use_words:
+        pretrained = config.pretrained
+        if pretrained.model is not None:
+            parts.insert(0, pretrained_name(pretrained))
+        if config.model.use_words and not (pretrained.model is not None and pretrained.combine == "replace"):
             parts.append("words")
         if config.model.use_tags:  # the tags given on dev/test tell apart systems that are not comparable
             parts.append(f"{eval_tags or 'gold'} tags")
@@ -408,13 +445,18 @@ class SpanParser(Parser):
         for part, what in (("vocab", "vocabulary"), ("labels", "span labels"), ("model_config", "model settings")):
             if saved.get(part) != mine[part]:
                 return what
-        return None
+        from mlparse.modules.pretrained import pretrained_mismatch
+
+        return pretrained_mismatch(mine, saved)
 
     # -- persistence ----------------------------------------------------------
     def spec(self) -> Dict[str, object]:
         """What :func:`SpanParser.from_spec` needs besides the weights."""
-        return {"kind": self.kind, "model_config": self.config.__dict__.copy(), "vocab": self.vocab.to_dict(), "labels": self.labels.to_list(),
+        spec = {"kind": self.kind, "model_config": self.config.__dict__.copy(), "vocab": self.vocab.to_dict(), "labels": self.labels.to_list(),
                 "char_concat_wiring": CHAR_CONCAT_WIRING}
+        if self.pretrained is not None:  # parsers without one keep the specs they always had
+            spec["pretrained"] = self.pretrained.spec()
+        return spec
 
     @staticmethod
     def model_config_of(spec: Dict[str, object]) -> ModelConfig:
@@ -434,11 +476,21 @@ class SpanParser(Parser):
 
     @classmethod
     def from_spec(cls, spec: Dict[str, object]) -> "SpanParser":
+        from mlparse.modules.pretrained import pretrained_config_of
+
         config = cls.model_config_of(spec)
-        return cls(config, ParserVocab.from_dict(spec["vocab"]), LabelVocab(spec["labels"]))  # type: ignore[arg-type]
+        return cls(config, ParserVocab.from_dict(spec["vocab"]), LabelVocab(spec["labels"]),  # type: ignore[arg-type]
+                   pretrained_config_of(spec), spec.get("pretrained"))  # type: ignore[arg-type]
 
 
-def build_parser(config: ModelConfig, train_trees: Sequence[Tree], word_min_count: int = 1) -> SpanParser:
+def pretrained_name(config: PretrainedConfig) -> str:
+    """How reports name a pretrained encoder: the model's last path component, and whether it was fine-tuned."""
+    name = str(config.model).rstrip("/").rsplit("/", 1)[-1]
+    return f"{name}{' fine-tuned' if config.fine_tune else ''}"
+
+
+def build_parser(config: ModelConfig, train_trees: Sequence[Tree], word_min_count: int = 1,
+                 pretrained: Optional[PretrainedConfig] = None) -> SpanParser:
     """A fresh (untrained) parser with vocabularies and labels built from TOP-rooted training trees."""
     sentences = [[(leaf.tag, leaf.word) for leaf in tree.leaves()] for tree in train_trees]
     vocab = ParserVocab.build(sentences, word_min_count)
@@ -446,4 +498,4 @@ def build_parser(config: ModelConfig, train_trees: Sequence[Tree], word_min_coun
     if len(labels) < 2:
         raise ValueError("the training trees hold no constituent at all (each is a lone word under TOP): "
                          "a span parser has no label to learn")
-    return SpanParser(config, vocab, labels)
+    return SpanParser(config, vocab, labels, pretrained)

@@ -62,6 +62,7 @@ class LexicalConfig:
     layer_norm: bool = True
     dropout_kind: DropoutKind = "feature"
     unk_word_index: int | None = None  # enables word-level UNK dropout (see LexicalEmbedding)
+    use_extra: bool = False  # a further content input of size d_lexical given to forward (a pretrained encoder's)
 
     @property
     def d_model(self) -> int:
@@ -74,8 +75,8 @@ class LexicalConfig:
 
     def validate(self) -> None:
         """Raise ``ValueError`` with a clear message for inconsistent settings."""
-        if not (self.use_words or self.use_tags or self.char_model):
-            raise ValueError("lexical config enables no input: set use_words, use_tags or char_model")
+        if not (self.use_words or self.use_tags or self.char_model or self.use_extra):
+            raise ValueError("lexical config enables no input: set use_words, use_tags, char_model or use_extra")
         if self.char_model not in (None, "lstm", "concat"):
             raise ValueError(f"char_model must be 'lstm', 'concat' or None, got {self.char_model!r}")
         if self.dropout_kind not in DROPOUT_KINDS:
@@ -105,6 +106,8 @@ class LexicalEmbedding(nn.Module):
         tags: ``LongTensor[B, T]`` (needed when ``use_tags``).
         chars: ``LongTensor[B, T, C]`` and char_lengths: ``LongTensor[B, T]`` (needed when
             ``char_model`` is set; CharConcat derives prefixes/suffixes from them).
+        extra: ``Tensor[B, T, d_lexical]`` (needed when ``use_extra``): one more content input, added
+            as it is (a pretrained encoder's projected word vectors, :mod:`mlparse.modules.pretrained`).
 
     Output ``Tensor[B, T, d_model]``; padding positions are 0.
 
@@ -178,6 +181,7 @@ class LexicalEmbedding(nn.Module):
         chars: Tensor | None = None,
         char_lengths: Tensor | None = None,
         host_char_lengths: Any = None,
+        extra: Tensor | None = None,
     ) -> Tensor:
         """Sum of the enabled content inputs after their dropouts: ``Tensor[B, T, d_lexical]``."""
         parts: list[Tensor] = []
@@ -193,6 +197,10 @@ class LexicalEmbedding(nn.Module):
             if chars is None or char_lengths is None:
                 raise ValueError("this model uses a character model: pass chars=[B, T, C] and char_lengths=[B, T]")
             parts.append(self.char_dropout(self._char_vectors(chars, char_lengths, host_char_lengths)))
+        if self.config.use_extra:
+            if extra is None:
+                raise ValueError("this model takes a further content input: pass extra=[B, T, d_lexical]")
+            parts.append(extra)
         total = parts[0]
         for part in parts[1:]:  # plain additions (not stack): parts may differ in dtype under autocast
             total = total + part
@@ -206,6 +214,7 @@ class LexicalEmbedding(nn.Module):
         chars: Tensor | None = None,
         char_lengths: Tensor | None = None,
         host_char_lengths: Any = None,
+        extra: Tensor | None = None,
     ) -> Tensor:
         batch, length = mask.shape
         if length > self.config.max_len:
@@ -213,7 +222,7 @@ class LexicalEmbedding(nn.Module):
                 f"sentence of {length - 2} words (+ start/stop) exceeds the position table "
                 f"(max_len={self.config.max_len}); raise max_len or filter long sentences"
             )
-        content = self.content(mask, words, tags, chars, char_lengths, host_char_lengths)
+        content = self.content(mask, words, tags, chars, char_lengths, host_char_lengths, extra)
         positions = self.position_dropout(self.position_table[:length].unsqueeze(0).expand(batch, -1, -1))
         if self.config.factored:
             z = torch.cat([content, positions], dim=-1)

@@ -29,6 +29,7 @@ from mlparse.config import RecipeConfig
 from mlparse.io_utils import atomic_write_json, atomic_write_text
 from mlparse.models.base import Parser
 from mlparse.models.registry import parser_class, parser_from_spec
+from mlparse.modules.pretrained_loading import PretrainedError
 from mlparse.results import COMPLETE, FAILED, RUNNING, RunResults
 from mlparse.run_dir import FOLD_FILE, RunDir, run_id_for
 from mlparse.tasks import DataError, Task, task_for
@@ -271,6 +272,8 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     cls = parser_class(config.model.kind)
     try:
         model = cls.build(config, train.examples).to(device)
+    except PretrainedError as error:  # not installed, not found: nothing to do with the examples
+        raise RunError(str(error)) from None
     except ValueError as error:  # an example the parser cannot represent: say which one
         raise RunError(task.bad_example(train, error)) from None
     golds = []

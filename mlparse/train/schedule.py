@@ -31,8 +31,13 @@ class WarmupPlateauSchedule:
 
     def lr(self, step: int) -> float:
         """Learning rate for update number ``step`` (1-based)."""
-        warm = min(1.0, step / self.warmup_steps) if self.warmup_steps > 0 else 1.0
-        return self.base_lr * self.scale * warm
+        return self.lr_of(step, self.base_lr, self.warmup_steps)
+
+    def lr_of(self, step: int, base_lr: float, warmup_steps: int) -> float:
+        """The rate of a parameter group with its own base rate and warm-up (a fine-tuned pretrained
+        encoder's, say) at update ``step``: its warm-up, then the decays the plateau rule made so far."""
+        warm = min(1.0, step / warmup_steps) if warmup_steps > 0 else 1.0
+        return base_lr * self.scale * warm
 
     def observe(self, score: float, step: int) -> bool:
         """Record the dev score measured after update ``step``; returns True when the rate was just decayed.

@@ -151,11 +151,12 @@ def resolve_decoder(config: RecipeConfig, device: torch.device) -> str:
     return choice
 
 
-def make_adam(model: nn.Module, betas: Sequence[float], eps: float, device: torch.device) -> torch.optim.Adam:
+def make_adam(params: Any, betas: Sequence[float], eps: float, device: torch.device) -> torch.optim.Adam:
     """Adam (learning rate set by the schedule at every update) as one fused kernel where this torch has it
     for ``device``: the per-parameter loop launches a dozen operations per parameter and reads every
-    step count back to the host; otherwise the multi-tensor version on CUDA, the plain one elsewhere."""
-    params = list(model.parameters())
+    step count back to the host; otherwise the multi-tensor version on CUDA, the plain one elsewhere.
+    ``params``: a module's parameters, or parameter groups (:meth:`Parser.optimizer_groups`)."""
+    params = list(params.parameters()) if isinstance(params, nn.Module) else list(params)
     options: Dict[str, Any] = {"lr": 0.0, "betas": tuple(betas), "eps": eps}
     try:
         return torch.optim.Adam(params, fused=True, **options)
@@ -247,7 +248,7 @@ class Trainer:
         if dist_info.active:
             self.network = nn.parallel.DistributedDataParallel(
                 model, device_ids=[device.index] if device.type == "cuda" else None)
-        self.optimizer = make_adam(model, t.adam_betas, t.adam_eps, device)
+        self.optimizer = make_adam(model.optimizer_groups(config), t.adam_betas, t.adam_eps, device)
         patience_checks = int(round(t.lr_decay_patience_epochs * t.evals_per_epoch))
         self.schedule = WarmupPlateauSchedule(t.lr, t.warmup_steps, patience_checks, t.lr_decay_factor)
         self.stop_checks = int(round(t.patience_epochs * t.evals_per_epoch))
@@ -338,9 +339,9 @@ class Trainer:
         if t.clip_grad_norm:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), t.clip_grad_norm)
         self.state.step += 1
-        lr = self.schedule.lr(self.state.step)
-        for group in self.optimizer.param_groups:
-            group["lr"] = lr
+        for group in self.optimizer.param_groups:  # each group's own base rate and warm-up, the plateau decays shared
+            group["lr"] = self.schedule.lr_of(self.state.step, group.get("base_lr", t.lr),
+                                              group.get("warmup_steps", t.warmup_steps))
         self.optimizer.step()
         self.state.train_sentences += len(batch)
         self.state.train_tokens += sum(self.train_lengths[i] for i in batch)
