@@ -39,6 +39,7 @@ BUNDLED_RUN_IDS = {
     "korean": ("d5323c801cb2", "spmrl.prm"),
     "lal/chinese": ("f4a8e39576da", "COLLINS.prm"),
     "lal/english": ("a9fa6103ca82", "COLLINS.prm"),
+    "lal/english-xlnet": ("225bb35c80e8", "COLLINS.prm"),
     "lal/ptb-sample": ("4775f4bc9e3a", "COLLINS.prm"),
     "polish": ("d73e07946b13", "spmrl.prm"),
     "swedish": ("ff4715d9f32b", "spmrl.prm"),

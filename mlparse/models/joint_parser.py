@@ -35,11 +35,12 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from mlparse.config import JointConfig, ModelConfig, RecipeConfig
+from mlparse.config import JointConfig, ModelConfig, PretrainedConfig, RecipeConfig
 from mlparse.data.dependency_vocab import REL_SPECIALS
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput
 from mlparse.models.dep_parser import decode_heads
+from mlparse.models.memory import subbatch_cost
 from mlparse.models.span_parser import Sentence, SentenceBatch, SpanParser
 from mlparse.modules.biaffine import BiaffineDependencyScorer
 from mlparse.modules.label_attention import HeadwiseSpanScorer, LabelAttentionLayer
@@ -83,8 +84,11 @@ class JointParser(SpanParser):
     task = "joint"
 
     def __init__(self, config: ModelConfig, joint: JointConfig, vocab: ParserVocab, labels: LabelVocab,
-                 relations: Vocab) -> None:
-        super().__init__(config, vocab, labels)
+                 relations: Vocab, pretrained: Optional[PretrainedConfig] = None,
+                 saved_pretrained: Optional[Dict[str, Any]] = None) -> None:
+        """``pretrained`` / ``saved_pretrained``: a pretrained encoder under the lexical inputs, as for
+        :class:`SpanParser` (Mrini et al. fine-tune XLNet there)."""
+        super().__init__(config, vocab, labels, pretrained, saved_pretrained)
         self.joint_config = joint
         self.relations = relations
         self.lal = LabelAttentionLayer(
@@ -110,7 +114,8 @@ class JointParser(SpanParser):
                              "a span parser has no label to learn")
         relations = Vocab(sorted({rel for example in train for rel in example.dependencies.deprels}),
                           specials=REL_SPECIALS)
-        return cls(config.model, config.joint, vocab, labels, relations)
+        pretrained = config.pretrained if config.pretrained.model is not None else None
+        return cls(config.model, config.joint, vocab, labels, relations, pretrained)
 
     def spec(self) -> Dict[str, object]:
         return {**super().spec(), "joint_config": dict(self.joint_config.__dict__),
@@ -118,8 +123,11 @@ class JointParser(SpanParser):
 
     @classmethod
     def from_spec(cls, spec: Dict[str, Any]) -> "JointParser":  # type: ignore[override]
+        from mlparse.modules.pretrained import pretrained_config_of
+
         return cls(cls.model_config_of(spec), JointConfig(**spec["joint_config"]), ParserVocab.from_dict(spec["vocab"]),
-                   LabelVocab(spec["labels"]), Vocab.from_list(spec["relations"], spec["relation_specials"]))
+                   LabelVocab(spec["labels"]), Vocab.from_list(spec["relations"], spec["relation_specials"]),
+                   pretrained_config_of(spec), spec.get("pretrained"))  # type: ignore[arg-type]
 
     def resume_mismatch(self, saved: Dict[str, Any]) -> Optional[str]:
         mine = self.spec()
@@ -127,7 +135,9 @@ class JointParser(SpanParser):
                            ("model_config", "model settings"), ("joint_config", "joint settings")):
             if saved.get(part) != mine[part]:
                 return what
-        return None
+        from mlparse.modules.pretrained import pretrained_mismatch
+
+        return pretrained_mismatch(mine, saved)
 
     @staticmethod
     def describe(config: RecipeConfig, eval_tags: Optional[str] = None) -> str:
@@ -152,11 +162,15 @@ class JointParser(SpanParser):
         """The span parser's cost model (:mod:`mlparse.models.memory`) grown by the share of the Label Attention
         Layer's wider word vectors and the arc/relation scores; an estimate, not calibrated against measured
         peaks as the span parser's is."""
-        span = super().memory_cost(training, decoder)
+        span = subbatch_cost(self.config, len(self.labels), training=training, decoder=decoder)
         widen = 1.0 + self.lal.d_out / (4.0 * self.config.d_model * max(1, self.config.num_layers))
         square = self.lal.n_heads + (0 if training else len(self.relations))
         unit = 4.0 * self.config.d_model * max(1, self.config.num_layers)
-        return lambda n: span(n) * widen + (n + 1) ** 2 * square / unit
+        encoder = self.pretrained
+        if encoder is None:
+            return lambda n: span(n) * widen + (n + 1) ** 2 * square / unit
+        per_position = SpanParser.position_bytes(self, training, decoder)  # a pretrained encoder's bytes, same units
+        return lambda n: span(n) * widen + (n + 1) ** 2 * square / unit + encoder.memory_bytes(n, training) / per_position
 
     def position_bytes(self, training: bool, decoder: str) -> Optional[float]:  # type: ignore[override]
         return None  # not calibrated: subbatch_tokens: auto keeps the CPU budgets
@@ -164,9 +178,7 @@ class JointParser(SpanParser):
     # -- network ---------------------------------------------------------------
     def encode(self, batch: SentenceBatch) -> tuple:
         """Label attention outputs ``h: Tensor[B, T, d_out]`` and tag logits ``Tensor[B, T, n_tags]`` (or None)."""
-        z = self.embedding(batch.mask, words=batch.words, tags=batch.tags, chars=batch.chars,
-                           char_lengths=batch.char_lengths, host_char_lengths=batch.host_char_lengths)
-        h = self.lal(self.encoder(z, batch.mask), batch.mask)
+        h = self.lal(self.encode_words(batch), batch.mask)
         return h, (self.tagger(h) if self.tagger is not None else None)
 
     def _dependency_inputs(self, h: Tensor, batch: SentenceBatch) -> tuple:

@@ -219,15 +219,20 @@ class SpanParser(Parser):
                              lengths=lengths, host_char_lengths=char_lengths, subwords=subwords)
 
     # -- model ----------------------------------------------------------------
-    def encode(self, batch: SentenceBatch) -> Tuple[Tensor, Optional[Tensor]]:
-        """Encoder outputs ``h: Tensor[B, T, d_model]`` and tag logits ``Tensor[B, T, n_tags]`` (or None)."""
+    def encode_words(self, batch: SentenceBatch) -> Tensor:
+        """The self-attentive encoder's outputs ``Tensor[B, T, d_model]`` over the lexical inputs (and a
+        pretrained encoder's word vectors, when the parser has one)."""
         extra = None
         if self.pretrained is not None:  # [B, N, d_content] words → [B, T, d_content], 0 at start and stop
             assert batch.subwords is not None
             extra = torch.nn.functional.pad(self.pretrained(batch.subwords), (0, 0, 1, 1))
         z = self.embedding(batch.mask, words=batch.words, tags=batch.tags, chars=batch.chars, char_lengths=batch.char_lengths,
                            host_char_lengths=batch.host_char_lengths, extra=extra)
-        h = self.encoder(z, batch.mask)
+        return self.encoder(z, batch.mask)
+
+    def encode(self, batch: SentenceBatch) -> Tuple[Tensor, Optional[Tensor]]:
+        """Encoder outputs ``h: Tensor[B, T, d_model]`` and tag logits ``Tensor[B, T, n_tags]`` (or None)."""
+        h = self.encode_words(batch)
         return h, (self.tagger(h) if self.tagger is not None else None)
 
     def forward(self, batch: SentenceBatch, golds: Optional[Sequence[GoldSpans]] = None,  # type: ignore[no-untyped-def]
