@@ -8,6 +8,7 @@
 PYTHON ?= python3
 STAMP  := .make/installed
 PYX    := $(shell find mlparse evalb -name '*.pyx' 2>/dev/null)
+PXI    := $(shell find mlparse evalb -name '*.pxi' 2>/dev/null)
 
 .PHONY: install test demo bench clean
 
@@ -19,7 +20,7 @@ install:
 	2>/dev/null || rm -f $(STAMP)
 	@$(MAKE) --no-print-directory $(STAMP)
 
-$(STAMP): pyproject.toml setup.py $(PYX)
+$(STAMP): pyproject.toml setup.py $(PYX) $(PXI)
 	@$(PYTHON) -c "import torch" 2>/dev/null || $(PYTHON) -m pip install "torch==2.13.0"
 	$(PYTHON) -m pip install -q "setuptools>=64" "cython>=3.0" "numpy>=1.24" wheel
 	$(PYTHON) -m pip install -q --no-build-isolation -e ".[dev]"

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
@@ -27,22 +26,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def machine() -> str:
-    model = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{platform.node()}: {model or platform.processor()}, {os.cpu_count()} cores"
-
-
-def load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+sys.path.insert(0, str(REPO / "benchmarks"))  # benchmarks/timing.py
+from timing import load_average, machine  # noqa: E402
 
 
 def metric_of(scores: Optional[Dict[str, Any]]) -> Optional[float]:
@@ -105,14 +90,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--recipes", default="demo,demo-dep")
     parser.add_argument("--folds", type=int, default=None, help="jack-knife over N folds instead of seeds")
     args = parser.parse_args(argv)
-    print(f"machine: {machine()}; load average before: {load()}; {args.members} members × {args.minutes:g} minutes, "
+    print(f"machine: {machine()}; before: {load_average()}; {args.members} members × {args.minutes:g} minutes, "
           f"{args.threads} torch thread(s) each; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     out: List[str] = []
     for recipe in args.recipes.split(","):
         results = run_ensemble(recipe, args.members, args.minutes, args.threads, args.runs_dir, args.folds)
         out += report(recipe, results) + [""]
     print("\n".join(out))
-    print(f"load average after: {load()}")
+    print(f"after: {load_average()}")
     return 0
 
 

@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence, Tuple
 
@@ -30,6 +28,10 @@ import numpy as np
 from mlparse.structs import joint
 from mlparse.structs.joint import decode_joint, decode_separate
 from mlparse.structs.joint_reference import decode_joint_reference
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/timing.py
+import timing  # noqa: E402
+from timing import Timing, load_average, machine  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DEV_FILES = [f"wsj_{number:04d}.mrg" for number in range(160, 180)]
@@ -73,45 +75,10 @@ def random_sentences(rng: np.random.Generator, lengths: Sequence[int], num_label
     return sentences
 
 
-@dataclass
-class Timing:
-    name: str
-    sentences: int
-    seconds: float
-
-    @property
-    def per_second(self) -> float:
-        return self.sentences / self.seconds
-
-
 def best_of(repeat: int, name: str, decoder: Callable, sentences: Sequence[Sentence]) -> Timing:
     """Best CPU time of ``repeat`` passes of ``decoder`` over the sentences."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        for spans, arcs in sentences:
-            decoder(spans, arcs)
-        best = min(best, time.process_time() - start)
-    return Timing(name, len(sentences), max(best, 1e-9))
-
-
-def machine() -> str:
-    model = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} logical cores, {platform.system()}, Python {platform.python_version()}"
-
-
-def load() -> str:
-    try:
-        return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        return "load average unknown"
+    return timing.best_of(repeat, len(sentences), name, lambda: [decoder(s, a) for s, a in sentences],
+                          clock=time.process_time)
 
 
 def check(sentences: Sequence[Sentence], reference_count: int) -> None:
@@ -162,7 +129,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         lengths, args.repeat, args.reference_sentences = [min(n, 12) for n in lengths[:6]], 1, 2
         args.fixed_length, args.fixed_sentences, args.labels = min(args.fixed_length, 8), 5, min(args.labels, 10)
 
-    print(f"machine: {machine()}; one core, CPU time; {load()} at the start (the machine is shared)")
+    print(f"machine: {machine()}; one core, CPU time; {load_average()} at the start (the machine is shared)")
     rng = np.random.default_rng(0)
     dev = random_sentences(rng, lengths, args.labels)
     print(
@@ -175,7 +142,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     exact = table(f"fixed length n = {n}, {len(fixed)} sentences:", fixed, args.reference_sentences, args.repeat)
     speed = exact.per_second
     print(f"  exact joint Cython at n = {n}: {speed:,.0f} sentences/s, {speed / TARGET:.2f}x the target of 1,000")
-    print(f"{load()} at the end")
+    print(f"{load_average()} at the end")
     return 0
 
 

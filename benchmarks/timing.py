@@ -63,3 +63,11 @@ def machine() -> str:
         f"{cpu_model()}, {os.cpu_count()} logical cores, {gpu}; "
         f"Python {platform.python_version()}, torch {torch.__version__}"
     )
+
+
+def load_average() -> str:
+    """``load average 0.52 0.60 0.71`` (1, 5 and 15 minutes), or ``load average unknown``."""
+    try:
+        return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "load average unknown"
