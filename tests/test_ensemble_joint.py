@@ -156,6 +156,8 @@ def test_mlparse_ensemble_of_two_joint_runs_scores_both_structures_and_the_repor
     assert (folder / "dev.pred.conllu").read_text().count("# sent_id") == len(TINY_HEADS)
     system = "mlparse joint LAL (CharLSTM + words), ensemble of 2"
     assert saved["system"] == system
+    printed = " ".join(result.output.split())  # both structures' scores, for each split
+    assert f"ensemble dev: F1 {saved['dev']['f1']:.2f} LAS {saved['dev']['las']:.2f} UAS {saved['dev']['uas']:.2f}" in printed
     report = build_report(runs, published_mode="none")
     boards = {board.task: [row.system for row in board.measured_rows()] for board in report.leaderboards}
     assert system in boards["constituency"] and system in boards["dependency"]
