@@ -85,9 +85,10 @@ def ensemble_command(
 def _score(scores: Optional[dict]) -> str:
     if not scores:
         return "–"
+    parts = [f"F1 {scores['f1']:.2f}"] if scores.get("f1") is not None else []  # joint runs have both
     if scores.get("las") is not None:
-        return f"LAS {scores['las']:.2f} UAS {scores.get('uas') or 0:.2f}"
-    return f"F1 {scores['f1']:.2f}" if scores.get("f1") is not None else "–"
+        parts.append(f"LAS {scores['las']:.2f} UAS {scores.get('uas') or 0:.2f}")
+    return " ".join(parts) or "–"
 
 
 class _Reporter:

@@ -27,7 +27,7 @@ words, ``[b, d, h]``), the relation scores ``[B, N+1, N+1, R]``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
@@ -41,6 +41,7 @@ from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput
 from mlparse.models.dep_parser import decode_heads
 from mlparse.models.memory import subbatch_cost
+from mlparse.models.ensemble import average_distributions
 from mlparse.models.span_parser import Sentence, SentenceBatch, SpanParser
 from mlparse.modules.biaffine import BiaffineDependencyScorer
 from mlparse.modules.label_attention import HeadwiseSpanScorer, LabelAttentionLayer
@@ -75,6 +76,34 @@ class JointScores:
     tag_logits: Optional[Tensor]
     arc: Tensor
     words: Tensor
+    scorer: Optional[BiaffineDependencyScorer] = field(default=None, repr=False, compare=False)
+
+    def relations_at(self, heads: Tensor) -> Tensor:
+        """``Tensor[B, N+1, R]``: the relation log-probabilities of each word for ``heads: LongTensor[B, N+1]``."""
+        assert self.scorer is not None, "JointScores made without its scorer"
+        return self.scorer.relation_scores_for(self.words, heads).float().log_softmax(-1)
+
+
+@dataclass
+class AveragedJointScores:
+    """An ensemble's joint scores, read by :meth:`JointParser.decode` like :class:`JointScores`: ``chart:
+    Tensor[B, N+1, N+1, U]`` the members' mean span scores, ``tag_logits: Tensor[B, T, U_tags] | None`` their
+    combined tag log-probabilities, ``arc: Tensor[B, N+1, N+1]`` their combined arc log-probabilities
+    (:func:`average_distributions`), and :meth:`relations_at` their combined relation log-probabilities for the
+    decoded heads only (each member scores them from its own word vectors)."""
+
+    chart: Tensor
+    tag_logits: Optional[Tensor]
+    arc: Tensor
+    members: List[JointScores]
+    relation_maps: List[Optional[Tensor]]
+    relations: int
+    mode: str
+
+    def relations_at(self, heads: Tensor) -> Tensor:
+        """``Tensor[B, N+1, U_rel]``: the members' relation log-probabilities for ``heads``, combined."""
+        return average_distributions([m.relations_at(heads) for m in self.members], self.relation_maps,
+                                     self.relations, self.mode)
 
 
 class JointParser(SpanParser):
@@ -200,7 +229,8 @@ class JointParser(SpanParser):
         dep_h, dep_mask = self._dependency_inputs(h, batch)
         arc = self._arc_scores(dep_h, dep_mask)
         if golds is None:
-            return JointScores(self.scorer.chart(projected, batch.lengths), tag_logits, arc.log_softmax(-1), dep_h)
+            return JointScores(self.scorer.chart(projected, batch.lengths), tag_logits, arc.log_softmax(-1), dep_h,
+                               self.dependency_scorer)
         golds = list(golds)
         hinge = self._hinge(projected, batch.lengths, [g.spans for g in golds], decoder or self.loss_decoder)
         width = arc.shape[1]
@@ -228,8 +258,8 @@ class JointParser(SpanParser):
     def scores(self, batch: SentenceBatch) -> JointScores:  # type: ignore[override]
         return self(batch)
 
-    def decode(self, batch: SentenceBatch, scores: JointScores, examples: Sequence[Sentence],  # type: ignore[override]
-               decoder: str = "cython") -> List[JointPrediction]:
+    def decode(self, batch: SentenceBatch, scores: "JointScores | AveragedJointScores",  # type: ignore[override]
+               examples: Sequence[Sentence], decoder: str = "cython") -> List[JointPrediction]:
         implementation = "torch" if decoder == "torch" else "cython"
         chart = scores.chart.float()
         if self.joint_config.decoder == "exact":
@@ -242,7 +272,7 @@ class JointParser(SpanParser):
                 charts = [cky.decode(array[b], length=n) for b, n in enumerate(batch.lengths)]
             heads = decode_heads(scores.arc, batch.lengths, self.joint_config.arc_decoder, implementation)
         # the relation log-probabilities of each word for its decoded head: [B, N+1, R]
-        chosen = self.dependency_scorer.relation_scores_for(scores.words, heads).float().log_softmax(-1)
+        chosen = scores.relations_at(heads).clone()
         chosen[..., : self.relations.num_specials] = float("-inf")
         labels = chosen.argmax(-1).cpu().numpy()
         heads_np = heads.cpu().numpy()
@@ -278,17 +308,26 @@ class JointParser(SpanParser):
             heads[b, : n + 1] = result.heads
         return trees, torch.from_numpy(heads).to(arc.device)
 
-    # -- ensembles: not for joint parsers yet (the span parser's versions would misread JointScores) ----------
+    # -- ensembles (mlparse.models.ensemble) ------------------------------------
     def output_inventories(self) -> Dict[str, List[str]]:
-        raise NotImplementedError("parser kind 'joint' cannot be ensembled yet")
+        """The span labels (EMPTY first), the relations, and the tags when the model predicts them."""
+        return {**super().output_inventories(), "relations": self.relations.to_list()}
 
     def with_inventories(self, inventories: Dict[str, List[str]]) -> "JointParser":
-        raise NotImplementedError("parser kind 'joint' cannot be ensembled yet")
+        """A shallow copy (the same modules) that names labels, relations (and tags) from ``inventories``."""
+        view = super().with_inventories(inventories)
+        view.relations = Vocab.from_list(inventories["relations"], self.relations.num_specials)
+        return view  # type: ignore[return-value]
 
     @classmethod
-    def average_scores(cls, scores: Sequence[Any], index_maps: Sequence[Any], sizes: Dict[str, int],
-                       mode: str) -> Any:
-        raise NotImplementedError("parser kind 'joint' cannot be ensembled yet")
+    def average_scores(cls, scores: Sequence[JointScores], index_maps: Sequence[Dict[str, Tensor]],  # type: ignore[override]
+                       sizes: Dict[str, int], mode: str) -> "AveragedJointScores":
+        """The mean chart ``[B, N+1, N+1, U]`` (and tag distributions) as for the span kind, the arc and relation
+        distributions as for the biaffine kind (:class:`AveragedJointScores`)."""
+        chart, tags = SpanParser.average_scores([(s.chart, s.tag_logits) for s in scores], index_maps, sizes, mode)
+        arc = average_distributions([s.arc for s in scores], [None] * len(scores), scores[0].arc.shape[-1], mode)
+        return AveragedJointScores(chart, tags, arc, list(scores), [m["relations"] for m in index_maps],
+                                   sizes["relations"], mode)
 
     @torch.no_grad()
     def predict(self, examples: Sequence[Sentence], decoder: str = "cython") -> List[JointPrediction]:  # type: ignore[override]
