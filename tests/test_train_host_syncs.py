@@ -82,3 +82,60 @@ def test_on_a_gpu_the_optimizer_is_fused_and_an_update_waits_at_most_once(tmp_pa
     batch = list(range(len(trees)))
     trainer.train_step(batch)
     assert count_update(trainer, batch).host_syncs <= MAX_SYNCS_PER_UPDATE
+
+
+def generic_trainer(tmp_path: Path, kind: str) -> Trainer:
+    """A Trainer for a tiny biaffine or joint model on hand-made data, several sub-batches per update."""
+    from joint_fixtures import write_joint_recipe
+    from mlparse.models.registry import parser_class
+    from mlparse.tasks import task_for
+    from test_run_dependency import write_dep_recipe
+
+    path = write_dep_recipe(tmp_path) if kind == "biaffine" else write_joint_recipe(tmp_path)
+    config = load_recipe(path, ["train.subbatch_tokens=30"])
+    task = task_for(config.task)
+    train = task.read_split(Path(config.data.train))
+    torch.manual_seed(0)
+    model = parser_class(kind).build(config, train.examples)
+    return Trainer(config, model, task, train, [model.gold(e) for e in train.examples], train,
+                   CheckpointFiles(tmp_path / "checkpoints"), torch.device("cpu"))
+
+
+@pytest.mark.parametrize("kind", ["biaffine", "joint"])
+def test_dependency_and_joint_updates_wait_for_the_device_at_most_once(tmp_path: Path, kind: str) -> None:
+    trainer = generic_trainer(tmp_path, kind)
+    batch = list(range(len(trainer.train_sentences)))
+    trainer.train_step(batch)
+    figures = count_update(trainer, batch)
+    assert figures.subbatches > 1
+    assert figures.host_syncs <= MAX_SYNCS_PER_UPDATE, figures.sync_operations
+
+
+def test_the_dependency_losses_equal_the_cross_entropies_over_the_words() -> None:
+    """Ignored targets instead of boolean indexing: the same sums as cross-entropy over the words alone."""
+    from types import SimpleNamespace
+
+    import torch.nn.functional as F
+
+    from mlparse.models.dep_parser import dependency_losses
+
+    torch.manual_seed(3)
+    lengths, width, relations = [4, 2, 5], 6, 7
+    mask = torch.zeros(len(lengths), width, dtype=torch.bool)
+    for b, n in enumerate(lengths):
+        mask[b, : n + 1] = True
+    arc = torch.randn(len(lengths), width, width).masked_fill(~mask.unsqueeze(1), float("-inf"))
+    golds = [SimpleNamespace(heads=[int(h) for h in torch.randint(0, n + 1, (n,))],
+                             relations=[int(r) for r in torch.randint(0, relations, (n,))]) for n in lengths]
+    table = torch.randn(len(lengths), width, width, relations)  # relation scores of (dependent, head)
+    at_heads = lambda heads: table.gather(2, heads[:, :, None, None].expand(-1, -1, 1, relations)).squeeze(2)
+    arc_loss, relation_loss = dependency_losses(arc, golds, at_heads)
+    heads = torch.zeros(len(lengths), width, dtype=torch.long)
+    rels = torch.zeros(len(lengths), width, dtype=torch.long)
+    for b, gold in enumerate(golds):
+        heads[b, 1 : len(gold.heads) + 1] = torch.tensor(gold.heads)
+        rels[b, 1 : len(gold.relations) + 1] = torch.tensor(gold.relations)
+    words = mask.clone()
+    words[:, 0] = False
+    assert torch.allclose(arc_loss, F.cross_entropy(arc[words], heads[words], reduction="sum"))
+    assert torch.allclose(relation_loss, F.cross_entropy(at_heads(heads)[words], rels[words], reduction="sum"))

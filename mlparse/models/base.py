@@ -34,11 +34,12 @@ from torch import Tensor, nn
 
 @dataclass
 class LossOutput:
-    """The summed loss of a sub-batch (differentiable) and named parts for logging (plain floats)."""
+    """The summed loss of a sub-batch (differentiable) and its named parts for inspection: detached 0-dim
+    tensors left on the device (reading one is a host synchronisation, so the training step never does)."""
 
     loss: Tensor
     sentences: int
-    parts: Dict[str, float] = field(default_factory=dict)
+    parts: Dict[str, Tensor] = field(default_factory=dict)
 
 
 class Parser(nn.Module):

@@ -203,6 +203,39 @@ def decode_heads(arc: Tensor, lengths: Sequence[int], algorithm: str, implementa
     return torch.from_numpy(heads).to(arc.device)
 
 
+#: The target of positions that are not words (cross_entropy's ignore_index).
+IGNORED = -100
+
+
+def dependency_losses(arc: Tensor, golds: Sequence[Any],
+                      relation_scores_for: Callable[[Tensor], Tensor]) -> "tuple[Tensor, Tensor]":
+    """Summed cross-entropies of the gold heads and of the gold relations at the gold heads.
+
+    Args:
+        arc: float scores ``[B, T, T]`` (dependent, head) over positions 0..T-1, position 0 the root,
+            padding already ``-inf``.
+        golds: per sentence, ``heads`` and ``relations`` (indices) of words 1..n.
+        relation_scores_for: gold heads ``[B, T]`` → relation scores ``[B, T, L]`` at those heads.
+
+    Returns:
+        (arc loss, relation loss), 0-dim, summed over the words (the root has no head).
+    """
+    width = arc.shape[1]
+    heads = torch.zeros(len(golds), width, dtype=torch.long)  # 0 (the root) where there is no word
+    targets = torch.full((2, len(golds), width), IGNORED, dtype=torch.long)  # gold heads, gold relations
+    for b, gold in enumerate(golds):
+        heads[b, 1:len(gold.heads) + 1] = torch.tensor(gold.heads, dtype=torch.long)
+        targets[0, b, 1:len(gold.heads) + 1] = heads[b, 1:len(gold.heads) + 1]
+        targets[1, b, 1:len(gold.relations) + 1] = torch.tensor(gold.relations, dtype=torch.long)
+    heads, targets = heads.to(arc.device, non_blocking=True), targets.to(arc.device, non_blocking=True)
+    # Targets of the root and of padding are IGNORED: no boolean indexing, which would make the host wait.
+    arc_loss = F.cross_entropy(arc.reshape(-1, width), targets[0].reshape(-1), ignore_index=IGNORED, reduction="sum")
+    relation = relation_scores_for(heads).float()
+    relation_loss = F.cross_entropy(relation.reshape(-1, relation.shape[-1]), targets[1].reshape(-1),
+                                    ignore_index=IGNORED, reduction="sum")
+    return arc_loss, relation_loss
+
+
 class BiaffineParser(Parser):
     """Biaffine dependency parser over a self-attentive or BiLSTM encoder (see the module docstring)."""
 
@@ -359,21 +392,10 @@ class BiaffineParser(Parser):
         h = self.input(batch)
         arc = self.scorer.arc(self.scorer.arc_dependent(h), self.scorer.arc_head(h)).squeeze(1).float()
         arc = arc.masked_fill(~batch.mask.unsqueeze(1), float("-inf"))
-        width = arc.shape[1]
-        heads = torch.zeros(len(golds), width, dtype=torch.long)
-        rels = torch.zeros(len(golds), width, dtype=torch.long)
-        for b, gold in enumerate(golds):
-            heads[b, 1:len(gold.heads) + 1] = torch.tensor(gold.heads, dtype=torch.long)
-            rels[b, 1:len(gold.relations) + 1] = torch.tensor(gold.relations, dtype=torch.long)
-        heads, rels = heads.to(arc.device), rels.to(arc.device)
-        words = batch.mask.clone()
-        words[:, 0] = False  # the root has no head
-        arc_loss = F.cross_entropy(arc[words], heads[words], reduction="sum")
-        relation = self.scorer.relation_scores_for(h, heads).float()  # [B, T, L] for the gold heads
-        relation_loss = F.cross_entropy(relation[words], rels[words], reduction="sum")
-        total = arc_loss + relation_loss
-        return LossOutput(loss=total, sentences=len(golds),
-                          parts={"arc": float(arc_loss.detach()), "relation": float(relation_loss.detach())})
+        arc_loss, relation_loss = dependency_losses(arc, golds,
+                                                    lambda heads: self.scorer.relation_scores_for(h, heads))
+        return LossOutput(loss=arc_loss + relation_loss, sentences=len(golds),
+                          parts={"arc": arc_loss.detach(), "relation": relation_loss.detach()})
 
     def scores(self, batch: DependencyBatch) -> DependencyScores:
         """Arc log-probabilities and the relation MLP outputs (relations are scored per decoded head)."""

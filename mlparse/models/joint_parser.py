@@ -32,14 +32,13 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch import Tensor
 
 from mlparse.config import JointConfig, ModelConfig, PretrainedConfig, RecipeConfig
 from mlparse.data.dependency_vocab import REL_SPECIALS
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput
-from mlparse.models.dep_parser import decode_heads
+from mlparse.models.dep_parser import decode_heads, dependency_losses
 from mlparse.models.ensemble import average_distributions
 from mlparse.models.memory import subbatch_cost
 from mlparse.models.span_parser import Sentence, SentenceBatch, SpanParser
@@ -233,25 +232,15 @@ class JointParser(SpanParser):
                                self.dependency_scorer)
         golds = list(golds)
         hinge = self._hinge(projected, batch.lengths, [g.spans for g in golds], decoder or self.loss_decoder)
-        width = arc.shape[1]
-        heads = torch.zeros(len(golds), width, dtype=torch.long)
-        rels = torch.zeros(len(golds), width, dtype=torch.long)
-        for b, gold in enumerate(golds):
-            heads[b, 1:len(gold.heads) + 1] = torch.tensor(gold.heads, dtype=torch.long)
-            rels[b, 1:len(gold.relations) + 1] = torch.tensor(gold.relations, dtype=torch.long)
-        heads, rels = heads.to(arc.device), rels.to(arc.device)
-        words = dep_mask.clone()
-        words[:, 0] = False  # the root has no head
-        arc_loss = F.cross_entropy(arc[words], heads[words], reduction="sum")
-        relation = self.dependency_scorer.relation_scores_for(dep_h, heads).float()  # [B, N+1, R]
-        relation_loss = F.cross_entropy(relation[words], rels[words], reduction="sum")
+        arc_loss, relation_loss = dependency_losses(
+            arc, golds, lambda heads: self.dependency_scorer.relation_scores_for(dep_h, heads))
         total = hinge + arc_loss + relation_loss
-        parts = {"hinge": float(hinge.detach()), "arc": float(arc_loss.detach()),
-                 "relation": float(relation_loss.detach())}
+        parts = {"hinge": hinge.detach(), "arc": arc_loss.detach(), "relation": relation_loss.detach()}
         if tag_logits is not None:
             span_loss = self._loss_output(batch, hinge, tag_logits)
             total = total + (span_loss.loss - hinge)
-            parts["tag"] = span_loss.tag_loss
+            if span_loss.tag_loss_sum is not None:
+                parts["tag"] = span_loss.tag_loss_sum
         return LossOutput(loss=total, sentences=len(golds), parts=parts)
 
     # -- decoding --------------------------------------------------------------
