@@ -32,8 +32,8 @@ from mlparse.config.schema import (
     RecipeConfig,
     TrainConfig,
     from_dict,
-    validate,
 )
+from mlparse.config.validation import validate
 
 __all__ = [
     "SECTIONS", "TOP_LEVEL_KEYS", "VALID_CHOICES", "BiaffineConfig", "ConfigError", "DataConfig", "EvalConfig", "JointConfig",

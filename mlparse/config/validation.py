@@ -1,0 +1,167 @@
+"""Cross-field and range checks of a built :class:`~mlparse.config.schema.RecipeConfig`.
+
+:func:`mlparse.config.schema.from_dict` calls :func:`validate` on every recipe it builds: a value that
+would only fail hours into a run is refused here, naming the recipe and the key.
+"""
+
+from __future__ import annotations
+
+from mlparse.config.schema import ConfigError, DataConfig, ModelConfig, PretrainedConfig, RecipeConfig
+
+
+def validate(config: RecipeConfig, source: str = "recipe") -> None:
+    """Cross-field and range checks: a value that would only fail hours into a run is refused here."""
+    m, t, d, e = config.model, config.train, config.data, config.eval
+    _check_name(config.name, source)
+    if m.d_model % 2:
+        raise ConfigError(f"{source}: model.d_model must be even (content ‖ position halves), got {m.d_model}.")
+    p = config.pretrained
+    if not (m.use_words or m.use_tags or m.char_encoder != "none" or p.model is not None):
+        raise ConfigError(f"{source}: the model has no lexical input; enable model.use_words, model.use_tags, a "
+                          "model.char_encoder or a pretrained.model.")
+    positive = ["model.num_layers", "model.num_heads", "model.d_kv", "model.d_ff", "model.d_label_hidden", "train.lr",
+                "train.batch_size", "train.evals_per_epoch", "train.max_epochs",
+                "train.adam_eps"] + (["model.d_char_emb"] if m.char_encoder != "none" else [])
+    dropouts = [f"model.{name}" for name in ("attention_dropout", "relu_dropout", "residual_dropout", "word_emb_dropout",
+                                              "tag_emb_dropout", "morpho_emb_dropout", "char_input_dropout")]
+    rules = [(key, lambda v: v > 0, "must be positive") for key in positive] + [
+        (key, lambda v: 0.0 <= v < 1.0, "is a dropout probability, in [0, 1)") for key in dropouts] + [
+        (key, lambda v: v == "auto" or (isinstance(v, int) and v > 0), "must be positive (token-equivalents) or auto")
+        for key in ("train.subbatch_tokens", "eval.subbatch_tokens")] + [
+        ("model.max_len", lambda v: v >= 3, "counts the start and stop positions too; it must be at least 3"),
+        ("train.lr_decay_factor", lambda v: 0.0 < v <= 1.0, "must be in (0, 1]"),
+        ("train.warmup_steps", lambda v: v >= 0, "cannot be negative"),
+        ("model.word_min_count", lambda v: v >= 0, "cannot be negative"),
+        ("train.adam_betas", lambda v: len(v) == 2, "must have two numbers")] + [
+        (key, lambda v: v is None or v > 0, "must be positive (or null for no limit)")
+        for key in ("data.max_train_sentences", "data.max_train_length", "eval.max_sentences")] + [
+        ("model.attention_window", lambda v: v is None or v >= 1, "is a distance in words: at least 1 (or null for none)")]
+    sections = {"model": m, "train": t, "data": d, "eval": e}
+    for key, check, message in rules:
+        section, name = key.split(".")
+        value = getattr(sections[section], name)
+        if not check(value):
+            raise ConfigError(f"{source}: {key} {message}, got {value}.")
+    if m.kind != "biaffine":
+        for key, default in (("encoder", "transformer"), ("positions", "learned")):
+            if getattr(m, key) != default:
+                raise ConfigError(f"{source}: model.{key}: {getattr(m, key)} is for the dependency parser "
+                                  f"(model.kind: biaffine); the {m.kind} parser uses {default}.")
+    else:
+        b = config.biaffine
+        if m.char_encoder == "concat":
+            raise ConfigError(f"{source}: model.char_encoder: concat is a span-parser input; the dependency parser "
+                              "takes lstm or none.")
+        for key in ("d_word_emb", "d_tag_emb", "d_arc", "d_relation", "lstm_hidden", "lstm_layers"):
+            if getattr(b, key) <= 0:
+                raise ConfigError(f"{source}: biaffine.{key} must be positive, got {getattr(b, key)}.")
+        for key in ("mlp_dropout", "embedding_dropout", "lstm_dropout"):
+            if not 0.0 <= getattr(b, key) < 1.0:
+                raise ConfigError(f"{source}: biaffine.{key} is a dropout probability, in [0, 1), got {getattr(b, key)}.")
+    if t.compile != "off" and m.encoder != "transformer":
+        raise ConfigError(f"{source}: train.compile: {t.compile} compiles the transformer encoder; "
+                          f"model.encoder: {m.encoder} has none (use train.compile: off).")
+    if m.kind == "joint":
+        _check_joint(config, source)
+    if m.attention_window_relaxed and m.attention_window is None:
+        raise ConfigError(f"{source}: model.attention_window_relaxed needs a model.attention_window (a distance).")
+    _check_char_concat(m, source)
+    _check_eval_tags(config, source)
+    _check_folds(d, source)
+    _check_pretrained(p, source)
+
+
+def _check_folds(d: DataConfig, source: str) -> None:
+    """``data.folds`` and ``data.fold`` come together: N >= 2 folds and a fold 0..N-1."""
+    if d.folds is None and d.fold is None:
+        return
+    if d.folds is None or d.fold is None:
+        raise ConfigError(f"{source}: data.folds and data.fold go together (the number of folds and the one held out).")
+    if d.folds < 2:
+        raise ConfigError(f"{source}: data.folds must be at least 2, got {d.folds}.")
+    if not 0 <= d.fold < d.folds:
+        raise ConfigError(f"{source}: data.fold must be between 0 and data.folds - 1 = {d.folds - 1}, got {d.fold}.")
+
+
+def _check_joint(config: RecipeConfig, source: str) -> None:
+    """Sizes and dropouts of the joint parser's own section."""
+    j = config.joint
+    for key in ("lal_heads", "lal_d_head", "lal_d_ff", "d_arc", "d_relation"):
+        if getattr(j, key) <= 0:
+            raise ConfigError(f"{source}: joint.{key} must be positive, got {getattr(j, key)}.")
+    if j.lal_combine == "concat" and j.lal_d_head % 2:
+        raise ConfigError(f"{source}: joint.lal_d_head must be even: span vectors take the forward and backward "
+                          f"halves of every head's output (Mrini et al. §3.1), got {j.lal_d_head}.")
+    for key in ("lal_residual_dropout", "lal_attention_dropout", "mlp_dropout"):
+        if not 0.0 <= getattr(j, key) < 1.0:
+            raise ConfigError(f"{source}: joint.{key} is a dropout probability, in [0, 1), got {getattr(j, key)}.")
+
+
+def _check_pretrained(p: PretrainedConfig, source: str) -> None:
+    """The ``pretrained:`` section: sizes and rates in range, and ``transformers`` importable when it is on."""
+    if p.model is None:
+        return
+    if not p.model.strip():
+        raise ConfigError(f"{source}: pretrained.model is empty; name a hub model or a local directory (or null for none).")
+    checks = [("top_k", p.top_k >= 1, "must be at least 1"), ("lr", p.lr > 0, "must be positive"),
+              ("warmup_steps", p.warmup_steps >= 0, "cannot be negative"),
+              ("dropout", 0.0 <= p.dropout < 1.0, "is a dropout probability, in [0, 1)"),
+              ("window_overlap", p.window_overlap >= 0, "cannot be negative"),
+              ("max_subwords", p.max_subwords is None or p.max_subwords >= 4,
+               "counts the special tokens too; it must be at least 4")]
+    for key, good, message in checks:
+        if not good:
+            raise ConfigError(f"{source}: pretrained.{key} {message}, got {getattr(p, key)}.")
+    import importlib.util
+
+    if importlib.util.find_spec("transformers") is None:
+        raise ConfigError(f"{source}: pretrained.model needs the 'transformers' package: pip install 'mlparse[pretrained]'")
+
+
+def _check_char_concat(m: ModelConfig, source: str) -> None:
+    """CharConcat packs 2·N letter embeddings into the content input (Kitaev & Klein 2018, §5.1): they must fit."""
+    if m.char_encoder != "concat":
+        return
+    if m.char_concat_letters < 1:
+        raise ConfigError(f"{source}: model.char_concat_letters must be at least 1, got {m.char_concat_letters}.")
+    content = m.d_model // 2 if m.factored else m.d_model
+    packed = 2 * m.char_concat_letters * m.d_char_emb
+    if packed > content:
+        fit = content // (2 * m.char_concat_letters)
+        hint = f"set model.d_char_emb to {fit} or less" if fit else "use fewer model.char_concat_letters"
+        raise ConfigError(
+            f"{source}: model.char_encoder=concat packs 2 x {m.char_concat_letters} letters x model.d_char_emb="
+            f"{m.d_char_emb} = {packed} features into the content input of {content} features "
+            f"({'d_model/2' if m.factored else 'd_model'}), which is too small; {hint} "
+            f"(the paper: 2 x 8 letters x 32 = 512 for d_model 1024).")
+
+
+def _check_eval_tags(config: RecipeConfig, source: str) -> None:
+    """``data.eval_tags`` and the tag files must agree with each other and with ``model.use_tags``."""
+    d, m = config.data, config.model
+    files = [f"data.{split}_tags" for split in ("dev", "test") if getattr(d, f"{split}_tags")]
+    if d.eval_tags == "gold":
+        if files:
+            raise ConfigError(f"{source}: {' and '.join(files)} {'is' if len(files) == 1 else 'are'} given but "
+                              "data.eval_tags is gold; set data.eval_tags=predicted to parse with the tags of the file(s).")
+        return
+    if not m.use_tags:
+        raise ConfigError(f"{source}: data.eval_tags=predicted, but the model takes no POS tags as input "
+                          "(model.use_tags is false): there are no input tags to predict.")
+    missing = [f"data.{split}_tags" for split in ("dev", "test") if not getattr(d, f"{split}_tags")]
+    if missing:
+        head = (" The model's own tagging head (model.predict_tags) cannot supply them: it reads the encoder, which "
+                "takes the input tags, so its tags are not a prediction made without them; a run of a tagging model "
+                "(model.predict_tags: true, model.use_tags: false) can, through its predicted trees."
+                if m.predict_tags else "")
+        raise ConfigError(f"{source}: data.eval_tags=predicted needs {' and '.join(missing)}: a file of predicted "
+                          "tags per split (one line of tags per sentence, or bracketed trees whose leaves carry "
+                          f"them).{head}")
+
+
+def _check_name(name: str, source: str) -> None:
+    """The recipe name becomes a folder, ``runs/<name>/``: one plain path component."""
+    if name in (".", "..") or (name and not name.strip()) or any(sep in name for sep in ("/", "\\", "\0")):
+        raise ConfigError(f"{source}: name {name!r} cannot be a run folder name (runs/<name>/); "
+                          "use letters, digits, '-', '_' or '.' without '/'.")
+
