@@ -11,10 +11,8 @@ and the output is checked to agree.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
-from pathlib import Path
 from typing import List
 
 import numpy as np
@@ -23,33 +21,17 @@ import torch
 from mlparse.structs.cky import compiled_available, decode
 from mlparse.structs.cky_reference import decode_reference
 from mlparse.structs.cky_torch import decode_batch
-from timing import best_of
+from timing import best_of, ptb_sample_dev_lengths, treebank_dir
 
-REPO = Path(__file__).resolve().parents[1]
-DEV_FILES = [f"wsj_{number:04d}.mrg" for number in range(160, 180)]
-
-
-def treebank_dir() -> Path:
-    env = os.environ.get("MLPARSE_SHARED_TREEBANKS")
-    return Path(env) if env else REPO.parent / "shared" / "treebanks"
 
 
 def dev_lengths() -> List[int]:
-    """Non-empty-element word counts of wsj_0160-0179, or synthetic lengths if the sample is absent."""
-    folder = treebank_dir() / "ptb-sample" / "wsj" / "01"
-    paths = [folder / name for name in DEV_FILES if (folder / name).is_file()]
-    if not paths:
-        print(f"note: {folder} not found; using 273 synthetic lengths (mean ~23)")
+    """Word counts of the ptb-sample dev files, or synthetic lengths if the sample is absent."""
+    lengths = ptb_sample_dev_lengths()
+    if not lengths:
+        print(f"note: no ptb-sample in {treebank_dir()}; using 273 synthetic lengths (mean ~23)")
         rng = np.random.default_rng(0)
-        return [int(x) for x in np.clip(rng.normal(23, 11, size=273), 2, 60)]
-    from mlparse.trees.reader import read_bracketed_file
-
-    lengths = []
-    for path in paths:
-        for tree in read_bracketed_file(path):
-            words = sum(1 for leaf in tree.leaves() if leaf.tag != "-NONE-")
-            if words:
-                lengths.append(words)
+        lengths = [int(x) for x in np.clip(rng.normal(23, 11, size=273), 2, 60)]
     return lengths
 
 

@@ -17,7 +17,6 @@ exact one from above.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -31,36 +30,20 @@ from mlparse.structs.joint_reference import decode_joint_reference
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/timing.py
 import timing  # noqa: E402
-from timing import Timing, load_average, machine  # noqa: E402
+from timing import Timing, load_average, machine, ptb_sample_dev_lengths, treebank_dir  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
-DEV_FILES = [f"wsj_{number:04d}.mrg" for number in range(160, 180)]
 TARGET = 1000.0  # sentences/s, exact joint decoder at n = 25 on one core (issue 10)
 
 Sentence = Tuple[np.ndarray, np.ndarray]
 
 
-def treebank_dir() -> Path:
-    env = os.environ.get("MLPARSE_SHARED_TREEBANKS")
-    return Path(env) if env else REPO.parent / "shared" / "treebanks"
-
-
 def dev_lengths() -> Tuple[List[int], str]:
-    """Word counts (no -NONE- elements) of ptb-sample wsj_0160-0179, or random lengths 10-40 if it is absent."""
-    folder = treebank_dir() / "ptb-sample" / "wsj" / "01"
-    paths = [folder / name for name in DEV_FILES if (folder / name).is_file()]
-    if not paths:
-        rng = np.random.default_rng(0)
-        return [int(n) for n in rng.integers(10, 41, size=273)], f"273 random lengths 10-40 ({folder} not found)"
-    from mlparse.trees.reader import read_bracketed_file
-
-    lengths = []
-    for path in paths:
-        for tree in read_bracketed_file(path):
-            words = sum(1 for leaf in tree.leaves() if leaf.tag != "-NONE-")
-            if words:
-                lengths.append(words)
-    return lengths, f"ptb-sample dev ({len(paths)} files)"
+    """Word counts of the ptb-sample dev files, or random lengths 10-40 if the sample is absent."""
+    lengths = ptb_sample_dev_lengths()
+    if lengths:
+        return lengths, "ptb-sample dev (wsj_0160-0179)"
+    rng = np.random.default_rng(0)
+    return [int(n) for n in rng.integers(10, 41, size=273)], f"273 random lengths 10-40 ({treebank_dir()} has no ptb-sample)"
 
 
 def random_sentences(rng: np.random.Generator, lengths: Sequence[int], num_labels: int) -> List[Sentence]:

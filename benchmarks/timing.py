@@ -11,7 +11,7 @@ import platform
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, List
 
 
 @dataclass
@@ -71,3 +71,29 @@ def load_average() -> str:
         return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
     except OSError:
         return "load average unknown"
+
+
+REPO = Path(__file__).resolve().parents[1]
+#: The ptb-sample files of the "dev" split (wsj_0160-wsj_0179) in the PTB layout.
+PTB_SAMPLE_DEV = [f"wsj_{number:04d}.mrg" for number in range(160, 180)]
+
+
+def treebank_dir() -> Path:
+    """``$MLPARSE_SHARED_TREEBANKS``, else ``../shared/treebanks`` beside the repository."""
+    env = os.environ.get("MLPARSE_SHARED_TREEBANKS")
+    return Path(env) if env else REPO.parent / "shared" / "treebanks"
+
+
+def ptb_sample_dev_lengths() -> List[int]:
+    """Word counts (no -NONE- empty elements) of the ptb-sample dev files; [] when the sample is absent."""
+    from mlparse.trees.reader import read_bracketed_file
+
+    folder = treebank_dir() / "ptb-sample" / "wsj" / "01"
+    lengths = []
+    for path in (folder / name for name in PTB_SAMPLE_DEV):
+        if path.is_file():
+            for tree in read_bracketed_file(path):
+                words = sum(1 for leaf in tree.leaves() if leaf.tag != "-NONE-")
+                if words:
+                    lengths.append(words)
+    return lengths
