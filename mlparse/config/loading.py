@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import difflib
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple, Union
 
 import yaml
 
@@ -177,19 +177,26 @@ def bundled_recipe_names() -> List[str]:
     return sorted(str(path)[: -len(".yaml")] for path in paths if path.parts[0] != SUITES_FOLDER)
 
 
-def resolve_recipe(name_or_path: Union[str, Path]) -> Path:
-    """A recipe file: the path itself, else a bundled recipe by name (``hebrew``, ``free/icelandic``)."""
+def resolve_bundled(name_or_path: Union[str, Path], folder: Path, names: Callable[[], Sequence[str]], what: str,
+                    error: Callable[[str], Exception]) -> Path:
+    """The file ``name_or_path`` itself, else ``folder/<name>.yaml``; else ``error`` naming the bundled
+    ``what`` files (``names()``) and the closest one."""
     path = Path(name_or_path)
     if path.is_file():
         return path
-    bundled = recipes_dir() / (str(name_or_path) if path.suffix == ".yaml" else f"{name_or_path}.yaml")
+    bundled = folder / (str(name_or_path) if path.suffix == ".yaml" else f"{name_or_path}.yaml")
     if bundled.is_file():
         return bundled
-    names = bundled_recipe_names()
-    close = difflib.get_close_matches(str(name_or_path), names, n=1)
+    known = list(names())
+    close = difflib.get_close_matches(str(name_or_path), known, n=1)
     hint = f" Did you mean '{close[0]}'?" if close else ""
-    raise ConfigError(f"recipe '{name_or_path}' not found: no such file, and no bundled recipe of that name "
-                      f"(bundled: {', '.join(names)}).{hint}")
+    raise error(f"{what} '{name_or_path}' not found: no such file, and no bundled {what} of that name "
+                f"(bundled: {', '.join(known)}).{hint}")
+
+
+def resolve_recipe(name_or_path: Union[str, Path]) -> Path:
+    """A recipe file: the path itself, else a bundled recipe by name (``hebrew``, ``free/icelandic``)."""
+    return resolve_bundled(name_or_path, recipes_dir(), bundled_recipe_names, "recipe", ConfigError)
 
 
 def load_recipe(path: Union[str, Path], overrides: Sequence[str] = ()) -> RecipeConfig:

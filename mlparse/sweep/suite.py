@@ -19,7 +19,6 @@ a bad override is reported before anything runs, naming the suite file and the l
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -27,7 +26,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import yaml
 
 from mlparse.config import ConfigError, RecipeConfig, load_recipe
-from mlparse.config.loading import SUITES_FOLDER, recipes_dir
+from mlparse.config.loading import SUITES_FOLDER, recipes_dir, resolve_bundled
 from mlparse.config.schema import unknown_key_error
 
 SUITE_KEYS = ("name", "description", "seeds", "max_minutes", "set", "slurm", "members")
@@ -118,17 +117,7 @@ def bundled_suites() -> List[str]:
 
 def resolve_suite(name_or_path: str) -> Path:
     """A suite file: the path itself, else a bundled suite by name (``free``, ``spmrl``)."""
-    path = Path(name_or_path)
-    if path.is_file():
-        return path
-    bundled = suites_dir() / (name_or_path if path.suffix == ".yaml" else f"{name_or_path}.yaml")
-    if bundled.is_file():
-        return bundled
-    names = bundled_suites()
-    close = difflib.get_close_matches(str(name_or_path), names, n=1)
-    hint = f" Did you mean '{close[0]}'?" if close else ""
-    raise SuiteError(f"suite '{name_or_path}' not found: no such file, and no bundled suite of that name "
-                     f"(bundled: {', '.join(names)}).{hint}")
+    return resolve_bundled(name_or_path, suites_dir(), bundled_suites, "suite", SuiteError)
 
 
 def _line(node: yaml.Node) -> int:
