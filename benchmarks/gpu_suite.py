@@ -54,7 +54,7 @@ from mlparse.train.corpus import Split, golds_of, read_split, sentence_of  # noq
 from mlparse.structs import cky_torch  # noqa: E402
 from mlparse.train.compile import compile_encoder, compiled_graphs, uncompile_encoder  # noqa: E402
 from mlparse.train.dispatch_count import DispatchCounter  # noqa: E402
-from mlparse.train.step_count import count_parse, count_update  # noqa: E402
+from mlparse.train.step_count import count_parse, count_update, count_weight_casts  # noqa: E402
 from mlparse.train.trainer import Trainer, predict_in_batches  # noqa: E402
 from mlparse.trees.tree import Tree  # noqa: E402
 
@@ -214,11 +214,22 @@ def counts(data: Data, quick: bool, folder: Path) -> List[Row]:
                  Row(f"demo update, 32 sentences, {decoder} decoder: operations that compute", update.computing,
                      unit="ops", note="views aside: kernel launches on a GPU"),
                  Row(f"demo update, 32 sentences, {decoder} decoder: host syncs", update.host_syncs, unit="syncs"),
+                 Row(f"demo update, 32 sentences, {decoder} decoder: uploads that wait", update.blocking_uploads,
+                     unit="copies", note="to the device without non_blocking: each a full wait on a GPU"),
+                 Row(f"demo update, 32 sentences, {decoder} decoder: reads back to the host", update.host_reads,
+                     unit="reads", note=f"one per sub-batch's loss-augmented decoding, one loss; {update.subbatches} sub-batches"),
                  Row(f"demo parse, 32 dev sentences in one batch, {decoder} decoder: operations", parsed.operations,
                      unit="ops", note=f"issue 16: {ISSUE_COUNTS['forward']} (forward only)"),
                  Row(f"demo parse, 32 dev sentences, {decoder} decoder: operations that compute", parsed.computing,
                      unit="ops"),
-                 Row(f"demo parse, 32 dev sentences, {decoder} decoder: host syncs", parsed.host_syncs, unit="syncs")]
+                 Row(f"demo parse, 32 dev sentences, {decoder} decoder: host syncs", parsed.host_syncs, unit="syncs"),
+                 Row(f"demo parse, 32 dev sentences, {decoder} decoder: uploads that wait / reads back",
+                     parsed.blocking_uploads, unit="copies", note=f"{parsed.host_reads} read(s) back")]
+        if decoder == "torch":
+            casts = count_weight_casts(trainer, list(range(64, 96)))
+            rows.append(Row("demo update, 32 sentences, under bf16 autocast: weight casts", casts.weight_casts,
+                            unit="casts", note=f"{casts.weights_cast} weights, {casts.subbatches} sub-batches "
+                                               "(CPU autocast; one block per sub-batch cast each weight per sub-batch)"))
         if decoder == "torch":
             parts = part_counts(trainer, [sentence_of(t) for t in data.dev.trees[:32]])
             names = {"cky": "CKY width loop (batched torch decoder)", "char_lstm": "CharLSTM forward (CPU LSTM: per step)"}

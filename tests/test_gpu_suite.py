@@ -25,6 +25,11 @@ def test_quick_suite_prints_the_table_and_says_which_rows_were_skipped(capsys: p
         assert int(re.search(r"\| ([\d,]+) ops", ops).group(1).replace(",", "")) > 100
         syncs = figures[f"demo update, 32 sentences, {decoder} decoder: host syncs"]
         assert int(re.search(r"\| (\d+) syncs", syncs).group(1)) <= 1
+        uploads = figures[f"demo update, 32 sentences, {decoder} decoder: uploads that wait"]
+        assert int(re.search(r"\| (\d+) copies", uploads).group(1)) == 0
+    casts = figures["demo update, 32 sentences, under bf16 autocast: weight casts"]
+    weights = int(re.search(r"(\d+) weights", casts).group(1))
+    assert int(re.search(r"\| (\d+) casts", casts).group(1)) == weights > 0  # once per update each
     for what in ("demo updates (32 sentences)", "demo dev parse"):
         for state in ("on", "off"):
             row = figures[f"{what}, train.overlap {state}"]

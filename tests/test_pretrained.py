@@ -328,3 +328,19 @@ def test_on_cuda_a_fine_tuned_encoder_checkpoints_its_gradients_under_bf16(tiny_
     assert out.dtype == torch.float32 and out.shape == (2, 3, 32)
     out.sum().backward()
     assert all(p.grad is not None for p in enc.transformer.encoder.parameters())
+
+
+@pytest.mark.parametrize("overrides", [(), ("pretrained.fine_tune=true",)])
+def test_an_update_over_a_pretrained_encoder_uploads_without_waiting(tiny_pretrained: Path, tmp_path: Path,
+                                                                     overrides: tuple) -> None:
+    """Subword batches (and their word mask) go to the device non_blocking; the update reads back only
+    each sub-batch's chart for decoding and its loss."""
+    from mlparse.train.step_count import count_update
+
+    trainer = tiny_trainer(tmp_path, tiny_pretrained, "train.subbatch_tokens=30", *overrides)
+    batch = list(range(len(trainer.train_sentences)))
+    trainer.train_step(batch)
+    figures = count_update(trainer, batch)
+    assert figures.subbatches > 1
+    assert figures.blocking_uploads == 0, figures.transfer_sites
+    assert figures.host_reads <= figures.subbatches + 1, figures.transfer_sites

@@ -4,6 +4,7 @@ DispatchCounter (operations that would synchronise a GPU), so a regression shows
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 import pytest
@@ -44,6 +45,15 @@ def test_a_training_update_waits_for_the_device_at_most_once(tmp_path: Path, dec
     assert figures.subbatches > 1  # several sub-batches: the loss is still read once
     assert figures.host_syncs <= MAX_SYNCS_PER_UPDATE, figures.sync_operations
     assert figures.operations > 0
+    assert_copies_wait_only_for_the_decoder(figures)
+
+
+def assert_copies_wait_only_for_the_decoder(figures) -> None:  # type: ignore[no-untyped-def]
+    """No upload that is not non_blocking (inputs and gold targets are made by make_batch and make_targets,
+    what decoding tells goes up in one non-blocking copy); reads back: the chart (or the torch decoder's
+    tables, in one copy) for each sub-batch's loss-augmented decoding, and the update's loss once."""
+    assert figures.blocking_uploads == 0, figures.transfer_sites
+    assert figures.host_reads <= figures.subbatches + MAX_SYNCS_PER_UPDATE, figures.transfer_sites
 
 
 @pytest.mark.parametrize("decoder", ["torch", "cython"])
@@ -51,6 +61,7 @@ def test_parsing_a_batch_never_waits_for_the_device_in_the_network(tmp_path: Pat
     trainer = tiny_trainer(tmp_path, decoder)
     figures = count_parse(trainer.model, [sentence_of(t) for t in tiny_trees()], decoder)
     assert figures.host_syncs == 0, figures.sync_operations
+    assert figures.blocking_uploads == 0 and figures.host_reads == 1, figures.transfer_sites  # the chart (or tables)
 
 
 def test_char_lstm_with_host_lengths_gives_the_same_vectors_without_a_sync() -> None:
@@ -81,10 +92,12 @@ def test_on_a_gpu_the_optimizer_is_fused_and_an_update_waits_at_most_once(tmp_pa
     assert trainer.optimizer.param_groups[0]["fused"]
     batch = list(range(len(trees)))
     trainer.train_step(batch)
-    assert count_update(trainer, batch).host_syncs <= MAX_SYNCS_PER_UPDATE
+    figures = count_update(trainer, batch)
+    assert figures.host_syncs <= MAX_SYNCS_PER_UPDATE
+    assert_copies_wait_only_for_the_decoder(figures)
 
 
-def generic_trainer(tmp_path: Path, kind: str) -> Trainer:
+def generic_trainer(tmp_path: Path, kind: str, overrides: Sequence[str] = ()) -> Trainer:
     """A Trainer for a tiny biaffine or joint model on hand-made data, several sub-batches per update."""
     from joint_fixtures import write_joint_recipe
     from mlparse.models.registry import parser_class
@@ -92,7 +105,7 @@ def generic_trainer(tmp_path: Path, kind: str) -> Trainer:
     from test_run_dependency import write_dep_recipe
 
     path = write_dep_recipe(tmp_path) if kind == "biaffine" else write_joint_recipe(tmp_path)
-    config = load_recipe(path, ["train.subbatch_tokens=30"])
+    config = load_recipe(path, ["train.subbatch_tokens=30", *overrides])
     task = task_for(config.task)
     train = task.read_split(Path(config.data.train))
     torch.manual_seed(0)
@@ -109,6 +122,30 @@ def test_dependency_and_joint_updates_wait_for_the_device_at_most_once(tmp_path:
     figures = count_update(trainer, batch)
     assert figures.subbatches > 1
     assert figures.host_syncs <= MAX_SYNCS_PER_UPDATE, figures.sync_operations
+    assert_copies_wait_only_for_the_decoder(figures)
+    if kind == "biaffine":  # nothing decoded in its loss: the loss is the one read
+        assert figures.host_reads == 1, figures.transfer_sites
+
+
+def test_a_biaffine_update_with_a_char_lstm_reads_only_its_loss(tmp_path: Path) -> None:
+    """The CharLSTM packs words by the lengths the batch carries on the host, not by reading them back."""
+    trainer = generic_trainer(tmp_path, "biaffine", ["model.char_encoder=lstm"])
+    assert trainer.model.input.char_lstm is not None
+    batch = list(range(len(trainer.train_sentences)))
+    trainer.train_step(batch)
+    figures = count_update(trainer, batch)
+    assert figures.host_reads == 1 and figures.blocking_uploads == 0, figures.transfer_sites
+
+
+@pytest.mark.parametrize("kind,reads", [("biaffine", 2), ("joint", 3)])
+def test_parsing_reads_the_scores_once_and_uploads_without_waiting(tmp_path: Path, kind: str, reads: int) -> None:
+    """Arcs read for the host decoder, then the relations of the decoded heads with the heads in one copy
+    (the joint parser reads its span chart too); the decoded heads go up without waiting."""
+    trainer = generic_trainer(tmp_path, kind)
+    figures = count_parse(trainer.model, trainer.train_sentences, "cython")
+    assert figures.blocking_uploads == 0, figures.transfer_sites
+    assert figures.host_reads == reads, figures.transfer_sites
+    assert figures.host_syncs == 0, figures.sync_operations
 
 
 def test_the_dependency_losses_equal_the_cross_entropies_over_the_words() -> None:

@@ -9,8 +9,10 @@ dependency parsing):
 - :meth:`Parser.build` makes an untrained parser from the recipe and the training examples
   (vocabularies, label inventories);
 - :meth:`Parser.gold` turns a training example into the target the loss needs (gold spans, heads);
-- :meth:`Parser.make_batch` indexes and pads examples on the parser's device;
-- calling the parser on ``(batch, golds)`` returns a :class:`LossOutput` (going through
+- :meth:`Parser.make_batch` indexes and pads examples on the parser's device, and
+  :meth:`Parser.make_targets` puts a sub-batch's golds there as the loss reads them (both run in
+  the trainer's worker thread, ahead of the device);
+- calling the parser on ``(batch, targets)`` (or plain golds) returns a :class:`LossOutput` (going through
   ``forward`` lets DistributedDataParallel see the computation);
 - :meth:`Parser.scores` gives the network's scores for a batch and :meth:`Parser.decode` turns
   scores into predictions, kept apart so that an ensemble can average the scores of several
@@ -90,6 +92,12 @@ class Parser(nn.Module):
     def make_batch(self, examples: Sequence[Any]) -> Any:
         """Indexed, padded inputs for ``examples`` on the parser's device."""
         raise NotImplementedError
+
+    def make_targets(self, golds: Sequence[Any], batch: Any) -> Any:
+        """The golds of the sub-batch ``batch`` as its loss reads them, on the parser's device (gold
+        indices, charts, masks: :mod:`mlparse.models.targets`), made before the forward pass so that the
+        step neither builds nor copies them.  Default: the golds as they are."""
+        return list(golds)
 
     def device(self) -> torch.device:
         return next(self.parameters()).device

@@ -29,6 +29,8 @@ from mlparse.data.dependency_vocab import DependencyVocab
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput, Parser
 from mlparse.models.ensemble import average_distributions
+from mlparse.models.targets import IGNORED, DependencyTargets, dependency_targets
+from mlparse.models.transfer import to_device
 from mlparse.modules.biaffine import BiaffineDependencyScorer
 from mlparse.modules.bilstm_encoder import BiLSTMEncoder
 from mlparse.modules.char_lstm import CharLSTM
@@ -44,7 +46,8 @@ from mlparse.trees.dependency import DependencySentence, DependencyPrediction
 class DependencyBatch:
     """Padded inputs: ``mask: BoolTensor[B, T]`` (root and words), ``words, tags: LongTensor[B, T]``,
     ``chars: LongTensor[B, T, C]``, ``char_lengths: LongTensor[B, T]``, ``lengths``: words per sentence,
-    ``subwords``: the pretrained encoder's input (None without one)."""
+    ``subwords``: the pretrained encoder's input (None without one), ``host_char_lengths``: ``char_lengths``
+    as an int64 array on the host."""
 
     mask: Tensor
     words: Tensor
@@ -53,6 +56,7 @@ class DependencyBatch:
     char_lengths: Tensor
     lengths: List[int]
     subwords: Optional[SubwordBatch] = None
+    host_char_lengths: Optional[np.ndarray] = None  # char_lengths on the host (the CharLSTM packs from them)
 
 
 @dataclass
@@ -159,7 +163,7 @@ class DependencyInput(nn.Module):
         parts: List[Tensor] = []
         word: Optional[Tensor] = self.word_embedding(batch.words) if self.word_embedding is not None else None
         if self.char_lstm is not None:
-            chars = self.char_lstm(batch.chars, batch.char_lengths)
+            chars = self.char_lstm(batch.chars, batch.char_lengths, batch.host_char_lengths)
             word = chars if word is None else word + chars
         if word is not None:
             parts.append(word)
@@ -200,38 +204,38 @@ def decode_heads(arc: Tensor, lengths: Sequence[int], algorithm: str, implementa
     heads = np.full(arc.shape[:2], -1, dtype=np.int64)
     for b, n in enumerate(lengths):
         heads[b, : n + 1] = decode(array[b], length=n)
-    return torch.from_numpy(heads).to(arc.device)
+    return to_device(heads, arc.device)  # without waiting: the relations of these heads are scored next
 
 
-#: The target of positions that are not words (cross_entropy's ignore_index).
-IGNORED = -100
+def relations_and_heads(chosen: Tensor, heads: Tensor) -> "tuple[np.ndarray, np.ndarray]":
+    """The best relation ids ``chosen.argmax(-1)`` (``chosen: [B, T, L]``) and the ``heads: LongTensor[B, T]``
+    on the host, read back in one copy (one wait for the device)."""
+    host = torch.stack([chosen.argmax(-1), heads]).cpu().numpy()
+    return host[0], host[1]
 
 
-def dependency_losses(arc: Tensor, golds: Sequence[Any],
+def dependency_losses(arc: Tensor, targets: "DependencyTargets | Sequence[Any]",
                       relation_scores_for: Callable[[Tensor], Tensor]) -> "tuple[Tensor, Tensor]":
     """Summed cross-entropies of the gold heads and of the gold relations at the gold heads.
 
     Args:
         arc: float scores ``[B, T, T]`` (dependent, head) over positions 0..T-1, position 0 the root,
             padding already ``-inf``.
-        golds: per sentence, ``heads`` and ``relations`` (indices) of words 1..n.
+        targets: :class:`~mlparse.models.targets.DependencyTargets` on the device (from ``make_targets``),
+            or per sentence ``heads`` and ``relations`` (indices) of words 1..n, made into them here.
         relation_scores_for: gold heads ``[B, T]`` → relation scores ``[B, T, L]`` at those heads.
 
     Returns:
         (arc loss, relation loss), 0-dim, summed over the words (the root has no head).
     """
     width = arc.shape[1]
-    heads = torch.zeros(len(golds), width, dtype=torch.long)  # 0 (the root) where there is no word
-    targets = torch.full((2, len(golds), width), IGNORED, dtype=torch.long)  # gold heads, gold relations
-    for b, gold in enumerate(golds):
-        heads[b, 1:len(gold.heads) + 1] = torch.tensor(gold.heads, dtype=torch.long)
-        targets[0, b, 1:len(gold.heads) + 1] = heads[b, 1:len(gold.heads) + 1]
-        targets[1, b, 1:len(gold.relations) + 1] = torch.tensor(gold.relations, dtype=torch.long)
-    heads, targets = heads.to(arc.device, non_blocking=True), targets.to(arc.device, non_blocking=True)
+    if not isinstance(targets, DependencyTargets):
+        targets = dependency_targets(targets, width, arc.device)
     # Targets of the root and of padding are IGNORED: no boolean indexing, which would make the host wait.
-    arc_loss = F.cross_entropy(arc.reshape(-1, width), targets[0].reshape(-1), ignore_index=IGNORED, reduction="sum")
-    relation = relation_scores_for(heads).float()
-    relation_loss = F.cross_entropy(relation.reshape(-1, relation.shape[-1]), targets[1].reshape(-1),
+    gold = targets.targets
+    arc_loss = F.cross_entropy(arc.reshape(-1, width), gold[0].reshape(-1), ignore_index=IGNORED, reduction="sum")
+    relation = relation_scores_for(targets.heads).float()
+    relation_loss = F.cross_entropy(relation.reshape(-1, relation.shape[-1]), gold[1].reshape(-1),
                                     ignore_index=IGNORED, reduction="sum")
     return arc_loss, relation_loss
 
@@ -381,8 +385,12 @@ class BiaffineParser(Parser):
         subwords = None
         if self.input.pretrained is not None:
             subwords = self.input.pretrained.make_batch([s.words for s in examples], device)
-        return DependencyBatch(*(torch.from_numpy(a).to(device) for a in (mask, words, tags, chars, char_lengths)),
-                               lengths=lengths, subwords=subwords)
+        return DependencyBatch(*(to_device(a, device) for a in (mask, words, tags, chars, char_lengths)),
+                               lengths=lengths, subwords=subwords, host_char_lengths=char_lengths)
+
+    def make_targets(self, golds: Sequence[DependencyGold], batch: DependencyBatch) -> DependencyTargets:
+        """Gold heads and relations on the model's device (:func:`~mlparse.models.targets.dependency_targets`)."""
+        return dependency_targets(golds, max(batch.lengths) + 1, self.device())
 
     # -- network ---------------------------------------------------------------
     def forward(self, batch: DependencyBatch, golds: Optional[Sequence[DependencyGold]] = None) -> Any:
@@ -394,7 +402,7 @@ class BiaffineParser(Parser):
         arc = arc.masked_fill(~batch.mask.unsqueeze(1), float("-inf"))
         arc_loss, relation_loss = dependency_losses(arc, golds,
                                                     lambda heads: self.scorer.relation_scores_for(h, heads))
-        return LossOutput(loss=arc_loss + relation_loss, sentences=len(golds),
+        return LossOutput(loss=arc_loss + relation_loss, sentences=len(batch.lengths),
                           parts={"arc": arc_loss.detach(), "relation": relation_loss.detach()})
 
     def scores(self, batch: DependencyBatch) -> DependencyScores:
@@ -412,8 +420,7 @@ class BiaffineParser(Parser):
         heads = decode_heads(scores.arc, batch.lengths, self.dep_config.decoder, implementation)
         chosen = scores.relations_at(heads).clone()  # [B, T, L]
         chosen[..., : self.relations.num_specials] = float("-inf")
-        labels = chosen.argmax(-1).cpu().numpy()
-        heads_np = heads.cpu().numpy()
+        labels, heads_np = relations_and_heads(chosen, heads)
         out = []
         for b, n in enumerate(batch.lengths):
             out.append(DependencyPrediction(heads=[int(h) for h in heads_np[b, 1:n + 1]],

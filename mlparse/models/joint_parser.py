@@ -38,10 +38,12 @@ from mlparse.config import JointConfig, ModelConfig, PretrainedConfig, RecipeCon
 from mlparse.data.dependency_vocab import REL_SPECIALS
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput
-from mlparse.models.dep_parser import decode_heads, dependency_losses
+from mlparse.models.dep_parser import decode_heads, dependency_losses, relations_and_heads
 from mlparse.models.ensemble import average_distributions
 from mlparse.models.memory import subbatch_cost
 from mlparse.models.span_parser import Sentence, SentenceBatch, SpanParser
+from mlparse.models.targets import JointTargets, dependency_targets
+from mlparse.models.transfer import to_device
 from mlparse.modules.biaffine import BiaffineDependencyScorer
 from mlparse.modules.label_attention import HeadwiseSpanScorer, LabelAttentionLayer
 from mlparse.modules.tag_head import TagHead
@@ -186,6 +188,12 @@ class JointParser(SpanParser):
         return JointGold(gold_spans(example.tree, self.labels), [int(h) for h in deps.heads],
                          [self.relations.index(r) for r in deps.deprels])
 
+    def make_targets(self, golds: Sequence[JointGold], batch: SentenceBatch) -> JointTargets:  # type: ignore[override]
+        """The span targets (:meth:`SpanParser.make_targets`) and the gold heads and relations, on the device."""
+        golds = list(golds)
+        return JointTargets(super().make_targets([g.spans for g in golds], batch),
+                            dependency_targets(golds, max(batch.lengths) + 1, self.device()))
+
     def memory_cost(self, training: bool, decoder: str) -> Callable[[int], float]:
         """The span parser's cost model (:mod:`mlparse.models.memory`) grown by the share of the Label Attention
         Layer's wider word vectors and the arc/relation scores; an estimate, not calibrated against measured
@@ -210,10 +218,10 @@ class JointParser(SpanParser):
         return h, (self.tagger(h) if self.tagger is not None else None)
 
     def _dependency_inputs(self, h: Tensor, batch: SentenceBatch) -> tuple:
-        """Positions 0..N (root = start token, then the words): ``h: Tensor[B, N+1, d_out]`` and their mask."""
+        """Positions 0..N (root = start token, then the words): ``h: Tensor[B, N+1, d_out]`` and their mask
+        ``BoolTensor[B, N+1]``, position t < n_b + 1, which is the input mask shifted by one (a view)."""
         width = max(batch.lengths) + 1
-        mask = torch.arange(width, device=h.device)[None, :] <= torch.tensor(batch.lengths, device=h.device)[:, None]
-        return h[:, :width], mask
+        return h[:, :width], batch.mask[:, 1:width + 1]
 
     def _arc_scores(self, h: Tensor, mask: Tensor) -> Tensor:
         s = self.dependency_scorer
@@ -230,18 +238,18 @@ class JointParser(SpanParser):
         if golds is None:
             return JointScores(self.scorer.chart(projected, batch.lengths), tag_logits, arc.log_softmax(-1), dep_h,
                                self.dependency_scorer)
-        golds = list(golds)
-        hinge = self._hinge(projected, batch.lengths, [g.spans for g in golds], decoder or self.loss_decoder)
+        targets = golds if isinstance(golds, JointTargets) else self.make_targets(golds, batch)
+        hinge = self._hinge(projected, batch.lengths, targets.spans, decoder or self.loss_decoder)
         arc_loss, relation_loss = dependency_losses(
-            arc, golds, lambda heads: self.dependency_scorer.relation_scores_for(dep_h, heads))
+            arc, targets.dependency, lambda heads: self.dependency_scorer.relation_scores_for(dep_h, heads))
         total = hinge + arc_loss + relation_loss
         parts = {"hinge": hinge.detach(), "arc": arc_loss.detach(), "relation": relation_loss.detach()}
         if tag_logits is not None:
-            span_loss = self._loss_output(batch, hinge, tag_logits)
+            span_loss = self._loss_output(batch, hinge, tag_logits, targets.spans.word_mask)
             total = total + (span_loss.loss - hinge)
             if span_loss.tag_loss_sum is not None:
                 parts["tag"] = span_loss.tag_loss_sum
-        return LossOutput(loss=total, sentences=len(golds), parts=parts)
+        return LossOutput(loss=total, sentences=len(batch.lengths), parts=parts)
 
     # -- decoding --------------------------------------------------------------
     def scores(self, batch: SentenceBatch) -> JointScores:  # type: ignore[override]
@@ -263,8 +271,7 @@ class JointParser(SpanParser):
         # the relation log-probabilities of each word for its decoded head: [B, N+1, R]
         chosen = scores.relations_at(heads).clone()
         chosen[..., : self.relations.num_specials] = float("-inf")
-        labels = chosen.argmax(-1).cpu().numpy()
-        heads_np = heads.cpu().numpy()
+        labels, heads_np = relations_and_heads(chosen, heads)
         predicted_tags: Optional[np.ndarray] = None
         if scores.tag_logits is not None:
             logits = scores.tag_logits.float()
@@ -295,7 +302,7 @@ class JointParser(SpanParser):
                                   np.ascontiguousarray(by_head[b, : n + 1, : n + 1]))
             trees.append(list(result.spans))
             heads[b, : n + 1] = result.heads
-        return trees, torch.from_numpy(heads).to(arc.device)
+        return trees, to_device(heads, arc.device)
 
     # -- ensembles (mlparse.models.ensemble) ------------------------------------
     def output_inventories(self) -> Dict[str, List[str]]:

@@ -41,6 +41,7 @@ from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import Parser
 from mlparse.models.ensemble import average_charts, average_distributions
 from mlparse.models.memory import parsing_memory, subbatch_cost, training_memory
+from mlparse.models.targets import SPAN_COLUMNS, SpanTargets, gold_label_array, span_rows, span_targets, word_mask_array
 from mlparse.models.transfer import to_device
 from mlparse.modules.attention import AttentionWindow
 from mlparse.modules.embeddings import LexicalConfig, LexicalEmbedding
@@ -240,15 +241,23 @@ class SpanParser(Parser):
         """Without ``golds``: ``(scores [B, N+1, N+1, L], tag logits [B, T, n_tags] | None)``, the
         scores as :meth:`SpanScorer.chart` gives them (0 off the spans ``i < j <= n_b``).
 
-        With ``golds`` (one dict per sentence): the :class:`LossOutput` (going through
-        ``forward`` lets a DistributedDataParallel wrapper see the computation).
+        With ``golds`` (:class:`~mlparse.models.targets.SpanTargets` from :meth:`make_targets`, or one
+        dict per sentence): the :class:`LossOutput` (going through ``forward`` lets a
+        DistributedDataParallel wrapper see the computation).
         """
         h, tag_logits = self.encode(batch)
         projected = self.scorer.project(h)
         if golds is None:
             return self.scorer.chart(projected, batch.lengths), tag_logits
-        hinge = self._hinge(projected, batch.lengths, list(golds), decoder or self.loss_decoder)
-        return self._loss_output(batch, hinge, tag_logits)
+        targets = golds if isinstance(golds, SpanTargets) else self.make_targets(golds, batch)
+        hinge = self._hinge(projected, batch.lengths, targets, decoder or self.loss_decoder)
+        return self._loss_output(batch, hinge, tag_logits, targets.word_mask)
+
+    def make_targets(self, golds: Sequence[GoldSpans], batch: SentenceBatch) -> SpanTargets:
+        """The gold span table (and the gold label chart for the batched torch decoder, the word mask for
+        the tag loss) on the model's device: :func:`~mlparse.models.targets.span_targets`."""
+        return span_targets(golds, batch.lengths, self.device(), decoder_labels=self.loss_decoder == "torch",
+                            tag_mask=self.tagger is not None)
 
     # -- training -------------------------------------------------------------
     def loss(self, sentences: Sequence[Sentence], golds: Sequence[GoldSpans], decoder: str = "cython") -> LossOutput:
@@ -258,31 +267,37 @@ class SpanParser(Parser):
         """
         return self(self.make_batch(sentences), list(golds), decoder)
 
-    def _hinge(self, projected: Tensor, lengths: List[int], golds: List[GoldSpans], decoder: str) -> Tensor:
+    def _hinge(self, projected: Tensor, lengths: List[int], targets: SpanTargets, decoder: str) -> Tensor:
         """Summed hinge loss from fencepost projections ``Tensor[B, N+1, d_hidden]`` (:meth:`SpanScorer.project`).
 
         The loss-augmented decoder reads a chart scored without gradient; the predicted and gold
         spans are then scored again with gradient. Same value as the loss over a differentiable
         dense chart (:meth:`_loss_from_scores`), with O(n) span activations kept for backward.
+        What the host learns from decoding (the predicted spans, the Hamming costs) goes to the
+        device in one non-blocking copy; the gold side was put there by :meth:`make_targets`.
         """
+        golds = targets.golds
         with torch.no_grad():
             chart = self.scorer.chart(projected, lengths)  # float32, [B, N+1, N+1, L]
             if decoder == "torch":
-                gold_labels = cky_torch.gold_label_tensor(golds, chart.shape[1] - 1, chart.device)
+                gold_labels = targets.labels
+                if gold_labels is None:  # targets made for a host decoder
+                    gold_labels = to_device(gold_label_array(golds, chart.shape[1] - 1), chart.device)
                 predicted = cky_torch.decode_batch(chart, lengths, gold=gold_labels)
             else:
                 array = chart.cpu().numpy()
                 predicted = [cky.decode(array[b], gold=golds[b], length=n) for b, n in enumerate(lengths)]
             del chart
         count = len(lengths)
-        span_lists = [tree.spans for tree in predicted] + cky_torch.gold_span_lists(golds)
-        rows, start, end, label = cky_torch.span_index_tensors(span_lists, projected.device)  # rows: sentence, then B + sentence
-        values = self.scorer.scores_at(projected, rows % count, start, end).float()
-        values = values.gather(1, label.unsqueeze(1)).squeeze(1)
-        sums = values.new_zeros(2 * count).index_add(0, rows, values)
-        hamming = torch.tensor([float(hamming_cost(t.spans, g)) for t, g in zip(predicted, golds)],
-                               dtype=sums.dtype, device=sums.device)
-        return torch.clamp(sums[:count] + hamming - sums[count:], min=0.0).sum()
+        rows = span_rows([tree.spans for tree in predicted])
+        hamming = np.asarray([hamming_cost(t.spans, g) for t, g in zip(predicted, golds)], dtype=np.int64)
+        upload = to_device(np.concatenate([rows.reshape(-1), hamming]), projected.device)  # one copy
+        table = torch.cat([upload[:rows.size].view(-1, SPAN_COLUMNS), targets.table])  # predicted, then gold spans
+        values = self.scorer.scores_at(projected, table[:, 0], table[:, 1], table[:, 2]).float()
+        values = values.gather(1, table[:, 3:4]).squeeze(1)
+        sums = values.new_zeros(2 * count).index_add(0, table[:, 4], values)  # predicted sums, then gold sums
+        costs = upload[rows.size:].to(sums.dtype)
+        return torch.clamp(sums[:count] + costs - sums[count:], min=0.0).sum()
 
     def _loss_from_scores(self, batch: SentenceBatch, scores: Tensor, tag_logits: Optional[Tensor],
                           golds: Sequence[GoldSpans], decoder: str) -> LossOutput:
@@ -294,14 +309,15 @@ class SpanParser(Parser):
             hinge = self._hinge_cython(scores, batch.lengths, golds)
         return self._loss_output(batch, hinge, tag_logits)
 
-    def _loss_output(self, batch: SentenceBatch, hinge: Tensor, tag_logits: Optional[Tensor]) -> LossOutput:
-        """The hinge plus the scaled tag loss (when the model predicts tags)."""
+    def _loss_output(self, batch: SentenceBatch, hinge: Tensor, tag_logits: Optional[Tensor],
+                     word_mask: Optional[Tensor] = None) -> LossOutput:
+        """The hinge plus the scaled tag loss (when the model predicts tags) over the words ``word_mask``
+        (``BoolTensor[B, T]``; None: made here from the lengths)."""
         total = hinge
         tag_value: Optional[Tensor] = None
         if tag_logits is not None:
-            word_mask = batch.mask.clone()
-            word_mask[:, 0] = False
-            word_mask[torch.arange(len(batch.lengths)), torch.tensor(batch.lengths) + 1] = False
+            if word_mask is None:
+                word_mask = to_device(word_mask_array(batch.lengths, batch.mask.shape[1]), batch.mask.device)
             tag_loss = TagHead.loss(tag_logits.float(), batch.tags, word_mask, reduction="sum")
             total = total + self.config.tag_loss_scale * tag_loss
             tag_value = tag_loss.detach()

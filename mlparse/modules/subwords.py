@@ -15,7 +15,7 @@ S = longest window with its special tokens, H = the encoder's hidden size.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import torch
 from torch import Tensor
@@ -41,10 +41,25 @@ class SubwordBatch:
     first: Tensor
     last: Tensor
     lengths: List[int]
+    word_mask: Optional[Tensor] = None  # BoolTensor[B, N]: real words (None: made from lengths when needed)
 
     def to(self, device: torch.device) -> "SubwordBatch":
-        return SubwordBatch(*(t.to(device) for t in (self.ids, self.attention, self.source, self.word_of, self.first,
-                                                     self.last)), lengths=self.lengths)
+        """On ``device``, copied without waiting (pinned memory on a GPU; the trainer's worker makes batches)."""
+        mask = self.word_mask if self.word_mask is not None else word_mask_of(self.lengths, self.first.shape[1])
+        moved = (move(t, device) for t in (self.ids, self.attention, self.source, self.word_of, self.first, self.last))
+        return SubwordBatch(*moved, lengths=self.lengths, word_mask=move(mask, device))
+
+
+def word_mask_of(lengths: Sequence[int], width: int) -> Tensor:
+    """``BoolTensor[B, width]``: word k of sentence b is real when k < n_b (on the host)."""
+    return torch.arange(width).unsqueeze(0) < torch.tensor(list(lengths), dtype=torch.long).unsqueeze(1)
+
+
+def move(tensor: Tensor, device: torch.device) -> Tensor:
+    """A host tensor on ``device`` without waiting: through pinned memory on CUDA, ``non_blocking`` everywhere."""
+    if device.type == "cuda" and tensor.device.type == "cpu":
+        tensor = tensor.pin_memory()
+    return tensor.to(device, non_blocking=True)
 
 
 def plan_windows(count: int, size: int, overlap: int) -> List[Tuple[int, int]]:
@@ -145,8 +160,7 @@ def pool_words(subwords: Tensor, batch: SubwordBatch, pooling: str) -> Tensor:
     """Word vectors ``Tensor[B, N, H]`` from subword vectors ``subwords: Tensor[B, P, H]``: each word's first
     or last subword, or the mean of its subwords; padding words are 0."""
     B, N = batch.first.shape
-    word_mask = (torch.arange(N, device=subwords.device).unsqueeze(0)
-                 < torch.tensor(batch.lengths, device=subwords.device).unsqueeze(1))  # [B, N]
+    word_mask = batch.word_mask if batch.word_mask is not None else move(word_mask_of(batch.lengths, N), subwords.device)
     if pooling in ("first", "last"):
         index = (batch.first if pooling == "first" else batch.last).unsqueeze(-1).expand(-1, -1, subwords.shape[-1])
         words = subwords.gather(1, index)

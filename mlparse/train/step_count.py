@@ -2,20 +2,27 @@
 
 The device-independent measures of issue 16 (:class:`~mlparse.train.dispatch_count.DispatchCounter`):
 on a GPU every dispatched operation is at least one kernel launch, and every host synchronisation
-stalls the step until the GPU has caught up, so both bound the speed whatever the GPU.  Used by
+stalls the step until the GPU has caught up, so both bound the speed whatever the GPU.  Copies
+between host and device that make it wait are counted apart
+(:class:`~mlparse.train.transfer_count.TransferCounter`): uploads without ``non_blocking`` and reads
+of device memory, which a dispatch counter on a CPU does not see.  Used by
 ``benchmarks/gpu_suite.py`` and by the test that keeps host synchronisations out of the training step.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Dict, Sequence
+from dataclasses import dataclass, field
+from collections import Counter
+from typing import Any, Dict, Sequence, Tuple
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from mlparse.data.batching import pack_by_tokens
 from mlparse.models.base import Parser
 from mlparse.train.dispatch_count import DispatchCounter
+from mlparse.train.mixed_precision import UpdateAutocast
+from mlparse.train.transfer_count import TransferCounter
 
 
 @dataclass
@@ -27,6 +34,10 @@ class DispatchFigures:
     host_syncs: int  # of them, operations that make the host wait for the device
     subbatches: int  # forward passes it took
     sync_operations: Dict[str, int]  # host_syncs by operation name
+    blocking_uploads: int = 0  # mlparse's copies to the device that are not non_blocking (a full wait each on a GPU)
+    host_reads: int = 0  # mlparse's reads of tensors back to the host (.cpu(), .item(), ...): a wait each on a GPU
+    transfer_sites: Dict[str, int] = field(default_factory=dict)  # "upload|read path:line function" -> count,
+    # libraries' included (a transformer's attention masks, say)
 
 
 def count_update(trainer: Any, batch: Sequence[int]) -> DispatchFigures:
@@ -36,11 +47,11 @@ def count_update(trainer: Any, batch: Sequence[int]) -> DispatchFigures:
     groups = pack_by_tokens(trainer.train_lengths, trainer.train_budget, trainer.train_cost, indices=list(batch))
     overlap, trainer.config.train.overlap = trainer.config.train.overlap, False
     try:
-        with DispatchCounter() as counter:
+        with TransferCounter() as transfers, DispatchCounter() as counter:
             trainer.train_step(batch)
     finally:
         trainer.config.train.overlap = overlap
-    return DispatchFigures(counter.total, counter.computing, counter.host_syncs, len(groups), dict(counter.syncs))
+    return _figures(counter, transfers, len(groups))
 
 
 @torch.no_grad()
@@ -49,8 +60,53 @@ def count_parse(model: Parser, examples: Sequence[Any], decoder: str) -> Dispatc
     was_training = model.training
     model.eval()
     try:
-        with DispatchCounter() as counter:
+        with TransferCounter() as transfers, DispatchCounter() as counter:
             model.predict(list(examples), decoder=decoder)
     finally:
         model.train(was_training)
-    return DispatchFigures(counter.total, counter.computing, counter.host_syncs, 1, dict(counter.syncs))
+    return _figures(counter, transfers, 1)
+
+
+def _figures(counter: DispatchCounter, transfers: TransferCounter, subbatches: int) -> DispatchFigures:
+    return DispatchFigures(counter.total, counter.computing, counter.host_syncs, subbatches, dict(counter.syncs),
+                           transfers.own("upload"), transfers.own("read"),
+                           {f"{kind} {site}": n for (kind, site), n in transfers.where.items()})
+
+
+@dataclass
+class CastFigures:
+    """Casts of the weights to the autocast dtype in one update."""
+
+    weight_casts: int  # casts of parameters (kernel launches on a GPU)
+    weights_cast: int  # distinct parameters cast at least once
+    subbatches: int
+
+
+class _WeightCastCounter(TorchDispatchMode):
+    """Counts ``aten._to_copy`` of a parameter's memory to a lower float precision."""
+
+    def __init__(self, parameters: Sequence[torch.Tensor]) -> None:
+        super().__init__()
+        self.storage = {p.data_ptr() for p in parameters}
+        self.casts: Counter = Counter()
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Tuple[Any, ...] = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        if func is torch.ops.aten._to_copy.default and args[0].data_ptr() in self.storage \
+                and kwargs.get("dtype") in (torch.bfloat16, torch.float16):
+            self.casts[args[0].data_ptr()] += 1
+        return func(*args, **kwargs)
+
+
+def count_weight_casts(trainer: Any, batch: Sequence[int], device_type: str = "cpu") -> CastFigures:
+    """Weight casts of one :meth:`~mlparse.train.trainer.Trainer.train_step` under bf16 autocast on
+    ``device_type`` (the CPU's autocast caches casts as CUDA's does, so a CPU measures what a GPU launches)."""
+    groups = pack_by_tokens(trainer.train_lengths, trainer.train_budget, trainer.train_cost, indices=list(batch))
+    precision, trainer.precision = trainer.precision, UpdateAutocast(device_type, True)
+    overlap, trainer.config.train.overlap = trainer.config.train.overlap, False
+    try:
+        with _WeightCastCounter(list(trainer.model.parameters())) as counter:
+            trainer.train_step(batch)
+    finally:
+        trainer.precision, trainer.config.train.overlap = precision, overlap
+    return CastFigures(sum(counter.casts.values()), len(counter.casts), len(groups))

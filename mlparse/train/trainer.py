@@ -45,6 +45,7 @@ from mlparse.train.budget import parameter_bytes, resolve_budget
 from mlparse.train.compile import compile_encoder
 from mlparse.train.resume import ResumeError, plan_resume
 from mlparse.train.environment import versions
+from mlparse.train.mixed_precision import UpdateAutocast
 from mlparse.train.overlap import HostWorker, decoded_behind
 from mlparse.train.schedule import WarmupPlateauSchedule
 
@@ -253,6 +254,7 @@ class Trainer:
         self.schedule = WarmupPlateauSchedule(t.lr, t.warmup_steps, patience_checks, t.lr_decay_factor)
         self.stop_checks = int(round(t.patience_epochs * t.evals_per_epoch))
         self.autocast = bf16_autocast(device, t.bf16, warn=dist_info.is_main)
+        self.precision = UpdateAutocast(device.type, self.autocast)  # one autocast block per update
         model.training_setup(config, self.decoder)
         self.compiled = compile_encoder(model, t.compile, device)  # None for train.compile: off
 
@@ -327,14 +329,16 @@ class Trainer:
         self.network.train()
         self.optimizer.zero_grad(set_to_none=True)
         total = torch.zeros((), dtype=torch.float32, device=self.device)  # summed on the device, read once below
-        with HostWorker(t.overlap) as worker:  # the next sub-batch's inputs made while this one runs
-            for k, (inputs, golds) in enumerate(worker.ahead(self._inputs, groups)):
+        # the next sub-batch's inputs and targets are made while this one runs; weights cast to bf16 once
+        with HostWorker(t.overlap) as worker, self.precision as precision:
+            for k, (inputs, targets) in enumerate(worker.ahead(self._inputs, groups)):
                 sync = k == len(groups) - 1
                 context = self.network.no_sync() if (self.dist.active and not sync) else _null_context()
                 with context:
-                    with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=self.autocast):
-                        out = self.network(inputs, golds)
-                    (out.loss * scale).backward()
+                    with precision.forward():
+                        out = self.network(inputs, targets)
+                    with precision.backward():
+                        (out.loss * scale).backward()
                 total += out.loss.detach().float()
         if t.clip_grad_norm:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), t.clip_grad_norm)
@@ -348,8 +352,10 @@ class Trainer:
         return float(total) / len(mine) if scale else 0.0  # the update's one wait for the device
 
     def _inputs(self, group: Sequence[int]) -> tuple:
-        """``(batch, golds)`` of the training sentences ``group``: the parser's ``make_batch`` and the gold targets."""
-        return self.model.make_batch([self.train_sentences[i] for i in group]), [self.train_golds[i] for i in group]
+        """``(batch, targets)`` of the training sentences ``group`` on the device: the parser's ``make_batch``
+        and ``make_targets`` (run in the overlap worker, ahead of the sub-batch that needs them)."""
+        batch = self.model.make_batch([self.train_sentences[i] for i in group])
+        return batch, self.model.make_targets([self.train_golds[i] for i in group], batch)
 
     # -- evaluation ----------------------------------------------------------
     def evaluate_dev(self) -> EvalOutcome:

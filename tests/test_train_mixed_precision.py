@@ -1,0 +1,90 @@
+"""bf16 autocast over a whole update: every weight cast once per update, not once per sub-batch, with the
+gradients of per-sub-batch autocast blocks.  Measured with the CPU's autocast, which caches casts as CUDA's does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Dict
+
+import pytest
+import torch
+
+from mlparse.train.mixed_precision import UpdateAutocast
+from mlparse.train.step_count import count_weight_casts
+from test_train_host_syncs import generic_trainer, tiny_trainer
+
+
+class PerSubBatchAutocast(UpdateAutocast):
+    """The former way: an autocast block of its own for each sub-batch's forward pass."""
+
+    def __enter__(self) -> "UpdateAutocast":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def make(tmp_path: Path, kind: str):  # type: ignore[no-untyped-def]
+    if kind == "span":
+        return tiny_trainer(tmp_path, "torch", predict_tags=True)
+    return generic_trainer(tmp_path, kind)
+
+
+@pytest.mark.parametrize("kind", ["span", "biaffine"])
+def test_each_weight_is_cast_once_per_update_whatever_the_sub_batches(tmp_path: Path, kind: str) -> None:
+    trainer = make(tmp_path, kind)
+    batch = list(range(len(trainer.train_sentences)))
+    trainer.train_step(batch)
+    figures = count_weight_casts(trainer, batch)
+    assert figures.subbatches > 1
+    assert figures.weights_cast > 0
+    assert figures.weight_casts == figures.weights_cast  # once each
+
+
+def test_the_joint_parser_casts_only_its_label_query_vectors_again(tmp_path: Path) -> None:
+    """The query vectors reach their matrix product through einsum's views, which autocast does not cache."""
+    trainer = make(tmp_path, "joint")
+    batch = list(range(len(trainer.train_sentences)))
+    trainer.train_step(batch)
+    figures = count_weight_casts(trainer, batch)
+    assert figures.weight_casts == figures.weights_cast + figures.subbatches - 1
+
+
+def gradients_after_one_update(tmp_path: Path, kind: str, precision_class: type) -> Dict[str, torch.Tensor]:
+    torch.manual_seed(0)
+    trainer = make(tmp_path, kind)
+    trainer.precision = precision_class("cpu", True)
+    trainer.config.train.overlap = False
+    torch.manual_seed(1)
+    trainer.train_step(list(range(len(trainer.train_sentences))))
+    return {name: p.grad.clone() for name, p in trainer.model.named_parameters() if p.grad is not None}
+
+
+@pytest.mark.parametrize("kind", ["span", "joint"])
+def test_one_block_per_update_gives_the_gradients_of_one_block_per_sub_batch(tmp_path: Path, kind: str) -> None:
+    one = gradients_after_one_update(tmp_path / "one", kind, UpdateAutocast)
+    each = gradients_after_one_update(tmp_path / "each", kind, PerSubBatchAutocast)
+    assert one.keys() == each.keys() and len(one) > 10
+    for name in one:
+        assert torch.equal(one[name], each[name]), name
+
+
+def test_backward_runs_without_autocast_and_the_cache_lives_until_the_update_ends() -> None:
+    weight = torch.nn.Parameter(torch.randn(4, 4))
+    with UpdateAutocast("cpu", True) as precision:
+        with precision.forward():
+            assert torch.is_autocast_enabled("cpu")
+            first = torch.mm(torch.randn(2, 4), weight)
+        with precision.backward():
+            assert not torch.is_autocast_enabled("cpu")
+            first.float().sum().backward()
+        assert torch.is_autocast_enabled("cpu")  # the outer block
+    assert not torch.is_autocast_enabled("cpu")
+    assert first.dtype == torch.bfloat16 and weight.grad is not None and weight.grad.dtype == torch.float32
+
+
+def test_switched_off_it_does_nothing() -> None:
+    with UpdateAutocast("cpu", False) as precision:
+        with precision.forward():
+            assert not torch.is_autocast_enabled("cpu")
+            assert torch.mm(torch.randn(2, 2), torch.randn(2, 2)).dtype == torch.float32
