@@ -109,7 +109,7 @@ class TrainConfig:
     device: str = "auto"  # auto | cpu | cuda
     bf16: bool = True  # bf16 autocast on CUDA
     num_threads: Optional[int] = None  # CPU threads for torch (None: torch's default)
-    unk_word_dropout: bool = True  # training words of count c become UNK with probability 1/(1+c)
+    unk_word_dropout: bool = True  # span and joint parsers: training words of count c become UNK with probability 1/(1+c); the biaffine parser (Li et al.) uses biaffine.embedding_dropout instead and ignores it
     overlap: bool = True  # host work beside the device: next sub-batch prepared, last one decoded (mlparse/train/overlap.py); same results; not part of the recipe hash
     compile: str = "off"  # off | encoder (torch.compile over length buckets) | encoder-graphs (also CUDA graphs on a GPU); mlparse/train/compile.py
 
