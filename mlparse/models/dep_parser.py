@@ -177,7 +177,7 @@ class DependencyInput(nn.Module):
     def forward(self, batch: DependencyBatch) -> Tensor:
         x = self.dropout(self.lexical(batch))
         if isinstance(self.encoder, BiLSTMEncoder):
-            return self.encoder(x, batch.mask)
+            return self.encoder(x, batch.mask, [n + 1 for n in batch.lengths])  # the root and the words
         if self.projection is not None:
             x = self.projection(x)
         positions = self.positions(x.shape[1]).unsqueeze(0).to(x.dtype)

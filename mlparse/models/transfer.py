@@ -13,10 +13,12 @@ def to_device(array: np.ndarray, device: torch.device) -> Tensor:
     On CUDA the array is copied into pinned (page-locked) host memory and from there to the GPU with
     ``non_blocking=True``: the host goes on at once (the copy is queued on the current stream, before
     the work that reads it, and the caching host allocator keeps the pinned buffer until it is done).
-    Elsewhere the tensor shares the array's memory (CPU) or is copied without waiting where the
-    backend can.
+    On the CPU the tensor shares the array's memory (no copy at all).  Elsewhere (MPS, say) it is an
+    ordinary copy: a non-blocking copy from unpinned memory there may read the array after it is freed.
     """
     tensor = torch.from_numpy(array)
+    if device.type == "cpu":
+        return tensor
     if device.type == "cuda":
-        tensor = tensor.pin_memory()
-    return tensor.to(device, non_blocking=True)
+        return tensor.pin_memory().to(device, non_blocking=True)
+    return tensor.to(device)

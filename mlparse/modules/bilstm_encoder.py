@@ -7,9 +7,14 @@ on the input of every layer and on the output.
 
 from __future__ import annotations
 
+from typing import Optional, Sequence
+
+import numpy as np
+import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from mlparse.models.transfer import to_device
 from mlparse.modules.dropout import make_dropout
 
 
@@ -34,11 +39,23 @@ class BiLSTMEncoder(nn.Module):
             for k in range(num_layers))
         self.dropout = make_dropout(dropout, "feature")
 
-    def forward(self, x: Tensor, mask: Tensor) -> Tensor:
-        lengths = mask.sum(dim=1).cpu()  # pack_padded_sequence wants lengths on the host
+    def forward(self, x: Tensor, mask: Tensor, lengths: Optional[Sequence[int]] = None) -> Tensor:
+        """``lengths``: the real positions of each row (``mask``'s row sums) on the host; given, the rows are
+        sorted longest first on the host and the device neither sorts them nor is read back (None: read from
+        ``mask``, one wait on a GPU)."""
+        if lengths is None:
+            lengths = mask.sum(dim=1).cpu().tolist()
+        counts = np.asarray(lengths, dtype=np.int64)
+        order = np.argsort(-counts, kind="stable")  # longest first, chosen on the host
+        index = to_device(order, x.device)
+        restore = to_device(np.argsort(order), x.device)
+        sorted_lengths = torch.from_numpy(counts[order])  # packing wants them on the host
         length = x.shape[1]
         for lstm in self.layers:
-            packed = pack_padded_sequence(self.dropout(x), lengths, batch_first=True, enforce_sorted=False)
+            # dropout in the batch's own order (one mask per sentence, as drawn before), then the rows sorted
+            packed = pack_padded_sequence(self.dropout(x).index_select(0, index), sorted_lengths, batch_first=True,
+                                          enforce_sorted=True)
             output, _ = lstm(packed)
             x, _ = pad_packed_sequence(output, batch_first=True, total_length=length)
+            x = x.index_select(0, restore)
         return self.dropout(x) * mask.unsqueeze(-1).to(x.dtype)

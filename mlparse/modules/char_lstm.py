@@ -9,6 +9,8 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
+from mlparse.models.transfer import to_device
+
 
 class CharLSTM(nn.Module):
     """Word vectors from a BiLSTM run independently over each word's characters.
@@ -70,7 +72,7 @@ class CharLSTM(nn.Module):
         order = present[np.argsort(-flat_host[present], kind="stable")]
         out = chars.new_zeros((batch * length, self.d_out), dtype=self.embedding.weight.dtype)
         if order.size:
-            index = torch.from_numpy(order).to(chars.device, non_blocking=True)
+            index = to_device(order.astype(np.int64), chars.device)
             words = chars.reshape(batch * length, n_chars).index_select(0, index)
             lengths = torch.from_numpy(flat_host[order].astype(np.int64))  # on the host, as packing wants
             emb = self.char_dropout(self.embedding(words))

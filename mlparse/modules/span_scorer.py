@@ -35,6 +35,8 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from mlparse.models.transfer import to_device
+
 #: Spans scored at once when no gradient is kept (parsing; the decoder's chart during training):
 #: bounds the transient ``[chunk, d_hidden]`` activations whatever the length of the sentences.
 CHART_CHUNK_SPANS = 4096
@@ -67,9 +69,8 @@ def span_indices(lengths: Sequence[int], device: torch.device | str = "cpu") -> 
     # on the device would make the host wait for it
     left, right = np.triu_indices(padded + 1, k=1)  # by i, then j
     batch, pair = np.nonzero(right[None, :] <= counts[:, None])  # [B, pairs] -> S hits, by sentence then pair
-    batch, left, right = (torch.from_numpy(np.ascontiguousarray(a, dtype=np.int64)).to(device, non_blocking=True)
-                          for a in (batch, left[pair], right[pair]))
-    return batch, left, right
+    table = to_device(np.stack([batch, left[pair], right[pair]]).astype(np.int64), torch.device(device))  # one copy
+    return table[0], table[1], table[2]
 
 
 class SpanScorer(nn.Module):

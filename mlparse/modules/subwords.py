@@ -56,10 +56,13 @@ def word_mask_of(lengths: Sequence[int], width: int) -> Tensor:
 
 
 def move(tensor: Tensor, device: torch.device) -> Tensor:
-    """A host tensor on ``device`` without waiting: through pinned memory on CUDA, ``non_blocking`` everywhere."""
+    """A host tensor on ``device``: through pinned memory without waiting on CUDA, as it is on the CPU, an
+    ordinary copy elsewhere (as :func:`mlparse.models.transfer.to_device`)."""
+    if device.type == "cpu" or tensor.device == device:
+        return tensor
     if device.type == "cuda" and tensor.device.type == "cpu":
-        tensor = tensor.pin_memory()
-    return tensor.to(device, non_blocking=True)
+        return tensor.pin_memory().to(device, non_blocking=True)
+    return tensor.to(device)
 
 
 def plan_windows(count: int, size: int, overlap: int) -> List[Tuple[int, int]]:

@@ -98,6 +98,8 @@ def read_tables(labels: Tensor, split: Tensor, roots: Tensor) -> Tuple[np.ndarra
     """The long tables ``labels, split: [B, N+1, N+1]`` and the float64 root scores ``roots: [B, N+1]`` on
     the host, in one copy (one wait for the device instead of three): the root scores travel as their
     int64 bit patterns."""
+    if (labels.dtype, split.dtype, roots.dtype) != (torch.int64, torch.int64, torch.float64):
+        raise TypeError(f"read_tables wants int64 tables and float64 roots, got {labels.dtype}, {split.dtype}, {roots.dtype}")
     packed = torch.cat([labels.reshape(-1), split.reshape(-1), roots.contiguous().view(torch.int64).reshape(-1)])
     host = packed.cpu().numpy()
     cells = labels.numel()

@@ -286,7 +286,8 @@ def _evaluate(ensemble: EnsembleParser, members: Sequence[LoadedMember], config:
         versions=versions(), started_at=now_iso(), eval_tags=eval_tags.kind, eval_tag_files=eval_tags.files,
         members=[asdict(s) for s in summaries], averaging=average, notes=notes)
     definition = {"name": name, "average": average, "union_of_labels": union,
-                  "members": [{"run_dir": s.run_dir, "recipe": s.recipe, "run_id": s.run_id} for s in summaries]}
+                  "members": [{"run_dir": s.run_dir, "path": str(Path(s.run_dir).resolve()), "recipe": s.recipe,
+                               "run_id": s.run_id} for s in summaries]}
     atomic_write_text(run.path / ENSEMBLE_FILE, yaml.safe_dump(definition, sort_keys=False, allow_unicode=True))
     run.write_results(results)
     try:

@@ -10,6 +10,14 @@ backward passes inside :meth:`UpdateAutocast.backward` (autocast off, as torch r
 in the outer block, so the cache survives).  The casts, and so the gradients, are those of per-sub-batch
 blocks, bit for bit (tested on the CPU, whose autocast caches the same way).
 
+Where a weight is still cast more than once per update: a weight first used without gradient (the span
+scorer's label layer scores the decoder's chart under ``no_grad``) is cached from then on only by torch
+versions that cache such casts with their gradient history (2.13, which the install pins, does; older
+ones cast it again with gradient); a gradient-checkpointed pretrained encoder recomputes in autograd's
+thread, whose own autocast block empties the (process-wide) cache when it ends; a ``torch.compile``'d
+encoder does not use the cache; the Label Attention Layer's query vectors reach their product through
+einsum's views, which are not cached.  Each of these costs speed only, not correctness.
+
     with UpdateAutocast("cuda", enabled=True) as precision:
         for inputs in subbatches:
             with precision.forward():

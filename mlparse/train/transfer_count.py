@@ -10,10 +10,15 @@ two kinds of copy stall the step as surely:
   waits for the value.
 
 :class:`TransferCounter`, a :class:`~torch.overrides.TorchFunctionMode`, counts the calls that ask for
-them, made by code outside torch, whatever the device the code runs on: an upload names a device and is not ``non_blocking``
-(``.to(x.device)`` of a tensor already there counts too, so code should not ask for it); a read is one
-of the calls above (``.numpy()`` is left out: it is only possible on host tensors).  Like a dispatch
-mode it sees only its own thread.
+them, whatever the device the code runs on.  An upload is ``Tensor.to`` (any of its overloads) or
+``.cuda()`` naming a device without ``non_blocking``, ``torch.tensor``/``torch.as_tensor`` with a
+``device``, or ``new_tensor``; ``.to(x.device)`` of a tensor already there counts too, so code should
+not ask for it.  ``dst.copy_(host)`` and ``.to("cpu")`` of a device tensor (a read) are seen only where
+the tensors are on a device.  A read is one of the calls above (``.numpy()`` is left out: it is only
+possible on host tensors).  Calls made inside torch's own Python code are listed apart in ``where``
+("... inside torch", at the nearest frame outside torch), not counted: they are not copies the caller
+asked for (``clip_grad_norm_`` moves its norms between devices; an ``.to`` of a tensor already on its
+device copies nothing).  Like a dispatch mode it sees only its own thread.
 
     with TransferCounter() as transfers:
         trainer.train_step(batch)
@@ -22,6 +27,7 @@ mode it sees only its own thread.
 
 from __future__ import annotations
 
+import os
 import traceback
 from collections import Counter
 from pathlib import Path
@@ -41,34 +47,63 @@ def _name(func: Any) -> str:
     return getattr(func, "__name__", str(func))
 
 
-def _blocking_move(name: str, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> bool:
-    """Does this call copy a tensor to a named device without ``non_blocking``?"""
-    if name in FROM_HOST_DATA:
-        return kwargs.get("device") is not None
-    if name == "cuda":
-        return not kwargs.get("non_blocking", any(isinstance(a, bool) and a for a in args[1:]))
-    if name != "to":
-        return False
+def _target_of_to(args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Tuple[Optional[Any], bool]:
+    """``(device named or None, non_blocking)`` of ``Tensor.to(*args, **kwargs)`` (``args[0]`` the tensor),
+    by its three overloads: ``to(device, dtype, non_blocking, copy)``, ``to(dtype, non_blocking, copy)`` and
+    ``to(other, non_blocking, copy)``."""
+    rest = args[1:]
     target: Optional[Any] = kwargs.get("device")
-    non_blocking = bool(kwargs.get("non_blocking", False))
-    for value in args[1:]:
-        if isinstance(value, bool):
-            non_blocking = non_blocking or value
-        elif isinstance(value, (torch.device, str)) or (isinstance(value, int) and not isinstance(value, bool)):
-            target = value
-        elif isinstance(value, torch.Tensor):
-            target = value.device
-    return target is not None and not non_blocking
+    flags: Tuple[Any, ...] = ()
+    if rest:
+        first = rest[0]
+        if isinstance(first, torch.Tensor):
+            target, flags = first.device, rest[1:]
+        elif isinstance(first, torch.dtype):
+            flags = rest[1:]
+        elif isinstance(first, (torch.device, str)) or (isinstance(first, int) and not isinstance(first, bool)):
+            target, flags = first, rest[2:]
+    non_blocking = bool(kwargs.get("non_blocking", flags[0] if flags else False))
+    return target, non_blocking
 
 
-def _caller() -> Optional[str]:
-    """``file.py:line function`` of the frame that made the call, or None when torch's own Python code
-    made it (``clip_grad_norm_`` moving norms between devices, say: not a copy the caller asked for)."""
-    frame = traceback.extract_stack()[-3]  # [-1]: this function, [-2]: __torch_function__, [-3]: the call
-    parts = Path(frame.filename).parts
-    if "torch" in parts:
+def _kind(name: str, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Optional[str]:
+    """``"upload"``, ``"read"`` or None (neither) for the call ``name(*args, **kwargs)``."""
+    source = args[0] if args and isinstance(args[0], torch.Tensor) else None
+    if name in FROM_HOST_DATA:
+        return "upload" if kwargs.get("device") is not None else None
+    if name == "new_tensor":  # host data on the tensor's device
+        return "upload" if source is not None else None
+    if name == "copy_":
+        src = args[1] if len(args) > 1 and isinstance(args[1], torch.Tensor) else None
+        blocking = not (kwargs.get("non_blocking") or (len(args) > 2 and args[2]))
+        if source is not None and src is not None and blocking and src.device.type == "cpu" and source.device.type != "cpu":
+            return "upload"
         return None
-    return f"{_short_path(parts)}:{frame.lineno} {frame.name}"
+    if name == "cuda":
+        return "upload" if not kwargs.get("non_blocking", any(isinstance(a, bool) and a for a in args[1:])) else None
+    if name == "to":
+        target, non_blocking = _target_of_to(args, kwargs)
+        if target is None:
+            return None
+        if source is not None and source.device.type != "cpu" and torch.device(target).type == "cpu":
+            return "read"  # device memory to the host
+        return None if non_blocking else "upload"
+    if name in READS and source is not None:
+        return "read"
+    return None
+
+
+#: torch's own Python code (its calls are listed apart: not copies the caller asked for).
+_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+
+
+def _site() -> Tuple[str, bool]:
+    """``("path:line function", inside torch)`` of the frame that made the call; for a call made inside torch's
+    own Python code (``clip_grad_norm_`` moving norms between devices, say), the nearest frame outside it."""
+    stack = traceback.extract_stack()[:-2]  # [-1]: this function, [-2]: __torch_function__
+    inside = os.path.abspath(stack[-1].filename).startswith(_TORCH_DIR)
+    frame = next((f for f in reversed(stack) if not os.path.abspath(f.filename).startswith(_TORCH_DIR)), stack[-1])
+    return f"{_short_path(Path(frame.filename).parts)}:{frame.lineno} {frame.name}", inside
 
 
 def _short_path(parts: Tuple[str, ...]) -> str:
@@ -95,16 +130,16 @@ class TransferCounter(TorchFunctionMode):
 
     def __torch_function__(self, func: Any, types: Any, args: Tuple[Any, ...] = (), kwargs: Any = None) -> Any:
         kwargs = kwargs or {}
-        name = _name(func)
-        kind = ("upload" if _blocking_move(name, args, kwargs)
-                else "read" if name in READS and args and isinstance(args[0], torch.Tensor) else None)
+        kind = _kind(_name(func), args, kwargs)
         if kind is not None:
-            site = _caller()
-            if site is not None:
-                if kind == "upload":
-                    self.blocking_uploads += 1
-                else:
-                    self.host_reads += 1
+            site, inside_torch = _site()
+            if inside_torch:
+                self.where[(f"{kind} inside torch", site)] += 1
+            elif kind == "upload":
+                self.blocking_uploads += 1
+                self.where[(kind, site)] += 1
+            else:
+                self.host_reads += 1
                 self.where[(kind, site)] += 1
         return func(*args, **kwargs)
 
