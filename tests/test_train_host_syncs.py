@@ -25,14 +25,16 @@ from test_run_fixtures import tiny_trees, write_tiny_recipe
 MAX_SYNCS_PER_UPDATE = 1
 
 
-def tiny_trainer(tmp_path: Path, decoder: str, **model: object) -> Trainer:
-    config = load_recipe(write_tiny_recipe(tmp_path, model=dict(model), train={"decoder": decoder, "subbatch_tokens": 30}))
+def tiny_trainer(tmp_path: Path, decoder: str, device: str = "cpu", **model: object) -> Trainer:
+    """A Trainer of a tiny span parser on hand-made trees, several sub-batches per update, on ``device``."""
+    train = {"decoder": decoder, "subbatch_tokens": 30, **({"device": device} if device != "cpu" else {})}
+    config = load_recipe(write_tiny_recipe(tmp_path, model=dict(model), train=train))
     trees = tiny_trees()
     torch.manual_seed(0)
-    parser = build_parser(config.model, trees)
+    parser = build_parser(config.model, trees).to(device)
     split = Split(path=tmp_path / "train.trees", trees=trees)
     return Trainer(config, parser, ConstituencyTask(), split, golds_of(trees, parser.labels), split,
-                   CheckpointFiles(tmp_path / "checkpoints"), torch.device("cpu"))
+                   CheckpointFiles(tmp_path / "checkpoints"), torch.device(device, 0) if device == "cuda" else torch.device(device))
 
 
 @pytest.mark.parametrize("decoder", ["torch", "cython"])
@@ -83,14 +85,9 @@ def test_char_lstm_with_host_lengths_gives_the_same_vectors_without_a_sync() -> 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 def test_on_a_gpu_the_optimizer_is_fused_and_an_update_waits_at_most_once(tmp_path: Path) -> None:
-    config = load_recipe(write_tiny_recipe(tmp_path, train={"decoder": "torch", "subbatch_tokens": 30, "device": "cuda"}))
-    trees = tiny_trees()
-    parser = build_parser(config.model, trees).to("cuda")
-    split = Split(path=tmp_path / "train.trees", trees=trees)
-    trainer = Trainer(config, parser, ConstituencyTask(), split, golds_of(trees, parser.labels), split,
-                      CheckpointFiles(tmp_path / "checkpoints"), torch.device("cuda", 0))
+    trainer = tiny_trainer(tmp_path, "torch", device="cuda")
     assert trainer.optimizer.param_groups[0]["fused"]
-    batch = list(range(len(trees)))
+    batch = list(range(len(trainer.train_sentences)))
     trainer.train_step(batch)
     figures = count_update(trainer, batch)
     assert figures.host_syncs <= MAX_SYNCS_PER_UPDATE

@@ -92,22 +92,9 @@ def test_switched_off_it_does_nothing() -> None:
 
 @pytest.mark.skipif(not (torch.cuda.is_available() and torch.cuda.is_bf16_supported()), reason="no CUDA device with bf16")
 def test_on_a_gpu_each_weight_is_cast_once_per_update(tmp_path: Path) -> None:
-    from mlparse.config import load_recipe
-    from mlparse.models.span_parser import build_parser
-    from mlparse.tasks.constituency import ConstituencyTask
-    from mlparse.train.checkpoint import CheckpointFiles
-    from mlparse.train.corpus import Split, golds_of
-    from mlparse.train.trainer import Trainer
-    from test_run_fixtures import tiny_trees, write_tiny_recipe
-
-    config = load_recipe(write_tiny_recipe(tmp_path, train={"decoder": "torch", "subbatch_tokens": 30, "device": "cuda"}))
-    trees = tiny_trees()
-    parser = build_parser(config.model, trees).to("cuda")
-    split = Split(path=tmp_path / "train.trees", trees=trees)
-    trainer = Trainer(config, parser, ConstituencyTask(), split, golds_of(trees, parser.labels), split,
-                      CheckpointFiles(tmp_path / "checkpoints"), torch.device("cuda", 0))
+    trainer = tiny_trainer(tmp_path, "torch", device="cuda")
     assert trainer.precision.enabled
-    batch = list(range(len(trees)))
+    batch = list(range(len(trainer.train_sentences)))
     trainer.train_step(batch)
     figures = count_weight_casts(trainer, batch, "cuda")
     # once each with torch 2.13; torch versions that do not cache a cast made without gradient cast the label
