@@ -107,9 +107,10 @@ def export_package(run_dir: PathLike, out_dir: PathLike) -> PackageInfo:
     if not run.exists():
         raise ModelNotFound(f"run directory not found: {run}")
     best = checkpoint.CheckpointFiles(run / "checkpoints").best
-    if run.is_dir() and (run / "ensemble.yaml").is_file():
-        raise NotAModel(f"{run} is an ensemble's run directory: an ensemble cannot be exported as one package yet; "
-                        "export its members, or load the ensemble's directory with mlparse.load")
+    if run.is_dir() and (run / "ensemble.yaml").is_file():  # an ensemble: its members in one package
+        from mlparse.ensemble_package import export_ensemble
+
+        return export_ensemble(run, out)
     if not run.is_dir() or not best.is_file():
         raise NotAModel(f"{run} is not a finished run directory (it has no checkpoints/best.pt)")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -191,8 +192,8 @@ def _scores(split: Any) -> Dict[str, Any]:
     return {key: value for key, value in asdict(split).items() if value is not None}
 
 
-def model_card(info: PackageInfo) -> str:
-    """The package's README.md."""
+def model_card(info: PackageInfo, members: int = 0, average: str = "") -> str:
+    """The package's README.md (``members``: an ensemble's member count, with its ``average``)."""
     def scores(split: Dict[str, Any]) -> str:
         names = {"constituency": ("f1", "recall", "precision", "complete_match"),
                  "joint": ("f1", "recall", "precision", "complete_match", "las", "uas")}.get(info.task, ("las", "uas", "clas"))
@@ -205,10 +206,13 @@ def model_card(info: PackageInfo) -> str:
     return (
         f"# mlparse model: {info.kind} {info.task} parser, {info.language} ({info.dataset})\n\n"
         f"- System: {info.system or info.kind}\n"
-        f"- Trained on: the {info.dataset} treebank, {info.language}, recipe `{info.recipe}` (run {info.run_id}; "
-        f"the resolved recipe is `{RECIPE_FILE}`)\n"
-        f"- Checkpoint: the one with {selected}\n"
-        f"- Dev: {scores(info.dev)}\n"
+        + (f"- Trained on: the {info.dataset} treebank, {info.language}, recipe `{info.recipe}` (run {info.run_id}; "
+           f"the resolved recipe is `{RECIPE_FILE}`)\n"
+           f"- Checkpoint: the one with {selected}\n" if not members else
+           f"- Ensemble `{info.recipe}` (run {info.run_id}) of {members} members trained on the {info.dataset} treebank, "
+           f"{info.language}, each a package of its own under `members/` (its recipe, checkpoint and scores); their "
+           f"scores are averaged ({average}) and decoded once\n")
+        + f"- Dev: {scores(info.dev)}\n"
         f"- Test: {scores(info.test)}\n"
         f"- Written by mlparse {info.mlparse_version} (package format {info.format_version})\n\n"
         "## Use it\n\n"
@@ -219,8 +223,9 @@ def model_card(info: PackageInfo) -> str:
            "joint": "both = parser.parse([\"The\", \"dog\", \"barks\", \".\"])   # .tree and .dependencies (heads, deprels)\n"}.get(
             info.task, "sentence = parser.parse([\"The\", \"dog\", \"barks\", \".\"])   # a conllu TokenList\n")
         + "```\n\n"
-        "or `nlp.add_pipe(\"mlparse\", config={\"model\": \"PATH/TO/THIS/FOLDER\"})` in a spaCy pipeline that sets "
-        "sentence boundaries. `mlparse parse --model PATH/TO/THIS/FOLDER` parses files.\n")
+        + ("or `nlp.add_pipe(\"mlparse\", config={\"model\": \"PATH/TO/THIS/FOLDER\"})` in a spaCy pipeline that sets "
+           "sentence boundaries. `mlparse parse --model PATH/TO/THIS/FOLDER` parses files.\n" if not members else
+           "(`mlparse parse --model` takes single models only; parse files with a member, or from Python.)\n"))
 
 
 # -- loading -----------------------------------------------------------------------------------------
@@ -248,7 +253,7 @@ def read_info(path: PathLike) -> PackageInfo:
 
 def load_package(path: PathLike, device: Any = None) -> Tuple[Any, PackageInfo]:
     """The parser (in eval mode, on ``device``; default CUDA when available) and its description, from a
-    package, a finished run directory or an ensemble's run directory (:mod:`mlparse.ensemble_loading`)."""
+    package, a finished run directory or an ensemble's run directory (:mod:`mlparse.ensemble_package`)."""
     import torch
 
     from mlparse.models.registry import UnknownParserKind, parser_from_spec
@@ -258,9 +263,11 @@ def load_package(path: PathLike, device: Any = None) -> Tuple[Any, PackageInfo]:
     folder = Path(path)
     if not folder.exists():
         raise ModelNotFound(f"model not found: {folder} does not exist")
-    from mlparse.ensemble_loading import is_ensemble_dir, load_ensemble
+    from mlparse.ensemble_package import is_ensemble_dir, load_ensemble
 
-    if folder.is_dir() and is_ensemble_dir(folder):
+    if folder.is_dir() and is_ensemble_dir(folder):  # an ensemble's run directory or package
+        if is_package(folder):
+            read_info(folder)  # refuses a package of a newer format
         return load_ensemble(folder, device)
     if is_package(folder):
         info = read_info(folder)

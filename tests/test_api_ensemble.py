@@ -1,8 +1,10 @@
-"""mlparse.load of an ensemble's run directory: its members loaded, their scores averaged, the same parses as the
-ensemble's own predictions; a moved runs folder still loads; a missing member is one clear error."""
+"""mlparse.load of an ensemble's run directory or package (mlparse export): its members loaded, their scores averaged,
+the same parses as the ensemble's own predictions; a moved runs folder still loads; a missing member is one clear
+error; mlparse parse says it takes single models."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -56,16 +58,17 @@ def test_a_loaded_span_ensemble_parses_as_the_ensemble_did_and_survives_a_moved_
     shutil.copytree(runs, moved)
     shutil.rmtree(runs)  # the recorded paths are gone: the members are found beside the ensemble
     assert parses(moved / "pair" / folder.name) == [format_tree(tree) for tree in predicted]
+    package = tmp_path / "package"
+    result = runner.invoke(app, ["export", str(moved / "pair" / folder.name), str(package)])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (package / "members").iterdir()) == ["0", "1"]
+    info = json.loads((package / "package.json").read_text())
+    assert info["kind"] == "ensemble" and info["task"] == "constituency" and info["dev"]["f1"] is not None
+    assert "2 members" in (package / "README.md").read_text()
     member = next(p for p in (moved / "tiny").iterdir())
     shutil.rmtree(member)
     with pytest.raises(PackageError, match=f"member .*{member.name} not found"):
         mlparse.load(moved / "pair" / folder.name, device="cpu")
-
-
-def test_exporting_an_ensemble_says_what_to_do_instead(tmp_path: Path) -> None:
-    folder = tmp_path / "runs" / "pair" / "abc"
-    folder.mkdir(parents=True)
-    (folder / "ensemble.yaml").write_text("members: []\n", encoding="utf-8")
-    result = runner.invoke(app, ["export", str(folder), str(tmp_path / "pkg")])
-    assert result.exit_code != 0 and "cannot be exported as one package yet" in " ".join(result.output.split())
-    assert "Traceback" not in result.output
+    assert parses(package) == [format_tree(tree) for tree in predicted]  # the package needs no run directory
+    result = runner.invoke(app, ["parse", "--model", str(package)], input="a b\n")
+    assert result.exit_code == 1 and "is an ensemble: mlparse parse takes a single model" in " ".join(result.output.split())

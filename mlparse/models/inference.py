@@ -41,9 +41,14 @@ def best_checkpoint(model: Union[str, Path]) -> Path:
     """``RUN_DIR/checkpoints/best.pt`` for a run directory, the weights of a model package (``mlparse export``),
     or the file itself."""
     from mlparse import package
+    from mlparse.run_dir import ENSEMBLE_FILE
     from mlparse.train.checkpoint import CheckpointFiles
 
     path = Path(model)
+    if path.is_dir() and (path / ENSEMBLE_FILE).is_file():
+        raise ParseInputError(f"{path} is an ensemble: mlparse parse takes a single model (a run directory or a "
+                              "package); parse with one of its members, or load the ensemble from Python "
+                              "(mlparse.load)")
     if package.is_package(path):
         try:
             package.read_info(path)  # refuses a package of a newer format, naming both versions
