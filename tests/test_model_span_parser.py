@@ -9,6 +9,7 @@ import torch
 
 from mlparse.config import ModelConfig
 from mlparse.data.vocab import ParserVocab
+from mlparse.models.dense_reference import dense_hinge_cython
 from mlparse.models.span_parser import SentenceTooLongError, SpanParser
 from mlparse.structs.chart import LabelVocab, gold_spans
 from mlparse.train.corpus import sentence_of
@@ -94,9 +95,9 @@ def test_hinge_loss_zero_when_gold_wins_by_margin() -> None:
         for (i, j), label in gold.items():
             scores[b, i, j, label] = 2.0  # every wrong choice loses by 2 > the Hamming cost 1
     lengths = [len(t.leaves()) for t in trees]
-    assert model._hinge_cython(scores, lengths, golds).item() == 0.0
+    assert dense_hinge_cython(scores, lengths, golds).item() == 0.0
     scores_low = scores * 0.25  # margins 0.5 < 1: the augmented decoder finds a violation
-    assert model._hinge_cython(scores_low, lengths, golds).item() > 0
+    assert dense_hinge_cython(scores_low, lengths, golds).item() > 0
 
 
 def test_cython_and_torch_decoders_agree_on_loss_and_parses() -> None:

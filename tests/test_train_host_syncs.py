@@ -4,7 +4,7 @@ DispatchCounter (operations that would synchronise a GPU), so a regression shows
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 import pytest
@@ -25,10 +25,12 @@ from test_run_fixtures import tiny_trees, write_tiny_recipe
 MAX_SYNCS_PER_UPDATE = 1
 
 
-def tiny_trainer(tmp_path: Path, decoder: str, device: str = "cpu", **model: object) -> Trainer:
-    """A Trainer of a tiny span parser on hand-made trees, several sub-batches per update, on ``device``."""
-    train = {"decoder": decoder, "subbatch_tokens": 30, **({"device": device} if device != "cpu" else {})}
-    config = load_recipe(write_tiny_recipe(tmp_path, model=dict(model), train=train))
+def tiny_trainer(tmp_path: Path, decoder: str, device: str = "cpu", train: Optional[Dict[str, Any]] = None,
+                 **model: object) -> Trainer:
+    """A Trainer of a tiny span parser on hand-made trees, several sub-batches per update, on ``device``
+    (``train``: more train settings of its recipe)."""
+    settings = {"decoder": decoder, "subbatch_tokens": 30, "device": device, **(train or {})}
+    config = load_recipe(write_tiny_recipe(tmp_path, model=dict(model), train=settings))
     trees = tiny_trees()
     torch.manual_seed(0)
     parser = build_parser(config.model, trees).to(device)

@@ -11,25 +11,16 @@ from typing import List
 import pytest
 import torch
 
-from mlparse.config import load_recipe
-from mlparse.models.span_parser import SpanParser, build_parser
-from mlparse.tasks.constituency import ConstituencyTask
-from mlparse.train.checkpoint import CheckpointFiles
-from mlparse.train.corpus import Split, golds_of, sentence_of
+from mlparse.models.span_parser import SpanParser
+from mlparse.train.corpus import sentence_of
 from mlparse.train.overlap import ENVIRONMENT_SWITCH, THREAD_NAME, HostWorker, decoded_behind, live_workers
 from mlparse.train.trainer import Trainer, predict_in_batches
-from test_run_fixtures import tiny_trees, write_tiny_recipe
+from test_run_fixtures import tiny_trees
+from test_train_host_syncs import tiny_trainer as tiny_span_trainer
 
 
 def tiny_trainer(tmp_path: Path, overlap: bool, decoder: str = "cython", device: str = "cpu") -> Trainer:
-    config = load_recipe(write_tiny_recipe(tmp_path, train={"subbatch_tokens": 30, "overlap": overlap,
-                                                            "decoder": decoder, "device": device}))
-    trees = tiny_trees()
-    torch.manual_seed(0)
-    parser = build_parser(config.model, trees).to(device)
-    split = Split(path=tmp_path / "train.trees", trees=trees)
-    return Trainer(config, parser, ConstituencyTask(), split, golds_of(trees, parser.labels), split,
-                   CheckpointFiles(tmp_path / "checkpoints"), torch.device(device, 0) if device == "cuda" else torch.device(device))
+    return tiny_span_trainer(tmp_path, decoder, device, train={"overlap": overlap})
 
 
 #: The devices to train on: the CPU, and CUDA where present (pinned copies made in the worker thread).

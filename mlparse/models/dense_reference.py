@@ -17,7 +17,8 @@ from torch import Tensor
 
 from mlparse.models.span_parser import LossOutput, Sentence, SentenceBatch, SpanParser
 from mlparse.modules.span_scorer import dense_span_scores
-from mlparse.structs.chart_tree import GoldSpans
+from mlparse.structs import cky, cky_torch
+from mlparse.structs.chart_tree import ChartTree, GoldSpans, hamming_cost
 from mlparse.trees.tree import Tree
 
 
@@ -29,7 +30,31 @@ def dense_forward(model: SpanParser, batch: SentenceBatch, golds: Optional[Seque
     scores = dense_span_scores(model.scorer, h)
     if golds is None:
         return scores, tag_logits
-    return model._loss_from_scores(batch, scores, tag_logits, list(golds), decoder)
+    return dense_loss_from_scores(model, batch, scores, tag_logits, list(golds), decoder)
+
+
+def dense_loss_from_scores(model: SpanParser, batch: SentenceBatch, scores: Tensor, tag_logits: Optional[Tensor],
+                           golds: Sequence[GoldSpans], decoder: str) -> LossOutput:
+    """The loss over a differentiable dense chart ``scores [B, N+1, N+1, L]``: loss-augmented CKY (batched torch
+    or per sentence in Cython) and the hinge through the chart, plus the model's tag loss."""
+    scores = scores.float()
+    if decoder == "torch":
+        hinge, _ = cky_torch.hinge_loss_batch(scores, batch.lengths, list(golds))
+    else:
+        hinge = dense_hinge_cython(scores, batch.lengths, golds)
+    return model._loss_output(batch, hinge, tag_logits)
+
+
+def dense_hinge_cython(scores: Tensor, lengths: Sequence[int], golds: Sequence[GoldSpans]) -> Tensor:
+    """Summed hinge loss through the dense chart ``scores [B, N+1, N+1, L]``, each sentence decoded (loss-augmented)
+    by the Cython CKY."""
+    array = scores.detach().cpu().numpy()
+    predicted: List[ChartTree] = [cky.decode(array[b], gold=golds[b], length=n) for b, n in enumerate(lengths)]
+    pred_sum = cky_torch.sum_span_scores(scores, [tree.spans for tree in predicted])
+    gold_sum = cky_torch.sum_span_scores(scores, cky_torch.gold_span_lists(golds))
+    hamming = torch.tensor([float(hamming_cost(t.spans, g)) for t, g in zip(predicted, golds)],
+                           dtype=scores.dtype, device=scores.device)
+    return torch.clamp(pred_sum + hamming - gold_sum, min=0.0).sum()
 
 
 def dense_loss(model: SpanParser, sentences: Sequence[Sentence], golds: Sequence[GoldSpans],

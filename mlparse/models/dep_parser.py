@@ -342,7 +342,7 @@ class BiaffineParser(Parser):
     def describe(config: RecipeConfig, eval_tags: Optional[str] = None) -> str:
         """``mlparse biaffine (self-attentive, words + gold tags)``."""
         m, p = config.model, config.pretrained
-        from mlparse.models.span_parser import pretrained_name
+        from mlparse.modules.pretrained import pretrained_name
 
         replaced = p.model is not None and p.combine == "replace"
         parts = ([pretrained_name(p)] if p.model is not None else []) + (

@@ -51,7 +51,7 @@ from mlparse.modules.subwords import SubwordBatch
 from mlparse.modules.tag_head import TagHead
 from mlparse.structs import cky, cky_torch
 from mlparse.structs.chart import LabelVocab, gold_spans, tree_from_chart
-from mlparse.structs.chart_tree import ChartTree, GoldSpans, hamming_cost
+from mlparse.structs.chart_tree import GoldSpans, hamming_cost
 from mlparse.trees.tree import Leaf, Tree
 
 Sentence = Sequence[Tuple[str, str]]  # (tag, word) pairs
@@ -272,7 +272,8 @@ class SpanParser(Parser):
 
         The loss-augmented decoder reads a chart scored without gradient; the predicted and gold
         spans are then scored again with gradient. Same value as the loss over a differentiable
-        dense chart (:meth:`_loss_from_scores`), with O(n) span activations kept for backward.
+        dense chart (:func:`mlparse.models.dense_reference.dense_loss_from_scores`), with O(n) span activations
+        kept for backward.
         What the host learns from decoding (the predicted spans, the Hamming costs) goes to the
         device in one non-blocking copy; the gold side was put there by :meth:`make_targets`.
         """
@@ -299,16 +300,6 @@ class SpanParser(Parser):
         costs = upload[rows.size:].to(sums.dtype)
         return torch.clamp(sums[:count] + costs - sums[count:], min=0.0).sum()
 
-    def _loss_from_scores(self, batch: SentenceBatch, scores: Tensor, tag_logits: Optional[Tensor],
-                          golds: Sequence[GoldSpans], decoder: str) -> LossOutput:
-        """The loss over a differentiable dense chart ``scores [B, N+1, N+1, L]`` (the reference computation)."""
-        scores = scores.float()
-        if decoder == "torch":
-            hinge, _ = cky_torch.hinge_loss_batch(scores, batch.lengths, list(golds))
-        else:
-            hinge = self._hinge_cython(scores, batch.lengths, golds)
-        return self._loss_output(batch, hinge, tag_logits)
-
     def _loss_output(self, batch: SentenceBatch, hinge: Tensor, tag_logits: Optional[Tensor],
                      word_mask: Optional[Tensor] = None) -> LossOutput:
         """The hinge plus the scaled tag loss (when the model predicts tags) over the words ``word_mask``
@@ -322,16 +313,6 @@ class SpanParser(Parser):
             total = total + self.config.tag_loss_scale * tag_loss
             tag_value = tag_loss.detach()
         return LossOutput(loss=total, hinge_sum=hinge.detach(), tag_loss_sum=tag_value, sentences=len(batch.lengths))
-
-    @staticmethod
-    def _hinge_cython(scores: Tensor, lengths: Sequence[int], golds: Sequence[GoldSpans]) -> Tensor:
-        array = scores.detach().cpu().numpy()
-        predicted: List[ChartTree] = [cky.decode(array[b], gold=golds[b], length=n) for b, n in enumerate(lengths)]
-        pred_sum = cky_torch.sum_span_scores(scores, [tree.spans for tree in predicted])
-        gold_sum = cky_torch.sum_span_scores(scores, cky_torch.gold_span_lists(golds))
-        hamming = torch.tensor([float(hamming_cost(t.spans, g)) for t, g in zip(predicted, golds)],
-                               dtype=scores.dtype, device=scores.device)
-        return torch.clamp(pred_sum + hamming - gold_sum, min=0.0).sum()
 
     # -- inference ------------------------------------------------------------
     @torch.no_grad()
@@ -450,6 +431,8 @@ class SpanParser(Parser):
         parts = {"lstm": ["CharLSTM"], "concat": ["CharConcat"], "none": []}[config.model.char_encoder]
         pretrained = config.pretrained
         if pretrained.model is not None:
+            from mlparse.modules.pretrained import pretrained_name
+
             parts.insert(0, pretrained_name(pretrained))
         if config.model.use_words and not (pretrained.model is not None and pretrained.combine == "replace"):
             parts.append("words")
@@ -502,12 +485,6 @@ class SpanParser(Parser):
         config = cls.model_config_of(spec)
         return cls(config, ParserVocab.from_dict(spec["vocab"]), LabelVocab(spec["labels"]),  # type: ignore[arg-type]
                    pretrained_config_of(spec), spec.get("pretrained"))  # type: ignore[arg-type]
-
-
-def pretrained_name(config: PretrainedConfig) -> str:
-    """How reports name a pretrained encoder: the model's last path component, and whether it was fine-tuned."""
-    name = str(config.model).rstrip("/").rsplit("/", 1)[-1]
-    return f"{name}{' fine-tuned' if config.fine_tune else ''}"
 
 
 def build_parser(config: ModelConfig, train_trees: Sequence[Tree], word_min_count: int = 1,

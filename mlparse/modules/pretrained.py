@@ -247,6 +247,12 @@ class _no_context:
         return None
 
 
+def pretrained_name(config: PretrainedConfig) -> str:
+    """How reports name a pretrained encoder: the model's last path component, and whether it was fine-tuned."""
+    name = str(config.model).rstrip("/").rsplit("/", 1)[-1]
+    return f"{name}{' fine-tuned' if config.fine_tune else ''}"
+
+
 def pretrained_config_of(spec: Dict[str, Any]) -> Optional[PretrainedConfig]:
     """The ``pretrained`` settings a parser spec holds (None: the parser has no pretrained encoder)."""
     saved = spec.get("pretrained")

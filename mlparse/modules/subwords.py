@@ -20,6 +20,8 @@ from typing import List, Optional, Sequence, Tuple
 import torch
 from torch import Tensor
 
+from mlparse.models.transfer import to_device
+
 POOLINGS = ("first", "last", "mean")
 
 
@@ -56,13 +58,11 @@ def word_mask_of(lengths: Sequence[int], width: int) -> Tensor:
 
 
 def move(tensor: Tensor, device: torch.device) -> Tensor:
-    """A host tensor on ``device``: through pinned memory without waiting on CUDA, as it is on the CPU, an
-    ordinary copy elsewhere (as :func:`mlparse.models.transfer.to_device`)."""
-    if device.type == "cpu" or tensor.device == device:
+    """A host tensor on ``device`` as :func:`mlparse.models.transfer.to_device` puts arrays there (through pinned
+    memory without waiting on CUDA, as it is on the CPU)."""
+    if tensor.device == device:
         return tensor
-    if device.type == "cuda" and tensor.device.type == "cpu":
-        return tensor.pin_memory().to(device, non_blocking=True)
-    return tensor.to(device)
+    return to_device(tensor.numpy(), device)
 
 
 def plan_windows(count: int, size: int, overlap: int) -> List[Tuple[int, int]]:
