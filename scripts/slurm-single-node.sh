@@ -111,7 +111,7 @@ if [[ ! -f $CONF ]] || [[ "$(cat "$CONF")" != "$WANTED" ]]; then
   mkdir -p "$CONF_DIR"
   printf '%s\n' "$WANTED" > "$CONF.tmp" && mv "$CONF.tmp" "$CONF"
   if [[ $GPU == 1 ]]; then
-    printf '%s\n' "$MARK" "NodeName=$NODE Name=gpu Count=1" > "$CONF_DIR/gres.conf"
+    printf '%s\n' "$MARK" "NodeName=$NODE Name=gpu File=/dev/null Count=1" > "$CONF_DIR/gres.conf"
   else
     rm -f "$CONF_DIR/gres.conf"
   fi
@@ -131,8 +131,15 @@ if ! munge -n </dev/null 2>/dev/null | unmunge >/dev/null 2>&1; then
 fi
 slurmctld
 slurmd
+RESUMED=0
 for _ in $(seq 60); do
-  if timeout 5 sinfo -h -o '%t' 2>/dev/null | grep -qE '^(idle|mix|alloc)'; then
+  STATE=$(timeout 5 sinfo -h -o '%t' 2>/dev/null | head -1 || true)
+  if [[ $RESUMED == 0 && $STATE =~ ^(drain|drng|down|inval) ]]; then
+    # drained under an earlier configuration (state is saved across restarts): this one may suit it
+    scontrol update NodeName="$NODE" State=RESUME >/dev/null 2>&1 || true
+    RESUMED=1
+  fi
+  if [[ $STATE =~ ^(idle|mix|alloc) ]]; then
     say "running: node $NODE ($CPUS CPUs, ${MEM_MB} MB$([[ $GPU == 1 ]] && echo ', gres gpu:1')), partition debug; no accounting"
     exit 0
   fi
