@@ -147,3 +147,25 @@ def test_queued_members_show_and_are_followed_not_submitted_again(tmp_path: Path
         assert len(list((RunDir.for_recipe(runs, member.config).path / "submitit").glob("*_submission.sh"))) == 1
     state = json.loads(SweepState.path_for(runs, "suite").read_text())
     assert state["members"]["tiny-good"]["state"] == COMPLETE
+
+
+def test_a_cancelled_job_fails_its_member_with_slurms_word(tmp_path: Path) -> None:
+    long = write_tiny_recipe(tmp_path / "long", name="tiny-long", train={"max_epochs": 100000})
+    suite, runs = tmp_path / "suite.yaml", tmp_path / "runs"
+    suite.write_text(f"members:\n  - {long}\n", encoding="utf-8")
+    command = [sys.executable, "-m", "mlparse", "sweep", str(suite), "--launcher", "slurm", "--runs-dir", str(runs),
+               "--gpus-per-member", "0", *RESOURCES]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env={**os.environ, "COLUMNS": "300"})
+    try:
+        lines = read_lines_until(process, ["tiny-long: running"], 120)
+        job = recorded_jobs(runs)["tiny-long"][4:]
+        subprocess.run(["scancel", job], check=True)
+        output, _ = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    lines += output.splitlines()
+    assert process.returncode == 1 and not any("Traceback" in line for line in lines)
+    failed = [line for line in lines if line.startswith("tiny-long: failed: ")]
+    assert failed and f"(Slurm job {job} ended CANCELLED" in failed[0], lines

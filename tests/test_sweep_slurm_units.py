@@ -209,6 +209,8 @@ def test_a_job_that_ended_without_the_members_exit_status(tmp_path: Path, monkey
                                                                  "member's process ended")
     (run_dir.path / EXIT_FILE).write_text('{"returncode": 0, "reason": null}')
     assert handle.outcome() == Outcome(0, None)
+    (run_dir.path / EXIT_FILE).write_text('{"returncode": -15, "reason": "killed by SIGTERM"}')
+    assert handle.outcome() == Outcome(-15, "killed by SIGTERM (Slurm job 12 ended TIMEOUT, TimeLimit)")
 
 
 def test_queued_and_started_jobs_show_in_the_table(tmp_path: Path) -> None:

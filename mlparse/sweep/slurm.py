@@ -110,9 +110,12 @@ class SlurmJobHandle:
 
     def outcome(self) -> Outcome:
         written = read_exit(self.run_dir.path / EXIT_FILE)
-        if written is not None:
+        if written is not None and written.returncode >= 0:
             return written
         known = scontrol_job(self.job_id) or self.queue.states.get(self.job_id)
+        if written is not None:  # killed by a signal: say what Slurm did, when it remembers (scancel, time limit)
+            said = f" (Slurm job {self.job_id} {_ended_text(known)})" if known is not None else ""
+            return Outcome(written.returncode, f"{written.reason or 'killed'}{said}")
         how = _ended_text(known)
         logs = self.run_dir.path / SUBMITIT_DIR
         return Outcome(1, f"Slurm job {self.job_id} {how} before the member's process ended "
