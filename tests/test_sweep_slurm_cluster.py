@@ -83,7 +83,8 @@ def test_refusals_are_one_line_and_stop_before_the_rest(tmp_path: Path) -> None:
     if not gpu_gres_configured():  # a GPU job on a node without GPUs: sbatch refuses the resources
         result = sweep(suite, runs, "--gpus-per-member", "1")
         assert result.exit_code == 1 and "Traceback" not in result.output
-        assert "tiny-bad: sbatch refused the job: Invalid generic resource (gres) specification" in result.output
+        assert ("tiny-bad: sbatch refused the job: Invalid generic resource (gres) specification (it asked for 1 "
+                "GPU(s); --gpus-per-member 0 submits CPU jobs)") in result.output
 
 
 def test_cpu_jobs_run_and_report_without_accounting(tmp_path: Path) -> None:

@@ -219,7 +219,9 @@ class SlurmLauncher:
                 raise SubmissionRefused(f"could not submit the job: {error.strerror or error}",
                                         every_member=error.filename is None) from None
             reason = sbatch_reason(str(error) or printed.getvalue())
-            raise SubmissionRefused(f"sbatch refused the job: {reason}", refuses_every_member(reason)) from None
+            hint = (f" (it asked for {gpus} GPU(s); --gpus-per-member 0 submits CPU jobs)"
+                    if gpus > 0 and "gres" in reason.lower() else "")
+            raise SubmissionRefused(f"sbatch refused the job: {reason}{hint}", refuses_every_member(reason)) from None
         if self.local:
             handle: Any = LocalJobHandle(job, run_dir)
         else:
