@@ -51,7 +51,7 @@ class QueueUnavailable(RuntimeError):
     """``squeue`` is missing or did not answer."""
 
 
-def slurm_answers(timeout: float = 10) -> bool:
+def slurm_answers(timeout: float = 5) -> bool:
     """Does a Slurm controller answer (``sinfo``)?  Used to skip the tests marked ``slurm``."""
     if shutil.which("sinfo") is None:
         return False
