@@ -256,3 +256,29 @@ def test_status_notes_an_unanswering_squeue(tmp_path: Path, monkeypatch: pytest.
     assert result.exit_code == 0, result.output
     assert "note: squeue not found (is Slurm installed here?); queued and running are read from the run" in result.output
     assert "1 queued" in result.output
+
+
+def test_an_unanswering_squeue_never_submits_a_recorded_job_again(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("submitit")
+    import mlparse.sweep.slurm as slurm_module
+
+    def unavailable(ids):  # type: ignore[no-untyped-def]
+        raise QueueUnavailable("squeue failed: Unable to contact slurm controller (connect failure)")
+
+    monkeypatch.setattr(slurm_queue, "squeue", unavailable)
+    monkeypatch.setattr(slurm_module.shutil, "which", lambda name: "/usr/bin/sbatch")
+    _, members = members_of(tmp_path, ["a", "b"])
+    runs = tmp_path / "runs"
+    state = SweepState("suite", "slurm")
+    state.record("a", RUNNING, job="job 41")
+    state.write(runs)
+    launcher = slurm_module.SlurmLauncher(SlurmSettings())
+    submitted: List[str] = []
+    monkeypatch.setattr(launcher, "start", lambda member, argv, run_dir: submitted.append(member.label))
+    with pytest.raises(SweepStopped) as caught:
+        SweepRun("suite", members, runs, None, launcher, announce=lambda text: None).run()
+    assert submitted == []
+    assert str(caught.value) == ("a: cannot tell whether its Slurm job 41 is still queued or running (squeue failed: "
+                                 "Unable to contact slurm controller (connect failure)); not submitting it again; the "
+                                 "other 1 member(s) were not submitted (run the sweep again once squeue answers)")

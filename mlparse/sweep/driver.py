@@ -52,9 +52,11 @@ class SubmissionRefused(Exception):
     """The launcher could not submit a member (``sbatch`` refused it): one line saying why.  ``every_member``:
     the refusal concerns what all members share (partition, resources), so the sweep stops submitting."""
 
-    def __init__(self, reason: str, every_member: bool = True) -> None:
+    def __init__(self, reason: str, every_member: bool = True,
+                 advice: str = "the same settings would be refused for every member: fix them and run the sweep "
+                               "again") -> None:
         super().__init__(reason)
-        self.reason, self.every_member = reason, every_member
+        self.reason, self.every_member, self.advice = reason, every_member, advice
 
 
 class SweepStopped(Exception):
@@ -224,8 +226,7 @@ class SweepRun:
             self._record(other, FAILED, f"not submitted: {member.label} was refused ({refusal.reason})")
         rest = f"; the other {len(pending)} member(s) were not submitted" if pending else ""
         del pending[:]
-        raise SweepStopped(f"{member.label}: {refusal.reason}{rest} (the same settings would be refused for "
-                           f"every member: fix them and run the sweep again)")
+        raise SweepStopped(f"{member.label}: {refusal.reason}{rest} ({refusal.advice})")
 
     def _finish(self, member: Member, outcome: Outcome) -> None:
         status = read_member(member, self.runs_dir)

@@ -240,7 +240,8 @@ class SlurmLauncher:
         self.queue.refresh(force=True)
         if self.queue.error is not None:
             raise SubmissionRefused(f"cannot tell whether its Slurm job {job_id} is still queued or running "
-                                    f"({self.queue.error}); not submitting it again", every_member=True)
+                                    f"({self.queue.error}); not submitting it again", every_member=True,
+                                    advice="run the sweep again once squeue answers")
         state = self.queue.states.get(job_id)
         if state is None or not state.alive:
             self.queue.jobs.remove(job_id)
