@@ -122,7 +122,8 @@ def test_queued_members_show_and_are_followed_not_submitted_again(tmp_path: Path
                "--gpus-per-member", "0", *RESOURCES]
     env = {**os.environ, "COLUMNS": "300"}
     blocker = subprocess.run(["sbatch", "--parsable", "--exclusive", "--job-name", "mlparse-test-blocker",
-                              "--wrap", "sleep 300"], capture_output=True, text=True, check=True).stdout.strip()
+                              f"--output={tmp_path / 'blocker.out'}", "--wrap", "sleep 300"],
+                             capture_output=True, text=True, check=True).stdout.strip()
     try:
         first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
         lines = read_lines_until(first, ["tiny-bad: queued", "tiny-good: queued"], 120)
