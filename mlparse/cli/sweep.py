@@ -43,8 +43,9 @@ def sweep_command(
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where run directories go (as for mlparse run)."),
     status_only: bool = typer.Option(False, "--status", help="Show the members' states from their run directories "
                                      "and stop."),
-    gpus_per_member: Optional[int] = typer.Option(None, "--gpus-per-member", min=1, help="GPUs of each member "
-                                                  "(suite slurm.gpus_per_member; default 1)."),
+    gpus_per_member: Optional[int] = typer.Option(None, "--gpus-per-member", min=0, help="GPUs of each member, "
+                                                  "0 for CPU jobs (suite slurm.gpus_per_member; default: none "
+                                                  "for a recipe on train.device cpu, else 1)."),
     partition: Optional[str] = typer.Option(None, "--partition", help="Slurm partition (suite slurm.partition)."),
     time_minutes: Optional[int] = typer.Option(None, "--time", help="Slurm time limit per job, in minutes."),
     cpus_per_task: Optional[int] = typer.Option(None, "--cpus", help="CPUs per Slurm job."),
@@ -72,7 +73,9 @@ def sweep_command(
     from mlparse.sweep.table import status_table
 
     if status_only:
-        rows = member_statuses(members, runs_dir, SweepState.read(runs_dir, suite.name))
+        state = SweepState.read(runs_dir, suite.name)
+        jobs = _slurm_jobs(state, suite.slurm)
+        rows = member_statuses(members, runs_dir, state, jobs)
         Console().print(status_table(suite.name, rows))
         return
     settings = suite.slurm
@@ -82,7 +85,7 @@ def sweep_command(
             setattr(settings, name, value)
     budget = max_minutes if max_minutes is not None else suite.max_minutes
     launcher = _launcher(launcher_name, settings)
-    from mlparse.sweep.driver import SweepRun
+    from mlparse.sweep.driver import SweepRun, SweepStopped
 
     console.print(f"sweep {suite.name}: {len(members)} member(s), launcher {launcher_name}"
                   f"{', ' + format(budget, 'g') + ' minutes each' if budget is not None else ''}; runs in {runs_dir}",
@@ -93,6 +96,8 @@ def sweep_command(
                                           announce=lambda text: console.print(Text(text), soft_wrap=True)))
     except KeyboardInterrupt:
         fail(f"interrupted; `mlparse sweep {suite_name}` again resumes the unfinished members", 130)
+    except SweepStopped as error:
+        fail(f"sweep stopped: {error}", 1)
     except OSError as error:
         fail(os_error_message(error, "cannot read or write"), 1)
     failed = [row for row in rows if row.state == "failed"]
@@ -108,6 +113,22 @@ def _interrupt_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, interrupt)
 
 
+def _slurm_jobs(state, settings):  # type: ignore[no-untyped-def]
+    """The Slurm states of the jobs the last sweep recorded (None when it ran locally, or squeue cannot say:
+    the table then shows what the run directories say, with a note)."""
+    if state.launcher != "slurm" or settings.cluster == "local":
+        return None
+    from mlparse.sweep.slurm_queue import QueueUnavailable, job_number, squeue
+
+    ids = [job_number(entry.get("job")) for entry in state.members.values()]
+    try:
+        return squeue(job_id for job_id in ids if job_id)
+    except QueueUnavailable as error:
+        console.print(Text(f"note: {error}; queued and running are read from the run directories alone"),
+                      soft_wrap=True)
+        return None
+
+
 def _launcher(name: str, settings):  # type: ignore[no-untyped-def]
     if name == "slurm":
         from mlparse.sweep.slurm import SlurmLauncher, SlurmUnavailable
@@ -118,7 +139,8 @@ def _launcher(name: str, settings):  # type: ignore[no-untyped-def]
             fail(error, 2)
     from mlparse.sweep.local import LocalLauncher
 
-    return LocalLauncher(gpus_per_member=int(settings.gpus_per_member or 1))
+    gpus = settings.gpus_per_member
+    return LocalLauncher(gpus_per_member=1 if gpus is None else int(gpus))
 
 
 def _run_with_display(sweep):  # type: ignore[no-untyped-def]

@@ -48,6 +48,21 @@ def is_finished(member: Member, runs_dir: Path, max_minutes: Optional[float]) ->
     return not extends_budget(previous, budget)
 
 
+class SubmissionRefused(Exception):
+    """The launcher could not submit a member (``sbatch`` refused it): one line saying why.  ``every_member``:
+    the refusal concerns what all members share (partition, resources), so the sweep stops submitting."""
+
+    def __init__(self, reason: str, every_member: bool = True,
+                 advice: str = "the same settings would be refused for every member: fix them and run the sweep "
+                               "again") -> None:
+        super().__init__(reason)
+        self.reason, self.every_member, self.advice = reason, every_member, advice
+
+
+class SweepStopped(Exception):
+    """The sweep stopped before submitting every member (a refusal that would hit them all)."""
+
+
 @dataclass
 class Outcome:
     """How a member's process ended: its exit status (negative: killed by that signal) and a reason."""
@@ -71,7 +86,10 @@ class Launcher(Protocol):
 
     def start(self, member: Member, argv: List[str], run_dir: RunDir) -> Optional[Handle]:
         """Start the member (its run directory is created), or return None when no slot is free now (the
-        driver asks again later)."""
+        driver asks again later); raises :class:`SubmissionRefused` when the member cannot be started."""
+
+    def gpus_for(self, member: Member) -> int:
+        """GPUs of the member's process (0: CPU)."""
 
     def close(self) -> None: ...
 
@@ -110,7 +128,8 @@ class SweepRun:
         self.state.suite, self.state.launcher = self.suite, self.launcher.name
 
     def rows(self) -> List[MemberStatus]:
-        return member_statuses(self.members, self.runs_dir, self.state)
+        live = getattr(self.launcher, "live_states", None)
+        return member_statuses(self.members, self.runs_dir, self.state, live() if live is not None else None)
 
     def _record(self, member: Member, state: str, reason: Optional[str] = None, job: Optional[str] = None) -> None:
         self.state.record(member.label, state, reason, job, str(RunDir.for_recipe(self.runs_dir, member.config).path))
@@ -139,12 +158,18 @@ class SweepRun:
         running: Dict[str, tuple] = {}
         last_refresh = 0.0
         try:
+            pending = self._adopt(pending, running)
             while pending or running:
                 while pending:
                     member = pending[0]
                     run_dir = RunDir.for_recipe(self.runs_dir, member.config)
-                    handle = self.launcher.start(member, member_argv(member, self.runs_dir, self.max_minutes,
-                                                                     self._gpus(member)), run_dir)
+                    try:
+                        handle = self.launcher.start(member, member_argv(member, self.runs_dir, self.max_minutes,
+                                                                         self._gpus(member)), run_dir)
+                    except SubmissionRefused as refusal:
+                        pending.pop(0)
+                        self._refused(member, refusal, pending)
+                        continue
                     if handle is None:
                         break
                     pending.pop(0)
@@ -166,7 +191,42 @@ class SweepRun:
         return rows
 
     def _gpus(self, member: Member) -> int:
-        return getattr(self.launcher, "gpus_per_member", 1)
+        gpus_for = getattr(self.launcher, "gpus_for", None)
+        return gpus_for(member) if gpus_for is not None else 1
+
+    def _adopt(self, pending: List[Member], running: Dict[str, tuple]) -> List[Member]:
+        """Members whose job from an earlier sweep is still queued or running are followed, not started again."""
+        adopt = getattr(self.launcher, "adopt", None)
+        if adopt is None:
+            return pending
+        left: List[Member] = []
+        for index, member in enumerate(pending):
+            recorded = self.state.members.get(member.label) or {}
+            try:
+                handle = adopt(member, recorded.get("job"), RunDir.for_recipe(self.runs_dir, member.config))
+            except SubmissionRefused as refusal:
+                self._refused(member, refusal, left + pending[index + 1:])
+                continue
+            if handle is None:
+                left.append(member)
+            else:
+                self.announce(f"{member.label}: {handle.job} is still queued or running; following it")
+                running[member.label] = (member, handle)
+                self._record(member, RUNNING, job=handle.job)
+        return left
+
+    def _refused(self, member: Member, refusal: SubmissionRefused, pending: List[Member]) -> None:
+        """A member that could not be submitted fails with the reason; a refusal that would hit every member
+        stops the sweep before the rest (recorded as not submitted) and raises :class:`SweepStopped`."""
+        self._record(member, FAILED, refusal.reason)
+        if not refusal.every_member:
+            self.announce(f"{member.label}: not submitted: {refusal.reason}")
+            return
+        for other in pending:
+            self._record(other, FAILED, f"not submitted: {member.label} was refused ({refusal.reason})")
+        rest = f"; the other {len(pending)} member(s) were not submitted" if pending else ""
+        del pending[:]
+        raise SweepStopped(f"{member.label}: {refusal.reason}{rest} ({refusal.advice})")
 
     def _finish(self, member: Member, outcome: Outcome) -> None:
         status = read_member(member, self.runs_dir)

@@ -78,12 +78,16 @@ class LocalLauncher:
     name = "local"
 
     def __init__(self, gpus_per_member: int = 1, gpus: Optional[List[str]] = None) -> None:
+        self.cpu_only = gpus_per_member == 0  # members see no GPU, one at a time
         self.gpus_per_member = max(1, gpus_per_member)
-        groups = gpu_groups(visible_gpus() if gpus is None else gpus, self.gpus_per_member)
+        groups = [] if self.cpu_only else gpu_groups(visible_gpus() if gpus is None else gpus, self.gpus_per_member)
         self.free: Deque[Optional[List[str]]] = deque(groups or [None])
         if not groups:
             self.gpus_per_member = 1  # on CPU one process per member (`mlparse run --gpus` would start gloo workers)
         self.handles: List[ProcessHandle] = []
+
+    def gpus_for(self, member: Member) -> int:
+        return self.gpus_per_member
 
     def start(self, member: Member, argv: List[str], run_dir: RunDir) -> Optional[ProcessHandle]:
         if not self.free:
@@ -93,6 +97,8 @@ class LocalLauncher:
         env = dict(os.environ)
         if group is not None:
             env["CUDA_VISIBLE_DEVICES"] = ",".join(group)
+        elif self.cpu_only:
+            env["CUDA_VISIBLE_DEVICES"] = ""
         log = run_dir.path / MEMBER_LOG
         with open(log, "ab") as output:
             process = subprocess.Popen(argv, stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

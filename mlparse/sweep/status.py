@@ -19,6 +19,7 @@ from mlparse.io_utils import atomic_write_json
 from mlparse.report.collect import load_run
 from mlparse.results import COMPLETE, FAILED, RUNNING
 from mlparse.run_dir import RunDir
+from mlparse.sweep.slurm_queue import JobState, job_number
 from mlparse.sweep.suite import Member
 from mlparse.train.run_lock import RunLocked, check_free
 
@@ -138,9 +139,12 @@ class SweepState:
         atomic_write_json(self.path_for(runs_dir, self.suite), asdict(self))
 
 
-def member_statuses(members: List[Member], runs_dir: Path, state: Optional[SweepState] = None) -> List[MemberStatus]:
+def member_statuses(members: List[Member], runs_dir: Path, state: Optional[SweepState] = None,
+                    jobs: Optional[Dict[str, JobState]] = None) -> List[MemberStatus]:
     """Every member's row: its run directory's state; a failure the state file recorded for a member whose run
-    directory holds nothing (or nothing newer) is shown with its reason."""
+    directory holds nothing (or nothing newer) is shown with its reason.  ``jobs`` (Slurm job id → state, from
+    ``squeue``) adds what only the scheduler knows: a member whose recorded job Slurm still queues is
+    ``queued``, one whose job has started but not yet taken its run's lock is ``running``."""
     rows = []
     for member in members:
         status = read_member(member, runs_dir)
@@ -148,5 +152,11 @@ def member_statuses(members: List[Member], runs_dir: Path, state: Optional[Sweep
         status.job = recorded.get("job")
         if recorded.get("state") == FAILED and status.state in (QUEUED, STOPPED):
             status.state, status.reason = FAILED, recorded.get("reason") or status.reason
+        job_id = job_number(status.job)
+        live = jobs.get(job_id) if jobs and job_id else None
+        if live is not None and live.alive and status.state != RUNNING:
+            status.state = QUEUED if live.waiting else RUNNING
+            why = f" ({live.reason})" if live.reason else ""
+            status.reason = f"Slurm job {job_id} {live.state.lower()}{why}"
         rows.append(status)
     return rows

@@ -44,7 +44,9 @@ class SlurmSettings:
 
     partition: Optional[str] = None
     time_minutes: int = 240  # the job's time limit
-    gpus_per_member: int = 1  # GPUs of one member's job; more than 1 runs `mlparse run --gpus N` (torchrun)
+    # GPUs of one member's job; more than 1 runs `mlparse run --gpus N` (torchrun); 0: a CPU job;
+    # None: what the member's recipe needs (none for train.device cpu, else one)
+    gpus_per_member: Optional[int] = None
     cpus_per_task: int = 8
     mem_gb: Optional[float] = None
     cluster: Optional[str] = None  # None: Slurm (submitit's auto); "local" runs jobs as local processes (tests)
@@ -208,6 +210,8 @@ def _slurm(node: yaml.Node, value: Any, path: Path) -> SlurmSettings:
                 raise SuiteError(f"{where}: slurm.{key} must be a name, got {item!r}.")
         elif item is not None and (not _number(item) or item < 0):
             raise SuiteError(f"{where}: slurm.{key} must be a non-negative number, got {item!r}.")
+        elif key == "gpus_per_member" and item is not None and item != int(item):
+            raise SuiteError(f"{where}: slurm.gpus_per_member must be a whole number (0: CPU jobs), got {item!r}.")
         setattr(settings, key, item)
     return settings
 

@@ -24,8 +24,8 @@ def elapsed_text(seconds: Optional[float]) -> str:
 
 def state_text(status: MemberStatus) -> Text:
     text = Text(status.state, style=STATE_STYLES.get(status.state, ""))
-    if status.reason and status.state in (FAILED, STOPPED, COMPLETE):
-        text.append(f" ({status.reason})" if status.state == COMPLETE else f": {status.reason}")
+    if status.reason and status.state in (FAILED, STOPPED, COMPLETE, QUEUED, RUNNING):
+        text.append(f" ({status.reason})" if status.state in (COMPLETE, QUEUED, RUNNING) else f": {status.reason}")
     return text
 
 
