@@ -103,6 +103,8 @@ class TrainConfig:
     lr_decay_factor: float = 0.5
     max_epochs: int = 100
     patience_epochs: float = 25  # stop when dev F1 has not improved this long
+    max_updates: Optional[int] = None  # stop after this many optimizer updates (a dev check is made there); null: no bound
+    patience_updates: Optional[int] = None  # stop when the best dev check is this many updates old (beside patience_epochs); null: off
     clip_grad_norm: Optional[float] = None  # None: no clipping
     max_minutes: Optional[float] = None  # training-time bound (the CLI's --max-minutes wins); not part of the recipe hash
     decoder: str = "auto"  # auto (torch on GPU, cython on CPU) | cython | torch
@@ -180,6 +182,8 @@ class EvalConfig:
     subbatch_tokens: Union[int, str] = "auto"  # budget of one forward pass, in token-equivalents (mlparse/models/memory.py); auto: from free GPU memory, 5000 on CPU
     max_sentences: Optional[int] = None  # evaluate on the first N dev sentences during training
     dependency_scoring: str = "conll18"  # conll18 (official UD metrics) | ptb (punctuation by gold tag excluded)
+    punct_tags: Optional[List[str]] = None  # ptb scoring: the gold tags left out; null: the treebank catalog's (PTB set where it names none)
+    punct_column: Optional[str] = None  # ptb scoring: xpos | upos, the gold column of punct_tags; null: the catalog's, else xpos
 
 
 @dataclass
@@ -245,6 +249,8 @@ HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
     ("model", "encoder"): "transformer",
     ("model", "positions"): "learned",
     ("eval", "dependency_scoring"): "conll18",
+    ("eval", "punct_tags"): None,
+    ("eval", "punct_column"): None,
     ("data", "eval_tags"): "gold",
     ("data", "dev_tags"): None,
     ("data", "test_tags"): None,
@@ -253,6 +259,8 @@ HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
     ("data", "fold_assignment"): "modulo",
     ("data", "fold_seed"): 1,
     ("train", "compile"): "off",
+    ("train", "max_updates"): None,
+    ("train", "patience_updates"): None,
 }
 
 #: ``subbatch_tokens: auto`` (mlparse/train/budget.py) on a CPU: the defaults these keys had before ``auto``.
@@ -261,9 +269,13 @@ AUTO_BUDGETS_ON_CPU: Dict[tuple, int] = {("train", "subbatch_tokens"): 2000, ("e
 
 #: Recipe values whose meaning changed in a later version, with the tag and revision added to the hash of
 #: a recipe holding them: such runs get new ids instead of resuming checkpoints made with the old meaning.
-#: CharConcat became the paper's packing (no begin/end-of-word marker slots, no projection).
+#: CharConcat became the paper's packing (no begin/end-of-word marker slots, no projection); the biaffine and
+#: joint parsers' arc softmax lost the self-loop (their losses changed, so their runs do not resume old checkpoints).
 HASH_REVISIONS: Dict[tuple, tuple] = {
     ("model", "char_encoder", "concat"): ("char_concat_wiring", "paper-packing"),
+    # Li et al. Eq. 5: the arc softmax runs over the other positions (self-loop masked; issue 23 §3)
+    ("model", "kind", "biaffine"): ("arc_softmax", "no-self-loop"),
+    ("model", "kind", "joint"): ("arc_softmax", "no-self-loop"),
 }
 
 #: Parser kinds and their tasks (the classes are in mlparse.models.registry).
@@ -288,6 +300,7 @@ VALID_CHOICES = {
     ("joint", "decoder"): ("separate", "exact"),
     ("joint", "arc_decoder"): ("mst", "eisner"),
     ("eval", "dependency_scoring"): ("conll18", "ptb"),
+    ("eval", "punct_column"): ("xpos", "upos"),
     ("pretrained", "subword_pooling"): ("first", "last", "mean"),
     ("pretrained", "layers"): ("mean_top", "layer", "scalar_mix"),
     ("pretrained", "combine"): ("concat", "replace"),
@@ -311,8 +324,14 @@ def unknown_key_error(key: str, valid: Sequence[str], where: str) -> ConfigError
 def check_choice(section: str, key: str, value: Any, where: str) -> None:
     """A value outside :data:`VALID_CHOICES` for ``section.key`` is an error."""
     choices = VALID_CHOICES.get((section, key))
-    if choices and value not in choices:
+    if choices and value not in choices and not (value is None and _optional(section, key)):
         raise ConfigError(f"{where}: {section}.{key} must be one of {', '.join(choices)}, got {value!r}.")
+
+
+def _optional(section: str, key: str) -> bool:
+    """Whether ``section.key`` may be null (its field is ``Optional``)."""
+    annotation = get_type_hints(SECTIONS[section]).get(key) if section in SECTIONS else None
+    return get_origin(annotation) is Union and type(None) in get_args(annotation)
 
 
 def field_names(cls: type) -> List[str]:

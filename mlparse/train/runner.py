@@ -338,6 +338,7 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
         for suffix, report in outcome.extra_reports.items():
             _write_text(run_dir.report(split_name, suffix), report)
         setattr(results, split_name, outcome.scores)
+        results.record_dependency_scoring(outcome.protocol)
     results.parse_sentences_per_second = round(parsed / max(parse_seconds, 1e-9), 2)
     results.status, results.finished_at = COMPLETE, now_iso()
     run_dir.write_results(results)
