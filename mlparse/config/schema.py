@@ -190,6 +190,9 @@ class EvalConfig:
 class RecipeConfig:
     name: str = ""
     description: str = ""
+    # what differs from the paper's model, in a few words ("CharLSTM instead of XLNet"); the report's system
+    # name shows it; empty: the paper's model (or no paper); not inherited through base:, not in the hash
+    deviation: str = ""
     data: DataConfig = field(default_factory=DataConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
@@ -197,6 +200,11 @@ class RecipeConfig:
     biaffine: BiaffineConfig = field(default_factory=BiaffineConfig)
     joint: JointConfig = field(default_factory=JointConfig)
     pretrained: PretrainedConfig = field(default_factory=PretrainedConfig)
+
+    def system_name(self, described: str) -> str:
+        """A parser's description (``describe``) with the recipe's deviation from the paper, when it has one:
+        ``mlparse joint LAL (CharLSTM + words) [not the paper's: CharLSTM instead of XLNet]``."""
+        return f"{described} [not the paper's: {self.deviation}]" if self.deviation else described
 
     @property
     def task(self) -> str:
@@ -221,6 +229,7 @@ class RecipeConfig:
         """
         data = self.to_dict()
         data.pop("description", None)
+        data.pop("deviation", None)
         for runtime_only in ("max_minutes", "num_threads", "overlap"):
             data["train"].pop(runtime_only, None)
         for (section, key), default in HASH_NEUTRAL_DEFAULTS.items():
@@ -288,7 +297,7 @@ KIND_SECTIONS: Dict[str, str] = {"biaffine": "biaffine", "joint": "joint"}
 SECTIONS = {"data": DataConfig, "model": ModelConfig, "train": TrainConfig, "eval": EvalConfig, "biaffine": BiaffineConfig,
             "joint": JointConfig,
             "pretrained": PretrainedConfig}
-TOP_LEVEL_KEYS = ("name", "description", "base", *SECTIONS)
+TOP_LEVEL_KEYS = ("name", "description", "deviation", "base", *SECTIONS)
 VALID_CHOICES = {
     ("model", "kind"): tuple(KIND_TASKS),
     ("model", "encoder"): ("transformer", "bilstm"),
@@ -405,7 +414,8 @@ def from_dict(data: Mapping[str, Any], source: str = "recipe") -> RecipeConfig:
         if key not in TOP_LEVEL_KEYS or key == "base":
             raise unknown_key_error(str(key), [k for k in TOP_LEVEL_KEYS if k != "base"], source)
     sections = {name: build_section(name, cls, data.get(name), source) for name, cls in SECTIONS.items()}
-    config = RecipeConfig(name=str(data.get("name") or ""), description=str(data.get("description") or ""), **sections)
+    config = RecipeConfig(name=str(data.get("name") or ""), description=str(data.get("description") or ""),
+                          deviation=str(data.get("deviation") or ""), **sections)
     from mlparse.config.validation import validate  # validation reads these classes
 
     validate(config, source)
