@@ -64,14 +64,29 @@ class DependencyProtocol:
         return asdict(self)
 
 
-@lru_cache(maxsize=64)
 def _catalog_punctuation(family: str, language: str) -> Optional[Tuple[Tuple[str, ...], str]]:
+    """(tags, column) the catalog names for the data; None where it names none or cannot be read."""
     # YAML only; imported on use so that importing the task stays light.
+    from mlparse.data.catalog import catalog_dir
+    from mlparse.data.specs import CatalogError
+
+    try:
+        directory = str(catalog_dir())
+    except CatalogError:
+        return None
+    return _punctuation_in(directory, family, language)
+
+
+@lru_cache(maxsize=64)
+def _punctuation_in(directory: str, family: str, language: str) -> Optional[Tuple[Tuple[str, ...], str]]:
+    """:func:`_catalog_punctuation` for one catalog folder, cached (dev checks score many times)."""
+    from pathlib import Path
+
     from mlparse.data.catalog import punctuation_for
     from mlparse.data.specs import CatalogError
 
     try:
-        spec = punctuation_for(family, language)
+        spec = punctuation_for(family, language, Path(directory))
     except CatalogError:
         return None
     return (spec.tags, spec.column) if spec is not None else None
