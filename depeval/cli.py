@@ -1,4 +1,4 @@
-"""Console script ``depeval [-v] [-c] [--ptb-punct [--punct-column upos]] GOLD SYSTEM``.
+"""Console script ``depeval [-v] [-c] [--ptb-punct [--punct-tags TAG[,TAG...]] [--punct-column upos]] GOLD SYSTEM``.
 
 Prints what ``conll18_ud_eval.py`` prints, byte for byte.  Where the script
 stops with a ``UDError``, prints its message (and where it was found) on
@@ -13,7 +13,7 @@ import sys
 
 from .api import evaluate_files
 from .errors import DepevalError
-from .ptb import PTB_PUNCT_TAGS
+from .ptb import PTB_PUNCT_TAGS, parse_punct_tags
 from .report import format_report
 from .version import SCORER_VERSION
 
@@ -33,6 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="not CoNLL 2018: print UAS and LAS without the words whose gold tag is one of "
         + " ".join(PTB_PUNCT_TAGS) + " (the PTB convention)",
     )
+    parser.add_argument("--punct-tags", action="append", metavar="TAG[,TAG...]",
+                        help="with --ptb-punct: the gold tags that mark punctuation instead of the PTB ones, "
+                        "a comma list or the option repeated (CTB: --punct-tags PU; UD: --punct-tags PUNCT "
+                        "--punct-column upos); give the comma tag on its own: --punct-tags ,")
     parser.add_argument("--punct-column", choices=("xpos", "upos"), default="xpos",
                         help="with --ptb-punct: the gold column holding those tags (default xpos)")
     parser.add_argument("--version", action="version", version=SCORER_VERSION)
@@ -46,9 +50,17 @@ def _error(text: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command; returns the exit status (0, or 1 when the inputs are refused)."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.punct_tags and not args.ptb_punct:
+        parser.error("--punct-tags needs --ptb-punct (the CoNLL 2018 scoring counts every word)")
     try:
-        scores = evaluate_files(args.gold_file, args.system_file, ptb_punct=args.punct_column if args.ptb_punct else None)
+        punct_tags = parse_punct_tags(args.punct_tags) if args.punct_tags else PTB_PUNCT_TAGS
+    except ValueError as error:
+        parser.error(str(error))
+    try:
+        scores = evaluate_files(args.gold_file, args.system_file, ptb_punct=args.punct_column if args.ptb_punct else None,
+                                punct_tags=punct_tags)
     except DepevalError as error:
         _error(error.describe())
         return 1

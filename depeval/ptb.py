@@ -32,6 +32,22 @@ PTB_PUNCT_TAGS = ("``", "''", ":", ",", ".")
 TAG_COLUMNS = {"xpos": XPOS, "upos": UPOS}
 
 
+def parse_punct_tags(values: "list[str] | tuple[str, ...]") -> tuple[str, ...]:
+    """Punctuation tags from command-line values, each a tag or a comma-separated list (``PU``,
+    ``PUNCT,SYM``); a value that is exactly ``,`` is the comma tag itself.  Order kept, repeats dropped.
+
+    Raises ValueError when no tag is left (``--punct-tags ""``)."""
+    tags: list[str] = []
+    for value in values:
+        items = [value] if value == "," else [item.strip() for item in value.split(",")]
+        for item in items:
+            if item and item not in tags:
+                tags.append(item)
+    if not tags:
+        raise ValueError("no punctuation tag given (--punct-tags takes TAG or TAG,TAG,...)")
+    return tuple(tags)
+
+
 def ptb_scores(
     gold: Treebank,
     system: Treebank,

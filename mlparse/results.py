@@ -31,7 +31,9 @@ class SplitScores:
     tagging_accuracy: Optional[float] = None  # percent; only when tags are predicted
     uas: Optional[float] = None  # dependency runs: F1 of the CoNLL 2018 metrics (or the PTB convention's UAS/LAS)
     las: Optional[float] = None
-    clas: Optional[float] = None
+    clas: Optional[float] = None  # CLAS, MLAS, BLEX: only over UD relations (RunResults.dependency_scoring says why not)
+    mlas: Optional[float] = None
+    blex: Optional[float] = None
     scorer: Optional[str] = None  # e.g. "evalb COLLINS.prm", "depeval conll18-v1.2+depeval-1.0 (conll18)"
     sentences: int = 0
     error_sentences: int = 0
@@ -60,7 +62,7 @@ class RunResults:
     training_seconds: Optional[float] = None
     epochs: Optional[float] = None
     best_step: Optional[int] = None
-    stop_reason: Optional[str] = None  # why training ended: max_epochs | patience | max_minutes
+    stop_reason: Optional[str] = None  # why training ended: max_epochs | max_updates | patience | max_minutes
     # POS tags the model got as input on dev and test (models with model.use_tags): gold | predicted;
     # None for models without tag input, and in files written before it was recorded
     eval_tags: Optional[str] = None
@@ -74,9 +76,28 @@ class RunResults:
     # dev/test scores), and how distributions were averaged; empty / None for a single run
     members: List[Dict[str, Any]] = field(default_factory=list)
     averaging: Optional[str] = None
+    # dependency and joint runs: how UAS/LAS were counted (convention; PTB: punct_tags, punct_column,
+    # punct_source) and whether CLAS/MLAS/BLEX mean something (ud_relations, content_metrics, absent_reason);
+    # mlparse.tasks.dependency_protocol.DependencyProtocol; None for other runs and in older files
+    dependency_scoring: Optional[Dict[str, Any]] = None
 
     def to_json_dict(self) -> Dict[str, Any]:
         return asdict(self)
+
+    def record_dependency_scoring(self, protocol: Optional[Dict[str, Any]]) -> None:
+        """Keep the dependency scoring record of a scored split (dev, then test); a split whose relations are
+        not UD's wins, so that the record explains every absent CLAS/MLAS/BLEX."""
+        if protocol is None:
+            return
+        if self.dependency_scoring is None or not protocol.get("ud_relations", True):
+            self.dependency_scoring = dict(protocol)
+        if protocol.get("punct_source") == "default (PTB)":
+            note = (f"PTB scoring left out the PTB punctuation tags ({' '.join(protocol.get('punct_tags') or [])} in "
+                    f"{(protocol.get('punct_column') or 'xpos').upper()}): the treebank catalog names no punctuation "
+                    f"for {self.dataset}/{self.language}; set eval.punct_tags (and eval.punct_column) if its "
+                    "punctuation is tagged otherwise (CTB: PU)")
+            if note not in self.notes:
+                self.notes.append(note)
 
     @classmethod
     def from_json_dict(cls, data: Dict[str, Any]) -> "RunResults":
@@ -95,6 +116,8 @@ class RunResults:
         if not isinstance(kwargs.get("members", []), list):
             kwargs["members"] = []
         kwargs["members"] = [m for m in kwargs.get("members", []) if isinstance(m, dict)]
+        if not isinstance(kwargs.get("dependency_scoring"), (dict, type(None))):
+            kwargs["dependency_scoring"] = None
         if "notes" in kwargs:
             notes = kwargs["notes"]
             kwargs["notes"] = [note for note in notes if isinstance(note, str)] if isinstance(notes, list) else []

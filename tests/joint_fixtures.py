@@ -25,7 +25,7 @@ TINY_HEADS = [
 TINY_LAL: Dict[str, Any] = {"lal_heads": 4, "lal_d_head": 8, "lal_d_ff": 32, "lal_attention_dropout": 0.0,
                             "d_arc": 24, "d_relation": 12, "mlp_dropout": 0.0}
 TINY_JOINT_TRAIN: Dict[str, Any] = {
-    "lr": 0.02, "batch_size": 4, "warmup_steps": 2, "max_epochs": 25, "patience_epochs": 100, "num_threads": 1,
+    "lr": 0.01, "batch_size": 4, "warmup_steps": 2, "max_epochs": 40, "patience_epochs": 100, "num_threads": 1,
     "evals_per_epoch": 1, "unk_word_dropout": False, "subbatch_tokens": 30, "device": "cpu"}
 
 

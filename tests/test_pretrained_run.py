@@ -78,7 +78,9 @@ def test_the_other_span_recipes_train_on_the_tiny_model(recipe: str, tiny_pretra
     config = load_recipe(RECIPES / recipe, tiny_span_overrides(tmp_path, tiny_pretrained) + ["train.max_epochs=1"])
     results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
     assert results.status == COMPLETE and results.dev.f1 is not None
-    assert results.system == f"mlparse span ({tiny_pretrained.name} fine-tuned)"
+    # the recipe's deviation from Kitaev & Klein (a pretrained encoder instead of ELMo) shows in the name
+    assert results.system == f"mlparse span ({tiny_pretrained.name} fine-tuned) [not the paper's: {config.deviation}]"
+    assert config.deviation
 
 
 def test_a_fine_tuned_span_run_trains_resumes_exports_and_parses(tiny_pretrained: Path, tmp_path: Path) -> None:
@@ -128,7 +130,8 @@ def test_a_frozen_dependency_run_parses_and_refuses_a_changed_encoder(tiny_pretr
     run_dir = RunDir.for_recipe(tmp_path / "runs", config)
     assert not any("transformer" in key for key in weights(run_dir.last))  # frozen: re-loaded by name, not saved
     results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
-    assert results.status == COMPLETE and results.system == "mlparse biaffine (self-attentive, bert-copy + gold UPOS)"
+    assert results.status == COMPLETE and results.system == (
+        "mlparse biaffine (self-attentive, bert-copy + gold UPOS) [not the paper's: UD English-EWT instead of PTB-SD]")
     assert results.dev.las is not None and results.dev.uas >= results.dev.las
     parser = mlparse.load(run_dir.path, device="cpu")
     sentence = [("the", "DET"), ("dog", "NOUN"), ("barks", "VERB"), (".", "PUNCT")]

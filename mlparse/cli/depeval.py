@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
+from typing import List, Optional
 
 import typer
 
@@ -30,6 +31,10 @@ def depeval_command(
     ptb_punct: bool = typer.Option(False, "--ptb-punct",
                                    help="Not CoNLL 2018: UAS and LAS without words whose gold tag is `` '' : , . "
                                    "(the PTB convention of Li et al. 2019 and Mrini et al. 2020)."),
+    punct_tags: Optional[List[str]] = typer.Option(
+        None, "--punct-tags", metavar="TAG[,TAG...]",
+        help="With --ptb-punct: the gold tags marking punctuation instead of the PTB ones, a comma list or the option "
+        "repeated (CTB: PU; UD: PUNCT with --punct-column upos); give the comma tag on its own: --punct-tags ,"),
     punct_column: TagColumn = typer.Option(TagColumn.xpos, "--punct-column",
                                            help="With --ptb-punct: the gold column holding those tags."),
 ) -> None:
@@ -38,9 +43,17 @@ def depeval_command(
     Prints LAS, MLAS and BLEX F1 (or the full table with -v); --ptb-punct prints UAS and LAS without punctuation instead, and says so.
     """
     import depeval
+    from depeval.ptb import PTB_PUNCT_TAGS, parse_punct_tags
 
+    if punct_tags and not ptb_punct:
+        fail("--punct-tags needs --ptb-punct (the CoNLL 2018 scoring counts every word)")
     try:
-        scores = depeval.evaluate_files(gold, system, ptb_punct=punct_column.value if ptb_punct else None)
+        tags = parse_punct_tags(punct_tags) if punct_tags else PTB_PUNCT_TAGS
+    except ValueError as error:
+        fail(str(error))
+    try:
+        scores = depeval.evaluate_files(gold, system, ptb_punct=punct_column.value if ptb_punct else None,
+                                        punct_tags=tags)
     except depeval.DepevalError as error:
         fail(error.describe())
     except OSError as error:

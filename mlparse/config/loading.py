@@ -78,6 +78,7 @@ def load_raw(path: Union[str, Path], _seen: Tuple[Path, ...] = ()) -> Dict[str, 
         parent = load_raw(_resolve_base(str(base), path.parent), _seen + (resolved,))
         parent.pop("name", None)
         parent.pop("description", None)
+        parent.pop("deviation", None)  # each recipe says how it differs from the paper (a child may not differ)
         data = deep_merge(parent, data)
     return data
 

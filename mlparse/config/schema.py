@@ -103,6 +103,8 @@ class TrainConfig:
     lr_decay_factor: float = 0.5
     max_epochs: int = 100
     patience_epochs: float = 25  # stop when dev F1 has not improved this long
+    max_updates: Optional[int] = None  # stop after this many optimizer updates (a dev check is made there); null: no bound
+    patience_updates: Optional[int] = None  # stop when the best dev check is this many updates old (beside patience_epochs); null: off
     clip_grad_norm: Optional[float] = None  # None: no clipping
     max_minutes: Optional[float] = None  # training-time bound (the CLI's --max-minutes wins); not part of the recipe hash
     decoder: str = "auto"  # auto (torch on GPU, cython on CPU) | cython | torch
@@ -180,12 +182,17 @@ class EvalConfig:
     subbatch_tokens: Union[int, str] = "auto"  # budget of one forward pass, in token-equivalents (mlparse/models/memory.py); auto: from free GPU memory, 5000 on CPU
     max_sentences: Optional[int] = None  # evaluate on the first N dev sentences during training
     dependency_scoring: str = "conll18"  # conll18 (official UD metrics) | ptb (punctuation by gold tag excluded)
+    punct_tags: Optional[List[str]] = None  # ptb scoring: the gold tags left out; null: the treebank catalog's (PTB set where it names none)
+    punct_column: Optional[str] = None  # ptb scoring: xpos | upos, the gold column of punct_tags; null: the catalog's, else xpos
 
 
 @dataclass
 class RecipeConfig:
     name: str = ""
     description: str = ""
+    # what differs from the paper's model, in a few words ("CharLSTM instead of XLNet"); the report's system
+    # name shows it; empty: the paper's model (or no paper); not inherited through base:, not in the hash
+    deviation: str = ""
     data: DataConfig = field(default_factory=DataConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
@@ -193,6 +200,11 @@ class RecipeConfig:
     biaffine: BiaffineConfig = field(default_factory=BiaffineConfig)
     joint: JointConfig = field(default_factory=JointConfig)
     pretrained: PretrainedConfig = field(default_factory=PretrainedConfig)
+
+    def system_name(self, described: str) -> str:
+        """A parser's description (``describe``) with the recipe's deviation from the paper, when it has one:
+        ``mlparse joint LAL (CharLSTM + words) [not the paper's: CharLSTM instead of XLNet]``."""
+        return f"{described} [not the paper's: {self.deviation}]" if self.deviation else described
 
     @property
     def task(self) -> str:
@@ -217,6 +229,7 @@ class RecipeConfig:
         """
         data = self.to_dict()
         data.pop("description", None)
+        data.pop("deviation", None)
         for runtime_only in ("max_minutes", "num_threads", "overlap"):
             data["train"].pop(runtime_only, None)
         for (section, key), default in HASH_NEUTRAL_DEFAULTS.items():
@@ -245,6 +258,8 @@ HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
     ("model", "encoder"): "transformer",
     ("model", "positions"): "learned",
     ("eval", "dependency_scoring"): "conll18",
+    ("eval", "punct_tags"): None,
+    ("eval", "punct_column"): None,
     ("data", "eval_tags"): "gold",
     ("data", "dev_tags"): None,
     ("data", "test_tags"): None,
@@ -253,6 +268,8 @@ HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
     ("data", "fold_assignment"): "modulo",
     ("data", "fold_seed"): 1,
     ("train", "compile"): "off",
+    ("train", "max_updates"): None,
+    ("train", "patience_updates"): None,
 }
 
 #: ``subbatch_tokens: auto`` (mlparse/train/budget.py) on a CPU: the defaults these keys had before ``auto``.
@@ -261,9 +278,13 @@ AUTO_BUDGETS_ON_CPU: Dict[tuple, int] = {("train", "subbatch_tokens"): 2000, ("e
 
 #: Recipe values whose meaning changed in a later version, with the tag and revision added to the hash of
 #: a recipe holding them: such runs get new ids instead of resuming checkpoints made with the old meaning.
-#: CharConcat became the paper's packing (no begin/end-of-word marker slots, no projection).
+#: CharConcat became the paper's packing (no begin/end-of-word marker slots, no projection); the biaffine and
+#: joint parsers' arc softmax lost the self-loop (their losses changed, so their runs do not resume old checkpoints).
 HASH_REVISIONS: Dict[tuple, tuple] = {
     ("model", "char_encoder", "concat"): ("char_concat_wiring", "paper-packing"),
+    # Li et al. Eq. 5: the arc softmax runs over the other positions (self-loop masked; issue 23 §3)
+    ("model", "kind", "biaffine"): ("arc_softmax", "no-self-loop"),
+    ("model", "kind", "joint"): ("arc_softmax", "no-self-loop"),
 }
 
 #: Parser kinds and their tasks (the classes are in mlparse.models.registry).
@@ -276,7 +297,7 @@ KIND_SECTIONS: Dict[str, str] = {"biaffine": "biaffine", "joint": "joint"}
 SECTIONS = {"data": DataConfig, "model": ModelConfig, "train": TrainConfig, "eval": EvalConfig, "biaffine": BiaffineConfig,
             "joint": JointConfig,
             "pretrained": PretrainedConfig}
-TOP_LEVEL_KEYS = ("name", "description", "base", *SECTIONS)
+TOP_LEVEL_KEYS = ("name", "description", "deviation", "base", *SECTIONS)
 VALID_CHOICES = {
     ("model", "kind"): tuple(KIND_TASKS),
     ("model", "encoder"): ("transformer", "bilstm"),
@@ -288,6 +309,7 @@ VALID_CHOICES = {
     ("joint", "decoder"): ("separate", "exact"),
     ("joint", "arc_decoder"): ("mst", "eisner"),
     ("eval", "dependency_scoring"): ("conll18", "ptb"),
+    ("eval", "punct_column"): ("xpos", "upos"),
     ("pretrained", "subword_pooling"): ("first", "last", "mean"),
     ("pretrained", "layers"): ("mean_top", "layer", "scalar_mix"),
     ("pretrained", "combine"): ("concat", "replace"),
@@ -311,8 +333,14 @@ def unknown_key_error(key: str, valid: Sequence[str], where: str) -> ConfigError
 def check_choice(section: str, key: str, value: Any, where: str) -> None:
     """A value outside :data:`VALID_CHOICES` for ``section.key`` is an error."""
     choices = VALID_CHOICES.get((section, key))
-    if choices and value not in choices:
+    if choices and value not in choices and not (value is None and _optional(section, key)):
         raise ConfigError(f"{where}: {section}.{key} must be one of {', '.join(choices)}, got {value!r}.")
+
+
+def _optional(section: str, key: str) -> bool:
+    """Whether ``section.key`` may be null (its field is ``Optional``)."""
+    annotation = get_type_hints(SECTIONS[section]).get(key) if section in SECTIONS else None
+    return get_origin(annotation) is Union and type(None) in get_args(annotation)
 
 
 def field_names(cls: type) -> List[str]:
@@ -386,7 +414,8 @@ def from_dict(data: Mapping[str, Any], source: str = "recipe") -> RecipeConfig:
         if key not in TOP_LEVEL_KEYS or key == "base":
             raise unknown_key_error(str(key), [k for k in TOP_LEVEL_KEYS if k != "base"], source)
     sections = {name: build_section(name, cls, data.get(name), source) for name, cls in SECTIONS.items()}
-    config = RecipeConfig(name=str(data.get("name") or ""), description=str(data.get("description") or ""), **sections)
+    config = RecipeConfig(name=str(data.get("name") or ""), description=str(data.get("description") or ""),
+                          deviation=str(data.get("deviation") or ""), **sections)
     from mlparse.config.validation import validate  # validation reads these classes
 
     validate(config, source)

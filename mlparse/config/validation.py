@@ -34,7 +34,8 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
         ("model.word_min_count", lambda v: v >= 0, "cannot be negative"),
         ("train.adam_betas", lambda v: len(v) == 2, "must have two numbers")] + [
         (key, lambda v: v is None or v > 0, "must be positive (or null for no limit)")
-        for key in ("data.max_train_sentences", "data.max_train_length", "eval.max_sentences")] + [
+        for key in ("data.max_train_sentences", "data.max_train_length", "eval.max_sentences", "train.max_updates",
+                    "train.patience_updates")] + [
         ("model.attention_window", lambda v: v is None or v >= 1, "is a distance in words: at least 1 (or null for none)")]
     sections = {"model": m, "train": t, "data": d, "eval": e}
     for key, check, message in rules:
@@ -42,6 +43,7 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
         value = getattr(sections[section], name)
         if not check(value):
             raise ConfigError(f"{source}: {key} {message}, got {value}.")
+    _check_punctuation(e, source)
     if m.kind != "biaffine":
         for key, default in (("encoder", "transformer"), ("positions", "learned")):
             if getattr(m, key) != default:
@@ -165,3 +167,18 @@ def _check_name(name: str, source: str) -> None:
         raise ConfigError(f"{source}: name {name!r} cannot be a run folder name (runs/<name>/); "
                           "use letters, digits, '-', '_' or '.' without '/'.")
 
+
+
+def _check_punctuation(e, source: str) -> None:
+    """``eval.punct_tags`` / ``eval.punct_column`` choose what PTB scoring leaves out: only with that scoring,
+    and the tags a non-empty list of non-empty tags."""
+    if e.punct_tags is None and e.punct_column is None:
+        return
+    if e.dependency_scoring != "ptb":
+        key = "eval.punct_tags" if e.punct_tags is not None else "eval.punct_column"
+        raise ConfigError(f"{source}: {key} chooses the punctuation that PTB scoring leaves out; it needs "
+                          f"eval.dependency_scoring: ptb (CoNLL 2018 scoring counts every word), got "
+                          f"{e.dependency_scoring}.")
+    if e.punct_tags is not None and (not e.punct_tags or not all(tag.strip() for tag in e.punct_tags)):
+        raise ConfigError(f"{source}: eval.punct_tags must list at least one non-empty tag (or be null for the "
+                          f"treebank catalog's), got {e.punct_tags}.")

@@ -17,10 +17,14 @@ A family file looks like::
           - drop_leaves: {tags: [ID, CODE]}
           - ensure_top
         heads: collins-ptb                   # optional: write the dependency version too
+        punctuation: {tags: [",", "."], column: xpos}   # optional: its punctuation tags (PTB scoring)
 
 ``heads`` names a bundled head table (``mlparse/trees/head_tables/<name>.yaml``) or
 ``treebank`` (heads marked by the treebank, for formats that mark them); ``prepare`` then
 writes ``<split>.conllu`` beside each ``<split>.trees`` (:mod:`mlparse.data.dependencies`).
+``punctuation`` names the gold tags (and the CoNLL-U column, ``xpos`` by default) that mark
+punctuation in that dependency version, which ``eval.dependency_scoring: ptb`` leaves out
+(:func:`punctuation_for`; a recipe may override with ``eval.punct_tags`` / ``eval.punct_column``).
 
 Templates ``{lang}``, ``{Lang}`` and ``{LANG}`` in string values are replaced by the
 language key in lower, capitalized and upper case (the SPMRL layout needs them).
@@ -45,6 +49,7 @@ from mlparse.data.specs import (
     CatalogError,
     FamilySpec,
     LanguageSpec,
+    PunctuationSpec,
     ReaderSpec,
     SourceSpec,
     SplitSpec,
@@ -59,7 +64,10 @@ PACKAGE_CATALOG = Path(__file__).resolve().parent / "catalog"
 REPO_CATALOG = Path(__file__).resolve().parents[2] / "treebanks"
 
 FAMILY_KEYS = ("family", "description", "source", "defaults", "languages", "notes")
-LANGUAGE_KEYS = ("folder", "files", "reader", "split", "pipeline", "evalb", "output", "notes", "iso", "heads")
+LANGUAGE_KEYS = ("folder", "files", "reader", "split", "pipeline", "evalb", "output", "notes", "iso", "heads",
+                 "punctuation")
+PUNCTUATION_KEYS = ("tags", "column")
+PUNCTUATION_COLUMNS = ("xpos", "upos")
 SOURCE_KEYS = ("search_shared", "required_hint")
 
 
@@ -125,7 +133,38 @@ def parse_family(data: Any, path: Path) -> FamilySpec:
         _check_keys(body, LANGUAGE_KEYS, context)
         merged = _expand({**defaults, **body}, str(language))
         languages[str(language)] = _language(name, str(language), merged, context)
-    return FamilySpec(name, str(data.get("description", "")), source, languages, path)
+    default_punctuation = _punctuation(defaults.get("punctuation"), f"{where}: defaults")
+    return FamilySpec(name, str(data.get("description", "")), source, languages, path, default_punctuation)
+
+
+def _punctuation(data: Any, context: str) -> Optional[PunctuationSpec]:
+    """``punctuation: {tags: [...], column: xpos|upos}`` (column defaults to xpos); None when absent."""
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise CatalogError(f"{context}: punctuation must be a mapping {{tags: [...], column: xpos|upos}}, not {data!r}")
+    _check_keys(data, PUNCTUATION_KEYS, f"{context}: punctuation")
+    tags = data.get("tags")
+    if not isinstance(tags, list) or not tags or not all(isinstance(tag, str) and tag for tag in tags):
+        raise CatalogError(f"{context}: punctuation.tags must be a non-empty list of tags, not {tags!r}")
+    column = data.get("column", "xpos")
+    if column not in PUNCTUATION_COLUMNS:
+        raise CatalogError(f"{context}: punctuation.column must be xpos or upos, not {column!r}")
+    return PunctuationSpec(tuple(tags), column)
+
+
+def punctuation_for(family: str, language: str, directory: Optional[Path] = None) -> Optional[PunctuationSpec]:
+    """The punctuation tags and column the catalog names for ``family``/``language`` (a language's own over the
+    family's ``defaults``; the defaults also for a language the family finds without listing it, as any
+    ``UD_*`` folder); None where the catalog has no such family or names none."""
+    directory = directory or catalog_dir()
+    if family not in family_names(directory):
+        return None
+    spec = load_family(family, directory)
+    language_spec = spec.languages.get(language)
+    if language_spec is not None:
+        return language_spec.punctuation
+    return spec.punctuation
 
 
 def _language(family: str, name: str, data: Mapping[str, Any], context: str) -> LanguageSpec:
@@ -160,6 +199,7 @@ def _language(family: str, name: str, data: Mapping[str, Any], context: str) -> 
         output=output,
         notes=str(data.get("notes", "")),
         heads=heads,
+        punctuation=_punctuation(data.get("punctuation"), context),
     )
 
 

@@ -48,6 +48,16 @@ class SplitSpec:
 
 
 @dataclass(frozen=True)
+class PunctuationSpec:
+    """The gold tags that mark punctuation in a treebank's dependency version, and the CoNLL-U column that
+    holds them (``xpos`` or ``upos``): what ``eval.dependency_scoring: ptb`` leaves out (PTB: ``` `` '' : , . ```
+    in XPOS; Sinica: its ``…CATEGORY`` tags; UD: ``PUNCT`` in UPOS)."""
+
+    tags: Tuple[str, ...]
+    column: str = "xpos"
+
+
+@dataclass(frozen=True)
 class LanguageSpec:
     """Everything needed to prepare one treebank of a family."""
 
@@ -64,6 +74,8 @@ class LanguageSpec:
     #: Heads of the dependency version: a head table's name, ``treebank`` (marked by the
     #: treebank, read by its format) or None (no dependency version).
     heads: Optional[str] = None
+    #: The punctuation tags of its dependency version (None: the catalog does not say).
+    punctuation: Optional[PunctuationSpec] = None
 
 
 @dataclass(frozen=True)
@@ -81,3 +93,5 @@ class FamilySpec:
     source: SourceSpec
     languages: Dict[str, LanguageSpec]
     path: Path
+    #: ``defaults: punctuation``: for languages the family finds without listing them (any ``UD_*`` folder).
+    punctuation: Optional[PunctuationSpec] = None

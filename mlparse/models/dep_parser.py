@@ -5,7 +5,7 @@ embeddings, optionally plus a CharLSTM word vector; position 0 is the root pseud
 (``model.encoder``): the self-attentive encoder of Kitaev & Klein with sinusoidal (Li et al.,
 Eq. 8) or learned positions, factored or not, or the BiLSTM of Dozat & Manning.  Scorer: MLPs and
 biaffine arc and relation scores (:mod:`mlparse.modules.biaffine`).  Loss (§2.2): cross-entropy of
-each word's gold head over all positions, plus cross-entropy of its gold relation given the gold
+each word's gold head over the other positions (Eq. 5: the self-loop is masked, :func:`mask_arc_scores`), plus cross-entropy of its gold relation given the gold
 head.  Decoding: a well-formed tree with exactly one dependent of the root, by maximum spanning
 tree (non-projective) or Eisner (projective) over the arc log-probabilities; each word's relation
 is the best one for its decoded head.
@@ -207,6 +207,20 @@ def decode_heads(arc: Tensor, lengths: Sequence[int], algorithm: str, implementa
     return to_device(heads, arc.device)  # without waiting: the relations of these heads are scored next
 
 
+def mask_arc_scores(arc: Tensor, mask: Tensor) -> Tensor:
+    """Arc scores ``arc: Tensor[B, T, T]`` (``[b, d, h]``) with every impossible head at ``-inf``: padding
+    heads (``mask: BoolTensor[B, T]``, true at the root and the words) and each word itself (the diagonal,
+    d >= 1).  Li et al. (2019), Eq. 5 normalise a word's head distribution over the *other* positions, so a
+    softmax over the last axis gives a word exactly probability 0 of heading itself, in the training loss,
+    the arc probabilities and an ensemble's averages alike.  The root's row (d = 0) is never scored (its
+    target is ignored) and keeps its diagonal, so a row never holds only ``-inf``."""
+    width = arc.shape[-1]
+    impossible = ~mask[:, None, :width]  # [B, 1, T]
+    self_loop = torch.eye(width, dtype=torch.bool, device=arc.device)
+    self_loop[0, 0] = False
+    return arc.masked_fill(impossible | self_loop, float("-inf"))
+
+
 def relations_and_heads(chosen: Tensor, heads: Tensor) -> "tuple[np.ndarray, np.ndarray]":
     """The best relation ids ``chosen.argmax(-1)`` (``chosen: [B, T, L]``) and the ``heads: LongTensor[B, T]``
     on the host, read back in one copy (one wait for the device)."""
@@ -399,7 +413,7 @@ class BiaffineParser(Parser):
             return self.scores(batch)
         h = self.input(batch)
         arc = self.scorer.arc(self.scorer.arc_dependent(h), self.scorer.arc_head(h)).squeeze(1).float()
-        arc = arc.masked_fill(~batch.mask.unsqueeze(1), float("-inf"))
+        arc = mask_arc_scores(arc, batch.mask)
         arc_loss, relation_loss = dependency_losses(arc, golds,
                                                     lambda heads: self.scorer.relation_scores_for(h, heads))
         return LossOutput(loss=arc_loss + relation_loss, sentences=len(batch.lengths),
@@ -410,7 +424,7 @@ class BiaffineParser(Parser):
         h = self.input(batch)
         scorer = self.scorer
         arc = scorer.arc(scorer.arc_dependent(h), scorer.arc_head(h)).squeeze(1).float()
-        arc = arc.masked_fill(~batch.mask.unsqueeze(1), float("-inf"))
+        arc = mask_arc_scores(arc, batch.mask)
         return DependencyScores(arc=arc.log_softmax(-1), relation_dependent=scorer.relation_dependent(h),
                                 relation_head=scorer.relation_head(h), relation_weight=scorer.relation.weight)
 

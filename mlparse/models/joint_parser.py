@@ -38,7 +38,7 @@ from mlparse.config import JointConfig, ModelConfig, PretrainedConfig, RecipeCon
 from mlparse.data.dependency_vocab import REL_SPECIALS
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput
-from mlparse.models.dep_parser import decode_heads, dependency_losses, relations_and_heads
+from mlparse.models.dep_parser import decode_heads, dependency_losses, mask_arc_scores, relations_and_heads
 from mlparse.models.ensemble import average_distributions
 from mlparse.models.memory import subbatch_cost
 from mlparse.models.span_parser import Sentence, SentenceBatch, SpanParser
@@ -226,7 +226,7 @@ class JointParser(SpanParser):
     def _arc_scores(self, h: Tensor, mask: Tensor) -> Tensor:
         s = self.dependency_scorer
         arc = s.arc(s.arc_dependent(h), s.arc_head(h)).squeeze(1).float()  # [B, N+1, N+1]
-        return arc.masked_fill(~mask.unsqueeze(1), float("-inf"))
+        return mask_arc_scores(arc, mask)  # padding and self-loops: a word never heads itself
 
     def forward(self, batch: SentenceBatch, golds: Optional[Sequence[JointGold]] = None,  # type: ignore[override]
                 decoder: Optional[str] = None) -> Any:

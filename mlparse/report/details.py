@@ -11,7 +11,7 @@ from mlparse.report.model import Report, fmt_duration, fmt_hardware, fmt_score, 
 #: Split metrics in display order, with their column names.
 SPLIT_METRICS: Tuple[Tuple[str, str], ...] = (
     ("recall", "LR"), ("precision", "LP"), ("f1", "F1"), ("complete_match", "CM"),
-    ("tagging_accuracy", "Tag"), ("uas", "UAS"), ("las", "LAS"), ("clas", "CLAS"),
+    ("tagging_accuracy", "Tag"), ("uas", "UAS"), ("las", "LAS"), ("clas", "CLAS"), ("mlas", "MLAS"), ("blex", "BLEX"),
 )
 #: Shown even when no run has them (the constituency core); the rest only when some run has a value.
 ALWAYS = ("recall", "precision", "f1", "complete_match")
@@ -19,7 +19,8 @@ ALWAYS = ("recall", "precision", "f1", "complete_match")
 #: gold or predicted; shown when some run records it (runs without tag input, and older files, show "–").
 INPUT_TAGS = "Input tags"
 #: Why training ended (``results.json``'s ``stop_reason``), as the run table says it.
-STOP_REASONS = {"max_epochs": "max epochs", "patience": "patience", "max_minutes": "time budget"}
+STOP_REASONS = {"max_epochs": "max epochs", "max_updates": "max updates", "patience": "patience",
+                "max_minutes": "time budget"}
 
 
 @dataclass
@@ -91,8 +92,27 @@ def detail_table(report: Report) -> Tuple[List[str], List[List[str]]]:
 
 
 def run_notes(record: RunRecord) -> List[str]:
-    """The run's own notes (from training, in ``results.json``), then the reader's (older schema, ...)."""
-    return (record.results.notes if record.results is not None else []) + record.notes
+    """The run's own notes (from training, in ``results.json``), what its dependency scoring counted, then the
+    reader's (older schema, ...)."""
+    if record.results is None:
+        return list(record.notes)
+    return list(record.results.notes) + scoring_notes(record.results.dependency_scoring) + record.notes
+
+
+def scoring_notes(scoring: Optional[dict]) -> List[str]:
+    """``results.json``'s ``dependency_scoring`` in words: the punctuation PTB scoring left out, and why CLAS,
+    MLAS and BLEX are absent (relations that are not UD's)."""
+    if not isinstance(scoring, dict):
+        return []
+    notes = []
+    tags = scoring.get("punct_tags")
+    if scoring.get("convention") == "ptb" and isinstance(tags, list):
+        column = str(scoring.get("punct_column") or "xpos").upper()
+        notes.append(f"PTB scoring: punctuation excluded = gold {column} in {' '.join(map(str, tags))} "
+                     f"({scoring.get('punct_source') or 'source not recorded'})")
+    if scoring.get("ud_relations") is False:
+        notes.append(str(scoring.get("absent_reason") or "CLAS, MLAS and BLEX are left out: the relations are not UD's"))
+    return notes
 
 
 def run_messages(record: RunRecord) -> List[str]:

@@ -47,6 +47,8 @@ class EvalOutcome:
     scores: SplitScores
     report: str
     extra_reports: Dict[str, str] = field(default_factory=dict)  # suffix -> report of a second scorer (joint: .depeval)
+    # dependency scoring: how UAS/LAS were counted and which metrics exist (DependencyProtocol.to_json_dict())
+    protocol: Optional[Dict[str, Any]] = None
 
 
 class Task:

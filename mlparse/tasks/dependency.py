@@ -4,7 +4,9 @@ Examples are :class:`~mlparse.trees.dependency.DependencySentence` objects (mult
 empty nodes kept for writing, skipped for parsing).  A prediction file is the gold file with HEAD
 and DEPREL replaced, every other byte as read.  The main metric is LAS: the CoNLL 2018 shared
 task's (punctuation included) or, with ``eval.dependency_scoring: ptb``, the Penn Treebank
-convention of Li et al. and Mrini et al. (words whose gold XPOS is punctuation left out).
+convention of Li et al. and Mrini et al. (words whose gold tag marks punctuation left out, the tags
+being the treebank's: :mod:`mlparse.tasks.dependency_protocol`).  CLAS, MLAS and BLEX are recorded only
+when the gold relations are UD relations.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, List, Sequence
 
-from depeval import DepevalError, evaluate_text, format_report
+from depeval import PTB_PUNCT_TAGS, DepevalError, evaluate_text, format_report
 from mlparse.results import SplitScores
 from mlparse.tasks.base import DataError, EvalOutcome, Split, Task
+from mlparse.tasks.dependency_protocol import CONTENT_METRICS, dependency_protocol
 from mlparse.trees.dependency import (ConlluDocument, ConlluError, DependencyPrediction, DependencySentence,
                                       format_sentence, read_conllu, tree_problem, write_conllu)
 
@@ -60,20 +63,29 @@ class DependencyTask(Task):
 
     def score(self, split: Split[DependencySentence], predictions: Sequence[DependencyPrediction],
               config: Any) -> EvalOutcome:
+        """UAS/LAS under ``eval.dependency_scoring`` (PTB: the data's punctuation left out, see
+        :mod:`mlparse.tasks.dependency_protocol`); CLAS, MLAS and BLEX only when the gold relations are UD's."""
         examples = split.examples[: len(predictions)]  # dev checks may score the first eval.max_sentences
         gold = _text(examples)
         system = _text(examples, predictions)
-        ptb = config.eval.dependency_scoring == "ptb"
+        protocol = dependency_protocol(config, (r for sentence in examples for r in sentence.deprels))
+        ptb = protocol.convention == "ptb"
         try:
-            scores = evaluate_text(gold, system, ptb_punct="xpos" if ptb else None)
+            scores = evaluate_text(gold, system, ptb_punct=protocol.punct_column if ptb else None,
+                                   punct_tags=tuple(protocol.punct_tags or ()) or PTB_PUNCT_TAGS)
         except DepevalError as error:
             raise DataError(f"{split.path}: depeval refused the predictions: {error}") from None
         uas, las = (scores.ptb.uas, scores.ptb.las) if ptb and scores.ptb is not None else (scores.uas, scores.las)
+        content = {name: (_percent(getattr(scores, name).f1) if protocol.ud_relations else None)
+                   for name in CONTENT_METRICS}
         result = SplitScores(
-            uas=_percent(uas.f1), las=_percent(las.f1), clas=_percent(scores.clas.f1),
-            scorer=f"depeval {scores.scorer_version} ({config.eval.dependency_scoring})",
+            uas=_percent(uas.f1), las=_percent(las.f1), **content,
+            scorer=f"depeval {scores.scorer_version} ({protocol.convention})",
             sentences=len(examples))
-        return EvalOutcome(result, format_report(scores, verbose=True))
+        report = format_report(scores, verbose=True)
+        if not protocol.ud_relations:
+            report += f"Note: {protocol.absent_reason}.\n"
+        return EvalOutcome(result, report, protocol=protocol.to_json_dict())
 
     def check_scorable(self, split: Split[DependencySentence], config: Any, name: str) -> None:
         gold = [DependencyPrediction([int(h) for h in s.heads], list(s.deprels)) for s in split.examples]

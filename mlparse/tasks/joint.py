@@ -122,8 +122,10 @@ class JointTask(ConstituencyTask):
         trees = self.constituency.score(split, [p.tree for p in predictions], config)
         deps = self.dependency.score(split.dependency_split, [p.dependencies for p in predictions], config)
         scores = replace(trees.scores, uas=deps.scores.uas, las=deps.scores.las, clas=deps.scores.clas,
+                         mlas=deps.scores.mlas, blex=deps.scores.blex,
                          scorer=f"{trees.scores.scorer} + {deps.scores.scorer}")
-        return EvalOutcome(scores, trees.report, extra_reports={self.dependency.report_suffix: deps.report})
+        return EvalOutcome(scores, trees.report, extra_reports={self.dependency.report_suffix: deps.report},
+                           protocol=deps.protocol)
 
     def check_scorable(self, split: JointSplit, config: Any, name: str) -> None:
         assert split.dependency_split is not None

@@ -311,6 +311,7 @@ def _evaluate(ensemble: EnsembleParser, members: Sequence[LoadedMember], config:
             outcome = task.score(split, predicted, config)
             atomic_write_text(run.report(split_name, task.report_suffix), outcome.report)
             setattr(results, split_name, outcome.scores)
+            results.record_dependency_scoring(outcome.protocol)
         results.parse_sentences_per_second = round(parsed / max(seconds, 1e-9), 2)
         results.status, results.finished_at = COMPLETE, now_iso()
         run.write_results(results)

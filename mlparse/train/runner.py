@@ -223,7 +223,7 @@ def _run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Re
     results = RunResults(
         mlparse_version=versions()["mlparse"], status=RUNNING, recipe=config.name, recipe_hash=config.hash(),
         run_id=run_id_for(config), task=config.task, model=config.model.kind,
-        system=parser_class(config.model.kind).describe(config, eval_tags.kind), dataset=config.data.family,
+        system=config.system_name(parser_class(config.model.kind).describe(config, eval_tags.kind)), dataset=config.data.family,
         language=config.data.language, hardware=hardware_info(str(device)) | {"processes": info.world},
         versions=versions(), started_at=(previous.started_at if previous and previous.started_at else now_iso()),
         eval_tags=eval_tags.kind, eval_tag_files=eval_tags.files,
@@ -338,6 +338,7 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
         for suffix, report in outcome.extra_reports.items():
             _write_text(run_dir.report(split_name, suffix), report)
         setattr(results, split_name, outcome.scores)
+        results.record_dependency_scoring(outcome.protocol)
     results.parse_sentences_per_second = round(parsed / max(parse_seconds, 1e-9), 2)
     results.status, results.finished_at = COMPLETE, now_iso()
     run_dir.write_results(results)

@@ -390,6 +390,9 @@ class Trainer:
         })
         if self.stop_checks > 0 and self.state.checks_since_best >= self.stop_checks:
             self.state.done, self.state.stop_reason = True, "patience"
+        patience_updates = self.config.train.patience_updates
+        if patience_updates is not None and self.state.step - self.state.best_step >= patience_updates:
+            self.state.done, self.state.stop_reason = True, "patience"  # the best check is patience_updates old
         return score, improved, decayed
 
     # -- the loop ------------------------------------------------------------
@@ -403,6 +406,9 @@ class Trainer:
         while not self.state.done:
             if self.state.epoch >= t.max_epochs:
                 self.state.done, self.state.stop_reason = True, "max_epochs"
+                break
+            if t.max_updates is not None and self.state.step >= t.max_updates:
+                self.state.done, self.state.stop_reason = True, "max_updates"
                 break
             batches = epoch_batches(n, t.batch_size, t.seed, self.state.epoch)
             evals = max(1, min(t.evals_per_epoch, len(batches)))
@@ -420,16 +426,19 @@ class Trainer:
                 self.state.epoch, self.state.batch_in_epoch = self.state.epoch + 1, 0
             self.state.training_seconds = base_seconds + (time.monotonic() - session_start)
             out_of_time = self._out_of_time()
+            at_max_updates = t.max_updates is not None and self.state.step >= t.max_updates
             elapsed = max(1e-9, time.monotonic() - window_start)
             info = StepInfo(self.state.step, epoch_float, self.state.recent_loss, self.schedule.lr(self.state.step),
                             window_sentences / elapsed, window_tokens / elapsed, None,
                             self.state.best_score if self.state.log else None, self.task.metric_label)
             self.reporter.on_step(info)
-            if index in check_at or out_of_time:
+            if index in check_at or out_of_time or at_max_updates:
                 score, improved, decayed = self._check(epoch_float)
                 last_check_step = self.state.step
                 if out_of_time and not self.state.done:
                     self.state.done, self.state.stop_reason = True, "max_minutes"
+                if at_max_updates and not self.state.done:
+                    self.state.done, self.state.stop_reason = True, "max_updates"
                 if self.state.epoch >= t.max_epochs and not self.state.done:
                     self.state.done, self.state.stop_reason = True, "max_epochs"
                 self.state.training_seconds = base_seconds + (time.monotonic() - session_start)
