@@ -10,9 +10,9 @@ convention of Li et al. and Mrini et al. (words whose gold XPOS is punctuation l
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, List, Sequence
+from typing import Any, Dict, List, Sequence, Tuple
 
-from depeval import DepevalError, evaluate_text, format_report
+from depeval import DepevalError, evaluate_sentences, evaluate_text, format_report, read_conllu as read_depeval
 from mlparse.results import SplitScores
 from mlparse.tasks.base import DataError, EvalOutcome, Split, Task
 from mlparse.trees.dependency import (ConlluDocument, ConlluError, DependencyPrediction, DependencySentence,
@@ -74,6 +74,20 @@ class DependencyTask(Task):
             scorer=f"depeval {scores.scorer_version} ({config.eval.dependency_scoring})",
             sentences=len(examples))
         return EvalOutcome(result, format_report(scores, verbose=True))
+
+    def sentence_counts(self, split: Split[DependencySentence], predictions: Sequence[DependencyPrediction],
+                        config: Any) -> Dict[str, List[Tuple[int, int, int]]]:
+        """(correct, gold_total, system_total) per sentence of UAS, LAS (under ``eval.dependency_scoring``) and
+        CLAS, from depeval's own hits (:func:`depeval.sentence_counts`) on the texts :meth:`score` scores."""
+        examples = split.examples[: len(predictions)]
+        ptb = config.eval.dependency_scoring == "ptb"
+        try:
+            counts = evaluate_sentences(read_depeval(_text(examples), "<gold>"),
+                                        read_depeval(_text(examples, predictions), "<system>"),
+                                        ptb_punct="xpos" if ptb else None)
+        except DepevalError as error:
+            raise DataError(f"{split.path}: depeval refused the predictions: {error}") from None
+        return {"uas": counts.counts["UAS"], "las": counts.counts["LAS"], "clas": counts.counts["CLAS"]}
 
     def check_scorable(self, split: Split[DependencySentence], config: Any, name: str) -> None:
         gold = [DependencyPrediction([int(h) for h in s.heads], list(s.deprels)) for s in split.examples]
