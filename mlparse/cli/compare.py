@@ -45,6 +45,8 @@ def compare_command(
     seed: int = typer.Option(12345, "--seed", help="Seed of the resampling (recorded in the output)."),
     output_format: Format = typer.Option(Format.table, "--format", help="table, json or markdown."),
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where recipe names and seed groups are found."),
+    aso_iterations: int = typer.Option(1000, "--aso-iterations", min=10, help="Seed groups: deepsig's bootstrap "
+                                       "iterations for Almost Stochastic Order."),
 ) -> None:
     """Is B better than A?  Paired tests on per-sentence statistics from the scorers themselves; with more than
     two runs, Holm-Bonferroni adjusted; runs that come in groups of seeds also get Welch's t-test and ASO."""
@@ -53,7 +55,8 @@ def compare_command(
     from mlparse.compare.runs import CompareError, resolve
 
     options = CompareOptions(split=split, metric=metric.value if metric else None, method=method.value,
-                             samples=samples, seed=seed, runs_dir=runs_dir)
+                             samples=samples, seed=seed, runs_dir=runs_dir,
+                             aso_iterations=aso_iterations)
     try:
         refs = [resolve(run, runs_dir) for run in runs]
         comparisons = compare(refs, options)

@@ -25,6 +25,7 @@ class CompareOptions:
     samples: int = DEFAULT_SAMPLES
     seed: int = DEFAULT_SEED
     runs_dir: Optional[Path] = None  # where seed groups are looked for
+    aso_iterations: int = 1000  # deepsig's bootstrap iterations for ASO
 
 
 @dataclass(frozen=True)
@@ -142,8 +143,10 @@ def compare(refs: Sequence[RunRef], options: CompareOptions) -> List[Comparison]
     for ref, result, p_holm in zip(refs[1:], results, adjusted):
         groups_b = group_runs(ref, options.runs_dir)
         groups = None
-        if len(groups_a) > 1 or len(groups_b) > 1:
+        same_group = {r.path.resolve() for r in groups_a} == {r.path.resolve() for r in groups_b}
+        if (len(groups_a) > 1 or len(groups_b) > 1) and not same_group:
             groups = compare_groups(_group_scores(groups_a, options.split, metric),
-                                    _group_scores(groups_b, options.split, metric), options.seed)
+                                    _group_scores(groups_b, options.split, metric), options.seed,
+                                    options.aso_iterations)
         out.append(Comparison(refs[0].label, ref.label, options.split, metric, result, p_holm, groups))
     return out

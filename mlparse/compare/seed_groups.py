@@ -30,8 +30,10 @@ class GroupTest:
                 "aso_eps_min_b_over_a": self.aso_eps_min_b_over_a, "missing": self.missing}
 
 
-def compare_groups(scores_a: Sequence[float], scores_b: Sequence[float], seed: int) -> GroupTest:
-    """Welch's t-test and ASO of B over A (see :class:`GroupTest`)."""
+def compare_groups(scores_a: Sequence[float], scores_b: Sequence[float], seed: int,
+                   aso_iterations: int = 1000) -> GroupTest:
+    """Welch's t-test and ASO of B over A (see :class:`GroupTest`); ``aso_iterations``: deepsig's bootstrap
+    iterations (its default, 1000, takes seconds)."""
     if len(scores_a) < 2 or len(scores_b) < 2:
         return GroupTest(list(scores_a), list(scores_b))
     try:
@@ -43,5 +45,6 @@ def compare_groups(scores_a: Sequence[float], scores_b: Sequence[float], seed: i
         from deepsig import aso
     except ImportError:
         return GroupTest(list(scores_a), list(scores_b), welch, missing="deepsig (pip install 'mlparse[stats]')")
-    eps = float(aso(list(scores_b), list(scores_a), seed=seed, show_progress=False))
+    eps = float(aso(list(scores_b), list(scores_a), seed=seed, show_progress=False,
+                    num_bootstrap_iterations=aso_iterations))
     return GroupTest(list(scores_a), list(scores_b), welch, eps)
