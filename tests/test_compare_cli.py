@@ -151,3 +151,31 @@ def test_seed_group_tests_come_from_scipy_and_deepsig() -> None:
     assert result.welch_p == pytest.approx(ttest_ind(b, a, equal_var=False).pvalue)
     assert result.aso_eps_min_b_over_a is not None and result.aso_eps_min_b_over_a < 0.5  # B dominates A
     assert compare_groups(a, b[:1], seed=1).welch_p is None  # one run is no distribution
+
+
+def _flat(tree: str) -> str:
+    """The tree with every phrase but the root removed: (TOP (S (DT a) (NN b) ...))."""
+    import re
+
+    leaves = re.findall(r"\(([^()\s]+) ([^()\s]+)\)", tree)
+    return "(TOP (S " + " ".join(f"({tag} {word})" for tag, word in leaves) + "))"
+
+
+def test_report_marks_cells_significantly_worse_than_the_best(span_runs: tuple, tmp_path: Path) -> None:
+    import shutil
+
+    tmp, (first, second) = span_runs
+    runs = tmp_path / "runs"
+    shutil.copytree(tmp / "runs" / "tiny", runs / "tiny")
+    gold = tmp / "data" / "test.trees"
+    flat = tmp_path / "flat.trees"
+    flat.write_text("".join(_flat(line) + "\n" for line in gold.read_text().splitlines()))
+    for name, pred in (("oracle", gold), ("flat", flat)):
+        result = runner.invoke(app, ["score", str(pred), "--gold", str(gold), "--name", name, "--runs-dir", str(runs),
+                                     "--family", "tiny", "--language", "english"])
+        assert result.exit_code == 0, result.output
+    report = runner.invoke(app, ["report", str(runs), "--format", "markdown"])
+    assert report.exit_code == 0, report.output
+    rows = {line.split("|")[1].strip(" *"): line for line in report.output.splitlines() if line.startswith("| ")}
+    assert "▾" in rows["flat"] and "▾" not in rows["oracle"]  # the best cell is never marked
+    assert "significantly worse than the column's best run" in report.output

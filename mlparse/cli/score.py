@@ -34,6 +34,10 @@ def score_command(
     data_root: Path = typer.Option(Path("data"), "--data-root", help="Where prepared splits live."),
     evalb_params: Optional[str] = typer.Option(None, "--evalb-params", help="Constituency: the evalb parameter file "
                                                "(default: the one the catalog names for the data, as a trained run)."),
+    family: Optional[str] = typer.Option(None, "--family", help="The data set the report files it under (default: "
+                                         "GOLD's family, or a gold file's grandparent folder)."),
+    language: Optional[str] = typer.Option(None, "--language", help="The report's language column (default: GOLD's "
+                                           "language, or a gold file's parent folder)."),
     scoring: Scoring = typer.Option(Scoring.conll18, "--scoring", help="Dependency: conll18 (punctuation scored) or "
                                     "ptb (punctuation left out by gold XPOS)."),
 ) -> None:
@@ -44,7 +48,7 @@ def score_command(
 
     try:
         scored = score_external(pred, gold, name, runs_dir, task.value if task else None, evalb_params,
-                                scoring.value, data_root)
+                                scoring.value, data_root, family, language)
     except CompareError as error:
         fail(error)
     except OSError as error:

@@ -94,8 +94,11 @@ class ScoredExternal:
 
 def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optional[str] = None,
                    evalb_params: Optional[str] = None, dependency_scoring: str = "conll18",
-                   data_root: Path = Path("data")) -> ScoredExternal:
-    """Score ``pred`` against ``gold`` and write the external run (see the module text)."""
+                   data_root: Path = Path("data"), family: Optional[str] = None,
+                   language: Optional[str] = None) -> ScoredExternal:
+    """Score ``pred`` against ``gold`` and write the external run (see the module text).  ``family`` and
+    ``language`` (the report's data set and column) default to the gold split's, or a gold file's two parent
+    folders."""
     import mlparse
     from mlparse.io_utils import atomic_write_bytes, atomic_write_json, atomic_write_text
     from mlparse.results import COMPLETE, RunResults
@@ -110,6 +113,8 @@ def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optio
         raise CompareError(f"{pred}: no such prediction file")
     task = task or ("dependency" if pred.suffix == ".conllu" or gold.endswith(".conllu") else "constituency")
     spec = parse_gold(gold, task, data_root)
+    if family or language:
+        spec = GoldSpec(spec.path, spec.split, family or spec.family, language or spec.language)
     gold_sha = sha256_of(spec.path)
     runner = task_for(task)
     predicted_tags = False
