@@ -179,3 +179,18 @@ def test_report_marks_cells_significantly_worse_than_the_best(span_runs: tuple, 
     rows = {line.split("|")[1].strip(" *"): line for line in report.output.splitlines() if line.startswith("| ")}
     assert "▾" in rows["flat"] and "▾" not in rows["oracle"]  # the best cell is never marked
     assert "significantly worse than the column's best run" in report.output
+
+
+def test_score_reads_a_prepared_split_by_name(span_runs: tuple, tmp_path: Path) -> None:
+    tmp, (first, _) = span_runs
+    prepared = tmp_path / "data" / "tiny" / "english"
+    prepared.mkdir(parents=True)
+    (prepared / "test.trees").write_bytes((tmp / "data" / "test.trees").read_bytes())
+    result = runner.invoke(app, ["score", str(first / "test.pred.trees"), "--gold", "tiny/english:test", "--name", "z",
+                                 "--runs-dir", str(tmp_path / "runs"), "--data-root", str(tmp_path / "data")])
+    assert result.exit_code == 0, result.output
+    data = json.loads(next((tmp_path / "runs" / "z").glob("*/results.json")).read_text())
+    assert (data["dataset"], data["language"], data["test"]) == ("tiny", "english", _test_scores(first))
+    missing = runner.invoke(app, ["score", str(first / "test.pred.trees"), "--gold", "tiny/french:test", "--name", "z",
+                                  "--data-root", str(tmp_path / "data")])
+    assert missing.exit_code == 1 and "no prepared split" in missing.output
