@@ -4,14 +4,15 @@ For every language column of a leaderboard, the measured cells of complete runs 
 column's best one with the paired randomization test (:func:`mlparse.compare.resampling.randomization`,
 :data:`SAMPLES` shuffles, :data:`SEED`), on the run's predictions of the leaderboard's split against the
 same gold file (sha256).  A cell whose run has no predictions, or another gold file, is left untested
-(``Cell.significance`` stays None); published rows have no predictions and are never tested.  A cell of
-several seeds is tested through its latest run (``Cell.run``).
+(``Cell.significance`` stays None); published rows have no predictions and are never tested.  A mean over
+seeds is tested seed by seed against the best cell's best seed, and marked only when every seed's run is
+significantly worse (``Cell.significance`` is then the largest of their p-values).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 #: The test behind a mark.
 SAMPLES = 10_000
@@ -20,8 +21,8 @@ ALPHA = 0.05
 #: The mark and its legend (renderers print the legend under a leaderboard that has tested cells).
 MARK = "▾"
 LEGEND = (f"{MARK} significantly worse than the column's best run (paired randomization, {SAMPLES:,} shuffles, "
-          f"p < {ALPHA}, same gold file; a mean over seeds is tested through its latest run); cells without "
-          f"predictions, and published rows, are not tested")
+          f"p < {ALPHA}, same gold file, against the best cell's best seed; a mean over seeds only when every "
+          f"seed is); cells without predictions, and published rows, are not tested")
 
 #: Leaderboard metric -> the metric of mlparse.compare.statistics.
 _METRICS = {"f1": "f1", "recall": "lr", "precision": "lp", "uas": "uas", "las": "las", "clas": "clas"}
@@ -45,6 +46,12 @@ def _stats(run_dir: Path, split: str, metric: str, cache: Dict[Any, Any]) -> Opt
     return cache[key]
 
 
+def _seed_runs(cell: Any) -> List[Tuple[str, float]]:
+    """(run label, score) of every seed behind a cell; the cell's own run when it lists none."""
+    seeds = [(s.run, s.value) for s in getattr(cell, "seeds", []) if s.run and s.value is not None]
+    return seeds or [(cell.run, cell.value)]
+
+
 def mark_leaderboards(boards: Sequence[Any], records: Sequence[Any], split: str, samples: int = SAMPLES,
                       seed: int = SEED) -> int:
     """Set ``Cell.significance`` (p-value against the column's best run) and ``Cell.worse`` on every tested cell
@@ -64,19 +71,25 @@ def mark_leaderboards(boards: Sequence[Any], records: Sequence[Any], split: str,
             if len(cells) < 2:
                 continue
             best = max(cells, key=lambda c: c.value)
-            best_stats = _stats(folders[best.run], split, metric, cache)
+            best_run = max(_seed_runs(best), key=lambda seed: seed[1])[0]
+            best_stats = _stats(folders.get(best_run, folders[best.run]), split, metric, cache)
             if best_stats is None:
                 continue
             for cell in cells:
                 if cell is best:
                     continue
-                other = _stats(folders[cell.run], split, metric, cache)
-                if other is None or other[0] != best_stats[0]:
-                    continue
-                result = randomization(best_stats[1], other[1], samples, seed)
-                cell.significance = result.p_value
-                cell.worse = result.p_value < ALPHA and result.delta < 0
-                tested += 1
+                p_values = []
+                for run, _ in _seed_runs(cell):
+                    other = _stats(folders[run], split, metric, cache) if run in folders else None
+                    if other is None or other[0] != best_stats[0]:
+                        p_values = []
+                        break
+                    result = randomization(best_stats[1], other[1], samples, seed)
+                    p_values.append(result.p_value if result.delta < 0 else 1.0)
+                if p_values:
+                    cell.significance = max(p_values)
+                    cell.worse = cell.significance < ALPHA
+                    tested += 1
     return tested
 
 

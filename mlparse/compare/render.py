@@ -28,7 +28,8 @@ def _rows(comparisons: Sequence[Comparison]) -> List[List[str]]:
 
 
 def _header(comparisons: Sequence[Comparison]) -> List[str]:
-    head = ["A", "B", "A", "B", "Δ (B−A)", "p", "p (Holm)", "95% CI"]
+    metric = comparisons[0].metric.upper()
+    head = ["A", "B", f"{metric} A", f"{metric} B", "Δ (B−A)", "p", "p (Holm)", "95% CI"]
     if any(c.groups is not None for c in comparisons):
         head += ["Welch p (seeds)", "ASO ε (B>A)"]
     return head
