@@ -42,10 +42,11 @@ class Comparison:
 
     def to_json(self) -> Dict[str, Any]:
         t = self.test
+        score_a, score_b = round(t.score_a, 4), round(t.score_b, 4)  # as results.json rounds them
         out: Dict[str, Any] = {
             "a": self.a, "b": self.b, "split": self.split, "metric": self.metric, "method": t.method,
-            "samples": t.samples, "seed": t.seed, "score_a": round(t.score_a, 4), "score_b": round(t.score_b, 4),
-            "delta": round(t.delta, 4), "p_value": t.p_value}
+            "samples": t.samples, "seed": t.seed, "score_a": score_a, "score_b": score_b,
+            "delta": round(score_b - score_a, 4), "p_value": t.p_value}
         if t.ci95 is not None:
             out["ci95"] = [round(t.ci95[0], 4), round(t.ci95[1], 4)]
         if self.p_holm is not None:
