@@ -16,7 +16,8 @@ class GroupTest:
 
     ``welch_p``: two-sided p-value of Welch's t-test (unequal variances); ``aso_eps_min_b_over_a``: deepsig's
     violation ratio for "B is better than A" (below 0.5: B almost stochastically dominates A).  None when a group
-    has fewer than two runs or the package is missing (``missing`` names it).
+    has fewer than two runs or the package is missing (``missing`` names it); ``welch_p`` is None too when neither
+    group varies.
     """
 
     scores_a: Sequence[float]
@@ -40,7 +41,8 @@ def compare_groups(scores_a: Sequence[float], scores_b: Sequence[float], seed: i
         from scipy.stats import ttest_ind
     except ImportError:
         return GroupTest(list(scores_a), list(scores_b), missing="scipy (pip install 'mlparse[stats]')")
-    welch = float(ttest_ind(scores_b, scores_a, equal_var=False).pvalue)
+    welch: Optional[float] = float(ttest_ind(scores_b, scores_a, equal_var=False).pvalue)
+    welch = None if welch != welch else welch  # NaN: no variance in either group
     try:
         from deepsig import aso
     except ImportError:
