@@ -194,3 +194,14 @@ def test_score_reads_a_prepared_split_by_name(span_runs: tuple, tmp_path: Path) 
     missing = runner.invoke(app, ["score", str(first / "test.pred.trees"), "--gold", "tiny/french:test", "--name", "z",
                                   "--data-root", str(tmp_path / "data")])
     assert missing.exit_code == 1 and "no prepared split" in missing.output
+
+
+def test_compare_an_ensemble_with_its_member(span_runs: tuple, tmp_path: Path) -> None:
+    tmp, (first, second) = span_runs
+    out = tmp_path / "ens"
+    made = runner.invoke(app, ["ensemble", str(first), str(second), "--out", str(out), "--runs-dir", str(tmp_path)])
+    assert made.exit_code == 0, made.output
+    result = runner.invoke(app, ["compare", str(first), str(out), "--samples", "200", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.output)
+    assert row["score_b"] == json.loads((out / "results.json").read_text())["test"]["f1"]
