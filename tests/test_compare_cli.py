@@ -137,6 +137,16 @@ def test_score_and_compare_a_dependency_run(tmp_path: Path) -> None:
     assert row["metric"] == "uas" and row["p_value"] == 1.0 and row["score_a"] == _test_scores(run)["uas"]
     wrong = runner.invoke(app, ["compare", str(run), str(external), "--metric", "f1"])
     assert wrong.exit_code == 1 and "not a dependency metric" in wrong.output
+    lines = (run / "test.pred.conllu").read_text(encoding="utf-8").split("\n")
+    index = next(k for k, line in enumerate(lines) if line.split("\t")[0].isdigit())
+    columns = lines[index].split("\t")
+    lines[index] = "\t".join([columns[0], columns[1] + "x"] + columns[2:])
+    other = tmp_path / "other.conllu"
+    other.write_text("\n".join(lines), encoding="utf-8")
+    refused = runner.invoke(app, ["score", str(other), "--gold", config.data.test, "--name", "bad",
+                                  "--runs-dir", str(tmp_path / "runs")])
+    assert refused.exit_code == 1 and f"{other}:" in refused.output and "other words" in refused.output
+    assert not (tmp_path / "runs" / "bad").exists()
 
 
 def test_seed_group_tests_come_from_scipy_and_deepsig() -> None:
