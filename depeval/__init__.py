@@ -18,7 +18,8 @@ from .conllu import Treebank, read_conllu
 from .errors import DepevalError
 from .ptb import PTB_PUNCT_TAGS, ptb_scores
 from .report import format_report
-from .results import METRIC_NAMES, Metric, PtbScores, Scores
+from .results import METRIC_NAMES, Metric, PtbScores, Scores, ratios
+from .sentences import SENTENCE_METRICS, SentenceCounts, evaluate_sentences, sentence_counts
 from .version import SCORER_VERSION, __version__
 
 __all__ = [
@@ -28,6 +29,8 @@ __all__ = [
     "Alignment",
     "DepevalError",
     "Metric",
+    "SENTENCE_METRICS",
+    "SentenceCounts",
     "PtbScores",
     "Scores",
     "Treebank",
@@ -37,9 +40,12 @@ __all__ = [
     "evaluate",
     "evaluate_files",
     "evaluate_lines",
+    "evaluate_sentences",
     "evaluate_text",
     "format_report",
     "ptb_scores",
     "read_conllu",
+    "ratios",
     "read_file",
+    "sentence_counts",
 ]

@@ -56,15 +56,35 @@ def content_words(bank: Treebank) -> int:
     return sum(1 for columns in bank.columns if columns[UNIVERSAL_DEPREL] in CONTENT_DEPRELS)
 
 
+def attachment_hits(gold: Treebank, system: Treebank, alignment: Alignment) -> tuple[list[bool], list[bool]]:
+    """Per aligned pair ``k`` (``alignment.gold[k]``, ``alignment.system[k]``): is the head right (UAS: the
+    system head is aligned to the gold head, or both are roots), and are head and universal relation right (LAS)?
+
+    The one place these hits are decided: :func:`compute_metrics` counts them for the corpus, and
+    :mod:`depeval.sentences` counts them per sentence.
+    """
+    gold_columns, system_columns = gold.columns, system.columns
+    gold_parents, system_parents = gold.parents, system.parents
+    system_to_gold = alignment.system_to_gold
+    heads: list[bool] = []
+    labels: list[bool] = []
+    for g, s in zip(alignment.gold, alignment.system):
+        parent = system_parents[s]
+        head_ok = gold_parents[g] == (ROOT if parent == ROOT else system_to_gold[parent])
+        heads.append(head_ok)
+        labels.append(head_ok and gold_columns[g][UNIVERSAL_DEPREL] == system_columns[s][UNIVERSAL_DEPREL])
+    return heads, labels
+
+
 def compute_metrics(gold: Treebank, system: Treebank, alignment: Alignment) -> dict[str, Metric]:
     """Every metric, keyed by the name the script prints."""
     gold_columns, system_columns = gold.columns, system.columns
-    gold_parents, system_parents = gold.parents, system.parents
     gold_children, system_children = gold.functional_children, system.functional_children
     system_to_gold = alignment.system_to_gold
+    heads, labels = attachment_hits(gold, system, alignment)
     upos = xpos = feats = alltags = lemmas = uas = las = 0
     aligned_content = clas = mlas = blex = 0
-    for g, s in zip(alignment.gold, alignment.system):
+    for g, s, head_ok, label_ok in zip(alignment.gold, alignment.system, heads, labels):
         gw, sw = gold_columns[g], system_columns[s]
         upos_ok = gw[UPOS] == sw[UPOS]
         feats_ok = gw[FEATS] == sw[FEATS]
@@ -80,9 +100,6 @@ def compute_metrics(gold: Treebank, system: Treebank, alignment: Alignment) -> d
         lemma_ok = gold_lemma == "_" or gold_lemma == sw[LEMMA]
         if lemma_ok:
             lemmas += 1
-        parent = system_parents[s]
-        head_ok = gold_parents[g] == (ROOT if parent == ROOT else system_to_gold[parent])
-        label_ok = head_ok and gw[UNIVERSAL_DEPREL] == sw[UNIVERSAL_DEPREL]
         uas += head_ok
         las += label_ok
         if gw[UNIVERSAL_DEPREL] in CONTENT_DEPRELS:

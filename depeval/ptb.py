@@ -56,6 +56,22 @@ def ptb_scores(
     punct_tags: tuple[str, ...] = PTB_PUNCT_TAGS,
 ) -> PtbScores:
     """UAS and LAS over the words whose gold ``column`` tag is not in ``punct_tags`` (see the module text)."""
+    gold_kept, system_kept = ptb_kept(gold, system, alignment, column, punct_tags)
+    kept, heads, labels = ptb_attachment_hits(gold, system, alignment, gold_kept)
+    n_gold, n_system = sum(gold_kept), sum(system_kept)
+    return PtbScores(
+        column=column.upper(),
+        punct_tags=tuple(punct_tags),
+        gold_punct=len(gold_kept) - n_gold,
+        system_punct=len(system_kept) - n_system,
+        uas=Metric.of(sum(heads), n_gold, n_system, sum(kept)),
+        las=Metric.of(sum(labels), n_gold, n_system, sum(kept)),
+    )
+
+
+def ptb_kept(gold: Treebank, system: Treebank, alignment: Alignment, column: str = "xpos",
+             punct_tags: tuple[str, ...] = PTB_PUNCT_TAGS) -> tuple[list[bool], list[bool]]:
+    """Which gold and which system words the convention keeps (see the module text)."""
     if column.lower() not in TAG_COLUMNS:
         raise ValueError(f"the punctuation tags come from xpos or upos, not {column!r}")
     tag = TAG_COLUMNS[column.lower()]
@@ -64,23 +80,26 @@ def ptb_scores(
     system_kept = [columns[tag] not in punct for columns in system.columns]
     for g, s in zip(alignment.gold, alignment.system):
         system_kept[s] = gold_kept[g]
+    return gold_kept, system_kept
+
+
+def ptb_attachment_hits(gold: Treebank, system: Treebank, alignment: Alignment,
+                        gold_kept: list[bool]) -> tuple[list[bool], list[bool], list[bool]]:
+    """Per aligned pair ``k``: kept (its gold word is not punctuation), head right, head and whole DEPREL
+    right (False for pairs not kept).  :func:`ptb_scores` sums them; :mod:`depeval.sentences` sums them per
+    sentence."""
     system_to_gold = alignment.system_to_gold
-    aligned = uas = las = 0
+    kept: list[bool] = []
+    heads: list[bool] = []
+    labels: list[bool] = []
     for g, s in zip(alignment.gold, alignment.system):
-        if not gold_kept[g]:
-            continue
-        aligned += 1
-        parent = system.parents[s]
-        if gold.parents[g] == (ROOT if parent == ROOT else system_to_gold[parent]):
-            uas += 1
-            if gold.columns[g][DEPREL] == system.columns[s][DEPREL]:
-                las += 1
-    n_gold, n_system = sum(gold_kept), sum(system_kept)
-    return PtbScores(
-        column=column.upper(),
-        punct_tags=tuple(punct_tags),
-        gold_punct=len(gold_kept) - n_gold,
-        system_punct=len(system_kept) - n_system,
-        uas=Metric.of(uas, n_gold, n_system, aligned),
-        las=Metric.of(las, n_gold, n_system, aligned),
-    )
+        keep = gold_kept[g]
+        head_ok = label_ok = False
+        if keep:
+            parent = system.parents[s]
+            head_ok = gold.parents[g] == (ROOT if parent == ROOT else system_to_gold[parent])
+            label_ok = head_ok and gold.columns[g][DEPREL] == system.columns[s][DEPREL]
+        kept.append(keep)
+        heads.append(head_ok)
+        labels.append(label_ok)
+    return kept, heads, labels

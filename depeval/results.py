@@ -9,6 +9,23 @@ METRIC_NAMES = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTa
                 "UAS", "LAS", "CLAS", "MLAS", "BLEX")
 
 
+def _ratio(num, den):
+    """``num / den``, 0.0 when ``den`` is 0; elementwise on NumPy arrays (whose ``den`` must be positive)."""
+    if getattr(den, "ndim", 0) == 0 and not den:
+        return 0.0
+    return num / den
+
+
+def ratios(correct, gold_total, system_total):
+    """(precision, recall, F1) as fractions, exactly as the CoNLL 2018 script computes them.
+
+    The one formula: :meth:`Metric.of` uses it, and so does the resampling of ``mlparse compare``, which
+    passes NumPy arrays of resampled totals.
+    """
+    return (_ratio(correct, system_total), _ratio(correct, gold_total),
+            _ratio(2 * correct, system_total + gold_total))
+
+
 @dataclass(frozen=True)
 class Metric:
     """Counts and ratios of one metric, computed exactly as the CoNLL 2018 script does.
@@ -34,9 +51,7 @@ class Metric:
     @classmethod
     def of(cls, correct: int, gold_total: int, system_total: int, aligned_total: int | None = None) -> "Metric":
         """The metric with its ratios derived from the counts."""
-        precision = correct / system_total if system_total else 0.0
-        recall = correct / gold_total if gold_total else 0.0
-        f1 = 2 * correct / (system_total + gold_total) if system_total + gold_total else 0.0
+        precision, recall, f1 = ratios(correct, gold_total, system_total)
         if aligned_total is None:
             accuracy = None
         else:

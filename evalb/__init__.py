@@ -11,7 +11,7 @@ This package imports nothing from mlparse and nothing heavy.
 
 from .api import EvalbAbortedError, EvalbError, EvalbStrictError, format_report, read_tree_lines, score_files, score_trees
 from .params import BUILTIN_PARAMS, EvalbParams, builtin_param_path, load_params, read_param_file
-from .results import EvalbResult, Problem, SentenceResult, SummaryBlock
+from .results import EvalbResult, Problem, SentenceResult, SummaryBlock, bracket_scores
 
 __all__ = [
     "BUILTIN_PARAMS",
@@ -23,6 +23,7 @@ __all__ = [
     "Problem",
     "SentenceResult",
     "SummaryBlock",
+    "bracket_scores",
     "builtin_param_path",
     "format_report",
     "load_params",

@@ -55,8 +55,27 @@ class SentenceResult:
         return 0.0 if self.words == 0 else 100.0 * self.correct_tags / self.words
 
 
-def _ratio(num: int, den: int, scale: float = 100.0) -> float:
-    return scale * num / den if den > 0 else 0.0
+def _ratio(num, den, scale: float = 100.0):
+    """``scale * num / den``, 0.0 when ``den`` is 0.  Elementwise on NumPy arrays too (then every
+    ``den`` must be positive): resampling tests recompute the totals' scores through this."""
+    if getattr(den, "ndim", 0) == 0 and not den > 0:
+        return 0.0
+    return scale * num / den
+
+
+def bracket_scores(matched, gold, test):
+    """(recall, precision, F-measure) in percent from bracket counts, as the summary prints them.
+
+    The one formula of the port: :class:`SummaryBlock` and the per-sentence resampling of
+    ``mlparse compare`` (which passes NumPy arrays of totals) both call it.  The F-measure is
+    ``2PR/(P+R)``, NaN when P and R are both zero (the original prints ``-nan``).
+    """
+    recall = _ratio(matched, gold)
+    precision = _ratio(matched, test)
+    total = precision + recall
+    if getattr(total, "ndim", 0) == 0 and total == 0:
+        return recall, precision, float("nan")
+    return recall, precision, 2 * precision * recall / total
 
 
 @dataclass(slots=True)
@@ -82,17 +101,16 @@ class SummaryBlock:
 
     @property
     def recall(self) -> float:
-        return _ratio(self.matched_brackets, self.gold_brackets)
+        return bracket_scores(self.matched_brackets, self.gold_brackets, self.test_brackets)[0]
 
     @property
     def precision(self) -> float:
-        return _ratio(self.matched_brackets, self.test_brackets)
+        return bracket_scores(self.matched_brackets, self.gold_brackets, self.test_brackets)[1]
 
     @property
     def fmeasure(self) -> float:
         """``2PR/(P+R)``; NaN when P and R are both zero (the original prints ``-nan``)."""
-        p, r = self.precision, self.recall
-        return float("nan") if p + r == 0 else 2 * p * r / (p + r)
+        return bracket_scores(self.matched_brackets, self.gold_brackets, self.test_brackets)[2]
 
     @property
     def complete_match(self) -> float:
@@ -151,6 +169,17 @@ class EvalbResult:
     #: lines skipped (status 2, as in the original) because DELETE_LABEL removed every word of both
     #: trees, which had the same words (``(TOP (. .))`` under COLLINS.prm); strict mode accepts them
     emptied: list[int] = field(default_factory=list)
+
+    def sentence_counts(self) -> list[tuple[int, int, int]]:
+        """(matched, gold, test) brackets of every sentence row, in line order, after the parameter
+        file's deletions: the counts the ``-- All --`` block sums (rows of errors and skips are zeros).
+
+        ``sum`` of each column equals ``all.matched_brackets``, ``all.gold_brackets`` and
+        ``all.test_brackets``; :func:`bracket_scores` of any resampled totals is the score the
+        port would print for that resample.
+        """
+        return [(0, 0, 0) if r.status in (STATUS_ERROR, STATUS_SKIP) else (r.matched, r.gold_brackets, r.test_brackets)
+                for r in self.sentences]
 
     @property
     def fmeasure(self) -> float:

@@ -80,6 +80,8 @@ class RunResults:
     # punct_source) and whether CLAS/MLAS/BLEX mean something (ud_relations, content_metrics, absent_reason);
     # mlparse.tasks.dependency_protocol.DependencyProtocol; None for other runs and in older files
     dependency_scoring: Optional[Dict[str, Any]] = None
+    # external runs (mlparse score): split -> {"path", "sha256"} of the gold file the predictions were scored on
+    gold: Dict[str, Any] = field(default_factory=dict)
 
     def to_json_dict(self) -> Dict[str, Any]:
         return asdict(self)
@@ -103,7 +105,9 @@ class RunResults:
     def from_json_dict(cls, data: Dict[str, Any]) -> "RunResults":
         """Tolerant load: unknown keys are ignored, missing ones take defaults."""
         known = {f for f in cls.__dataclass_fields__}
-        kwargs = {k: v for k, v in data.items() if k in known}
+        kwargs = {k: v for k, v in normalize_model(data).items() if k in known}
+        if not isinstance(kwargs.get("gold", {}), dict):
+            kwargs["gold"] = {}
         for split in ("dev", "test"):
             value = kwargs.get(split)
             if isinstance(value, dict):
@@ -122,6 +126,19 @@ class RunResults:
             notes = kwargs["notes"]
             kwargs["notes"] = [note for note in notes if isinstance(note, str)] if isinstance(notes, list) else []
         return cls(**kwargs)
+
+
+def normalize_model(data: Dict[str, Any]) -> Dict[str, Any]:
+    """An external run writes ``"model": {"kind": "external", "name": NAME}`` (``mlparse score``): read as model
+    ``external`` and, when no system is named, system NAME.  Other files are returned as they are."""
+    model = data.get("model")
+    if not isinstance(model, dict):
+        return data
+    out = dict(data)
+    out["model"] = str(model.get("kind", ""))
+    if not out.get("system") and isinstance(model.get("name"), str):
+        out["system"] = model["name"]
+    return out
 
 
 @dataclass

@@ -3,7 +3,7 @@ library code, render with rich.  Heavy imports (torch) happen inside the command
 that ``mlparse --help`` stays fast.
 """
 
-from mlparse.cli import analyze, demo, depeval, ensemble, export, parse, prepare, report, run, sweep, upgrade  # noqa: F401  (each registers its command)
+from mlparse.cli import analyze, compare, demo, depeval, ensemble, export, parse, prepare, report, run, score, sweep, upgrade  # noqa: F401  (each registers its command)
 from mlparse.cli.app import app
 
 

@@ -18,7 +18,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import yaml
 
-from mlparse.results import COMPLETE, DEV_METRIC, FAILED, RUNNING, SCHEMA_VERSION, LogEntry, RunResults, SplitScores
+from mlparse.results import (COMPLETE, DEV_METRIC, FAILED, RUNNING, SCHEMA_VERSION, LogEntry, RunResults, SplitScores,
+                              normalize_model)
 from mlparse.run_dir import LOG_FILE, RECIPE_FILE, RESULTS_FILE
 
 #: The scoring convention of a dependency run whose scorer and recipe say nothing about it.
@@ -34,7 +35,7 @@ _STRING_FIELDS = ("mlparse_version", "status", "error", "recipe", "recipe_hash",
                   "system", "dataset", "language", "started_at", "finished_at", "eval_tags", "averaging")
 _NUMBER_FIELDS = ("parse_sentences_per_second", "training_seconds", "epochs")
 _INT_FIELDS = ("schema_version", "best_step")
-_DICT_FIELDS = ("hardware", "versions", "eval_tag_files")
+_DICT_FIELDS = ("hardware", "versions", "eval_tag_files", "gold")
 _STRING_LIST_FIELDS = ("notes",)
 _OBJECT_LIST_FIELDS = ("members",)  # an ensemble's members (RunResults.members)
 _SPLIT_NUMBER_FIELDS = ("recall", "precision", "f1", "complete_match", "tagging_accuracy", "uas", "las", "clas")
@@ -134,6 +135,7 @@ def parse_results(data: Any, path: Path) -> Tuple[Optional[RunResults], List[str
     if not isinstance(data, dict):
         warnings.append(f"{path}: expected a JSON object, found {type(data).__name__}")
         return None, warnings, notes
+    data = normalize_model(data)  # an external run's {"kind": "external", "name": ...}
     known = {f.name for f in fields(RunResults)}
     unknown = sorted(set(data) - known)
     version = data.get("schema_version")

@@ -56,6 +56,10 @@ class Cell:
     std: Optional[float] = None  # sample standard deviation over the seeds (n >= 2)
     n: int = 1  # how many seeds' scores ``value`` is the mean of
     seeds: List[SeedScore] = field(default_factory=list)
+    # against the column's best run (mlparse.compare.marks): randomization p-value, and whether significantly
+    # worse; None when not tested (published rows, no predictions, one run in the column)
+    significance: Optional[float] = None
+    worse: Optional[bool] = None
 
 
 @dataclass

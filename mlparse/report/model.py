@@ -39,8 +39,9 @@ class Report:
 
 
 def build_report(runs_dir: Path, split: str = "test", select: str = "latest", published_mode: str = "matching",
-                 published: Optional[PublishedScores] = None) -> Report:
-    """Collect runs under ``runs_dir`` and build every leaderboard for ``split``."""
+                 published: Optional[PublishedScores] = None, significance: bool = True) -> Report:
+    """Collect runs under ``runs_dir`` and build every leaderboard for ``split``; ``significance`` marks the cells
+    significantly worse than their column's best run (:mod:`mlparse.compare.marks`)."""
     if split not in ("dev", "test"):
         raise ValueError(f"unknown split {split!r}; choose dev or test")
     records = collect_runs(Path(runs_dir))
@@ -49,6 +50,10 @@ def build_report(runs_dir: Path, split: str = "test", select: str = "latest", pu
     warnings: List[str] = []
     boards = build_leaderboards(records, published, split=split, select=select,
                                 published_mode=published_mode, warnings=warnings)
+    if significance:
+        from mlparse.compare.marks import mark_leaderboards
+
+        mark_leaderboards(boards, records, split)
     citations: Dict[str, Citation] = {}
     for board in boards:
         for row in board.rows:
@@ -146,6 +151,10 @@ def marked_cell_text(cell: Optional[Cell]) -> str:
     if cell is None:
         return "–"
     text = cell_text(cell.value, cell.state) + spread_text(cell)
+    if cell.worse:
+        from mlparse.compare.marks import MARK
+
+        text += f" {MARK}"
     return text + "†" if cell.note else text
 
 

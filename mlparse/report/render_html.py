@@ -6,6 +6,7 @@ import base64
 from html import escape
 from typing import List, Sequence
 
+from mlparse.compare.marks import MARK, legend_lines
 from mlparse.report.details import detail_columns, detail_table, run_messages
 from mlparse.report.leaderboard import MEASURED, Leaderboard
 from mlparse.report.model import (Report, citation_text, fmt_delta, fmt_score, footnotes, language_label, source_text,
@@ -115,6 +116,8 @@ def _leaderboard(board: Leaderboard, report: Report) -> str:
                 text += f'<span class="sd">{escape(spread_text(cell))}</span>'
             if cell.state:
                 text += f' <span class="state">({escape(cell.state)})</span>'
+            if cell.worse:
+                text += f' <span class="state" title="p = {cell.significance:.4f}">{MARK}</span>'
             if cell.note:
                 text += "†"
             cells.append(text)
@@ -133,7 +136,7 @@ def _leaderboard(board: Leaderboard, report: Report) -> str:
         signs = ["num " + ("pos" if v is not None and v >= 0 else "neg") for v in values]
         body.append(_row(cells, ["wrap", ""] + signs + [""], "delta"))
     html = f"<h3>{escape(board.title)}</h3>" + _table(headers, numeric, body)
-    notes = footnotes(board)
+    notes = footnotes(board) + legend_lines(board)
     if notes:
         html += '<ul class="notes">' + "".join(f"<li>{escape(note)}</li>" for note in notes) + "</ul>"
     return html

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+from mlparse.compare.marks import legend_lines
 from mlparse.report.details import detail_columns, detail_table, run_messages
 from mlparse.report.leaderboard import MEASURED, Leaderboard
 from mlparse.report.model import (Report, citation_text, fmt_delta, fmt_score, footnotes, language_label,
@@ -47,7 +48,7 @@ def leaderboard_lines(board: Leaderboard, report: Report) -> List[str]:
         rows.append(line)
     numeric = [False, False, False] + [True] * (len(headers) - 3)
     lines = [f"### {board.title}", ""] + _table(headers, rows, numeric)
-    notes = footnotes(board)
+    notes = footnotes(board) + legend_lines(board)
     if notes:
         lines += [""] + [f"- {note}" for note in notes]
     return lines

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from mlparse.compare.marks import legend_lines
 from mlparse.report.details import detail_columns, detail_table, run_messages
 from mlparse.report.leaderboard import MEASURED, Leaderboard
 from mlparse.report.model import (Report, citation_text, fmt_delta, fmt_score, footnotes, language_label,
@@ -111,7 +112,7 @@ def print_report(report: Report, console: Console) -> None:
         console.print("No scores to show (no runs with results, and no published table selected).")
     for board in report.leaderboards:
         console.print(leaderboard_table(board, report))
-        for note in footnotes(board):
+        for note in footnotes(board) + legend_lines(board):
             console.print(Text(note, style="dim"))
         console.print()
     console.print(Text("Source \"run …\": measured by mlparse (bold cyan); \"[n]\": published, see References",

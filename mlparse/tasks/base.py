@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Dict, Generic, List, Optional, Sequence, TypeVar
+from typing import Any, ClassVar, Dict, Generic, List, Optional, Sequence, Tuple, TypeVar
 
 from mlparse.results import SplitScores
 
@@ -83,6 +83,11 @@ class Task:
         """Scores of ``predictions`` against the first ``len(predictions)`` examples of the gold ``split``
         (all of them, or the first ``eval.max_sentences`` at dev checks); ``config`` is the recipe."""
         raise NotImplementedError
+
+    def sentence_counts(self, split: Any, predictions: Sequence[Any], config: Any) -> Dict[str, List[Tuple[int, int, int]]]:
+        """Per-sentence sufficient statistics of :meth:`score`, by metric (``f1``, ``lr``, ``lp``; ``uas``, ``las``,
+        ``clas``), taken from the scorer itself (``mlparse compare`` resamples them)."""
+        raise NotImplementedError(f"the {self.name} task has no per-sentence statistics")
 
     def check_scorable(self, split: Any, config: Any, name: str) -> None:
         """Raise :class:`DataError` now, before training, if ``split`` (``dev`` or ``test``: ``name``) cannot be

@@ -8,7 +8,7 @@ parameter file (``data.evalb_params``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, List, Sequence
+from typing import Any, Dict, List, Sequence, Tuple
 
 from mlparse.tasks.base import DataError, EvalOutcome, Task
 from mlparse.train import corpus
@@ -45,12 +45,21 @@ class ConstituencyTask(Task):
 
     def score(self, split: corpus.Split, predictions: Sequence[Tree], config: Any) -> EvalOutcome:
         """evalb (strict) with ``data.evalb_params``; tagging accuracy when the leaves' tags may differ from gold."""
-        with_tags = config.model.predict_tags or split.input_tags is not None
-        outcome = score_parses(split.trees[: len(predictions)], predictions, config.data.evalb_params,
-                               predicted_tags=with_tags)
+        outcome = self._evalb(split, predictions, config)
         scores = outcome.scores
         scores.scorer = f"evalb {Path(config.data.evalb_params).name}"
         return EvalOutcome(scores, outcome.report)
+
+    def sentence_counts(self, split: corpus.Split, predictions: Sequence[Tree],
+                        config: Any) -> Dict[str, List[Tuple[int, int, int]]]:
+        """(matched, gold, test) brackets per sentence from the same evalb call as :meth:`score` (every metric)."""
+        rows = self._evalb(split, predictions, config).result.sentence_counts()
+        return {"f1": rows, "lr": rows, "lp": rows}
+
+    def _evalb(self, split: corpus.Split, predictions: Sequence[Tree], config: Any):  # type: ignore[no-untyped-def]
+        with_tags = config.model.predict_tags or split.input_tags is not None
+        return score_parses(split.trees[: len(predictions)], predictions, config.data.evalb_params,
+                            predicted_tags=with_tags)
 
     def check_scorable(self, split: corpus.Split, config: Any, name: str) -> None:
         try:

@@ -12,9 +12,10 @@ when the gold relations are UD relations.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, List, Sequence
+from typing import Any, Dict, List, Sequence, Tuple
 
-from depeval import PTB_PUNCT_TAGS, DepevalError, evaluate_text, format_report
+from depeval import (PTB_PUNCT_TAGS, DepevalError, evaluate_sentences, evaluate_text, format_report,
+                     read_conllu as read_depeval)
 from mlparse.results import SplitScores
 from mlparse.tasks.base import DataError, EvalOutcome, Split, Task
 from mlparse.tasks.dependency_protocol import CONTENT_METRICS, dependency_protocol
@@ -86,6 +87,25 @@ class DependencyTask(Task):
         if not protocol.ud_relations:
             report += f"Note: {protocol.absent_reason}.\n"
         return EvalOutcome(result, report, protocol=protocol.to_json_dict())
+
+    def sentence_counts(self, split: Split[DependencySentence], predictions: Sequence[DependencyPrediction],
+                        config: Any) -> Dict[str, List[Tuple[int, int, int]]]:
+        """(correct, gold_total, system_total) per sentence of UAS, LAS (under ``eval.dependency_scoring``) and
+        CLAS (UD relations only), from depeval's own hits (:func:`depeval.sentence_counts`) on the texts :meth:`score` scores."""
+        examples = split.examples[: len(predictions)]
+        protocol = dependency_protocol(config, (r for sentence in examples for r in sentence.deprels))
+        ptb = protocol.convention == "ptb"
+        try:
+            counts = evaluate_sentences(read_depeval(_text(examples), "<gold>"),
+                                        read_depeval(_text(examples, predictions), "<system>"),
+                                        ptb_punct=protocol.punct_column if ptb else None,
+                                        punct_tags=tuple(protocol.punct_tags or ()) or PTB_PUNCT_TAGS)
+        except DepevalError as error:
+            raise DataError(f"{split.path}: depeval refused the predictions: {error}") from None
+        result = {"uas": counts.counts["UAS"], "las": counts.counts["LAS"]}
+        if protocol.ud_relations:  # CLAS means something only over UD relations (as in score)
+            result["clas"] = counts.counts["CLAS"]
+        return result
 
     def check_scorable(self, split: Split[DependencySentence], config: Any, name: str) -> None:
         gold = [DependencyPrediction([int(h) for h in s.heads], list(s.deprels)) for s in split.examples]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Sequence, Tuple, Union
 
 from mlparse.results import SplitScores
 from mlparse.trees.tree import Tree
@@ -27,6 +27,7 @@ class EvaluationError(ValueError):
 class EvalOutcome:
     scores: SplitScores
     report: str  # the evalb port's report text
+    result: Any = None  # the evalb port's EvalbResult (per-sentence rows: EvalbResult.sentence_counts)
 
 
 def _nan_to_none(value: float) -> Union[float, None]:
@@ -115,7 +116,7 @@ def score_lines(gold_lines: Sequence[str], test_lines: Sequence[str], params: st
     )
     if scores.f1 is None:
         scores.f1 = 0.0
-    return EvalOutcome(scores=scores, report=report)
+    return EvalOutcome(scores=scores, report=report, result=result)
 
 
 def report_text(result: object) -> str:

@@ -1,0 +1,175 @@
+"""``mlparse score``: any parser's predictions scored like a trained run, written as an external run directory.
+
+The predictions are scored by the task a trained run on that data uses (:mod:`mlparse.tasks`): the evalb
+port in strict mode with the catalog's parameter file for the family and language (or ``--evalb-params``),
+or depeval under the chosen convention.  The run directory ``<runs-dir>/<NAME>/<id>/`` holds
+``results.json`` (``"model": {"kind": "external", "name": NAME}``, scores in the keys of a trained run, the
+gold file's path and sha256 under ``gold``), the predictions as ``<split>.pred.trees`` / ``.conllu``, the
+scorer's report and :data:`~mlparse.compare.runs.EXTERNAL_FILE`.  Every check runs before anything is
+written: a different sentence count, different words or an unreadable tree is an error naming file and line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, List, Optional, Tuple
+
+from mlparse.compare.runs import EXTERNAL_FILE, CompareError, scoring_recipe, sha256_of
+
+#: ``FAMILY/LANGUAGE:SPLIT``, a prepared split.
+_SPEC = re.compile(r"^(?P<family>[^/:\s]+)/(?P<language>[^/:\s]+):(?P<split>[A-Za-z0-9_-]+)$")
+_ROOTS = ("", "ROOT", "VROOT", "TOP")
+
+
+@dataclass(frozen=True)
+class GoldSpec:
+    path: Path
+    split: str
+    family: str
+    language: str
+
+
+def parse_gold(gold: str, task: str, data_root: Path = Path("data")) -> GoldSpec:
+    """``FAMILY/LANGUAGE:SPLIT`` (a prepared split under ``data_root``) or a gold file path."""
+    match = _SPEC.match(gold)
+    if match and not Path(gold).exists():
+        suffix = ".conllu" if task == "dependency" else ".trees"
+        path = data_root / match["family"] / match["language"] / f"{match['split']}{suffix}"
+        if not path.is_file():
+            raise CompareError(f"{gold}: no prepared split {path} (run `mlparse prepare {match['family']}` first)")
+        return GoldSpec(path, match["split"], match["family"], match["language"])
+    path = Path(gold)
+    if not path.is_file():
+        raise CompareError(f"{gold}: neither a gold file nor FAMILY/LANGUAGE:SPLIT")
+    split = path.stem if path.stem in ("train", "dev", "test") else "test"
+    parts = path.resolve().parts
+    family, language = (parts[-3], parts[-2]) if len(parts) >= 3 else ("file", path.stem)
+    return GoldSpec(path, split, family, language)
+
+
+def _read_trees(path: Path) -> Tuple[List[Any], List[int]]:
+    from mlparse.trees.errors import TreeReadError
+    from mlparse.trees.reader import read_bracketed_file
+    from mlparse.trees.tree import Tree
+
+    try:
+        result = read_bracketed_file(path)
+    except TreeReadError as error:
+        raise CompareError(str(error)) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise CompareError(f"{path}: cannot read ({getattr(error, 'strerror', None) or error})") from None
+    trees = []
+    for tree in result.trees:
+        if tree.label in _ROOTS:
+            tree.label = "TOP"
+        else:
+            tree = Tree("TOP", [tree])
+        trees.append(tree)
+    return trees, list(result.lines)
+
+
+def _check_words(pred: Path, gold: Path, pred_words: List[List[str]], gold_words: List[List[str]],
+                 pred_lines: List[int], gold_lines: List[int]) -> None:
+    if len(pred_words) != len(gold_words):
+        where = pred_lines[len(gold_words)] if len(pred_words) > len(gold_words) else (pred_lines[-1] if pred_lines else 1)
+        raise CompareError(f"{pred}:{where}: {len(pred_words)} sentences, but the gold file {gold} has "
+                           f"{len(gold_words)}; nothing written")
+    for k, (p, g) in enumerate(zip(pred_words, gold_words)):
+        if list(p) != list(g):
+            first = next((i for i, (a, b) in enumerate(zip(p, g)) if a != b), min(len(p), len(g)))
+            raise CompareError(f"{pred}:{pred_lines[k]}: sentence {k + 1} has other words than the gold sentence at "
+                               f"{gold}:{gold_lines[k]} ({len(p)} vs {len(g)} words; first difference at word "
+                               f"{first + 1}: {p[first] if first < len(p) else '(none)'!r} vs "
+                               f"{g[first] if first < len(g) else '(none)'!r}); nothing written")
+
+
+@dataclass(frozen=True)
+class ScoredExternal:
+    run_dir: Path
+    results: Any  # RunResults
+
+
+def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optional[str] = None,
+                   evalb_params: Optional[str] = None, dependency_scoring: str = "conll18",
+                   data_root: Path = Path("data"), family: Optional[str] = None,
+                   language: Optional[str] = None) -> ScoredExternal:
+    """Score ``pred`` against ``gold`` and write the external run (see the module text).  ``family`` and
+    ``language`` (the report's data set and column) default to the gold split's, or a gold file's two parent
+    folders."""
+    import mlparse
+    from mlparse.io_utils import atomic_write_bytes, atomic_write_json, atomic_write_text
+    from mlparse.results import COMPLETE, RunResults
+    from mlparse.run_dir import RunDir
+    from mlparse.tasks import DataError, task_for
+    from mlparse.train.environment import now_iso
+
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
+        raise CompareError(f"--name {name!r}: use letters, digits, '.', '_' and '-' (it names a folder)")
+    pred = Path(pred)
+    if not pred.is_file():
+        raise CompareError(f"{pred}: no such prediction file")
+    task = task or ("dependency" if pred.suffix == ".conllu" or gold.endswith(".conllu") else "constituency")
+    spec = parse_gold(gold, task, data_root)
+    if family or language:
+        spec = GoldSpec(spec.path, spec.split, family or spec.family, language or spec.language)
+    gold_sha = sha256_of(spec.path)
+    runner = task_for(task)
+    predicted_tags = False
+    try:
+        gold_split = runner.read_split(spec.path)
+        if task == "dependency":
+            from mlparse.trees.dependency import ConlluError, DependencyPrediction, read_conllu
+
+            try:
+                document = read_conllu(pred)
+            except ConlluError as error:
+                raise CompareError(str(error)) from None
+            sentences = document.sentences
+            _check_words(pred, spec.path, [list(s.words) for s in sentences], [list(s.words) for s in gold_split.examples],
+                         [s.line for s in sentences], gold_split.lines or [])
+            for s in sentences:
+                if any(h is None for h in s.heads):
+                    raise CompareError(f"{pred}:{s.line}: a word without a HEAD; nothing written")
+            predictions: List[Any] = [DependencyPrediction([int(h) for h in s.heads], list(s.deprels)) for s in sentences]
+        else:
+            predictions, lines = _read_trees(pred)
+            _check_words(pred, spec.path, [t.words() for t in predictions], [t.words() for t in gold_split.trees],
+                         lines, gold_split.lines or [])
+            predicted_tags = any(p.tags() != g.tags() for p, g in zip(predictions, gold_split.trees))
+        config = scoring_recipe(task, spec.family, spec.language, {spec.split: str(spec.path)}, evalb_params,
+                                dependency_scoring, predicted_tags)
+        outcome = runner.score(gold_split, predictions, config)
+    except (DataError, ValueError) as error:
+        if isinstance(error, CompareError):
+            raise
+        raise CompareError(f"{pred}: {error}; nothing written") from None
+    params = config.data.evalb_params if task == "constituency" else dependency_scoring
+    digest = hashlib.sha256(pred.read_bytes() + gold_sha.encode() + task.encode() + str(params).encode())
+    run = RunDir(Path(runs_dir) / name / f"external-{digest.hexdigest()[:12]}")
+    run.path.mkdir(parents=True, exist_ok=True)
+    suffix = runner.suffix
+    if task == "dependency":
+        atomic_write_bytes(run.pred(spec.split, suffix), pred.read_bytes())
+    else:
+        from mlparse.trees.writer import write_trees
+
+        write_trees(run.pred(spec.split, suffix), predictions)
+    atomic_write_text(run.report(spec.split, runner.report_suffix), outcome.report)
+    gold_record = {spec.split: {"path": str(spec.path.resolve()), "sha256": gold_sha}}
+    atomic_write_json(run.path / EXTERNAL_FILE, {
+        "name": name, "task": task, "family": spec.family, "language": spec.language, "gold": gold_record,
+        "evalb_params": config.data.evalb_params if task == "constituency" else None,
+        "dependency_scoring": dependency_scoring, "predicted_tags": predicted_tags, "source": str(pred.resolve())})
+    stamp = now_iso()
+    results = RunResults(mlparse_version=mlparse.__version__, status=COMPLETE, recipe=name,
+                         run_id=run.path.name, task=task, model="external", system=name, dataset=spec.family,
+                         language=spec.language, started_at=stamp, finished_at=stamp, gold=gold_record,
+                         notes=[f"external predictions {pred.name}, scored by mlparse score"])
+    setattr(results, spec.split if spec.split in ("dev", "test") else "test", outcome.scores)
+    data = results.to_json_dict()
+    data["model"] = {"kind": "external", "name": name}
+    atomic_write_json(run.results, data)
+    return ScoredExternal(run.path, results)

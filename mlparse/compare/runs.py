@@ -1,0 +1,178 @@
+"""What a run argument of ``mlparse compare`` names: its directory, task, gold file and scoring settings.
+
+A run is a directory holding ``results.json`` (trained, ensemble or external), or a recipe name whose
+latest complete run under ``--runs-dir`` is taken.  Its predictions are ``<split>.pred.trees`` /
+``<split>.pred.conllu``; its gold file is the recipe's split (trained runs; an ensemble's first member's
+recipe) or the file ``mlparse score`` recorded (external runs, :data:`EXTERNAL_FILE`).  Runs are compared
+only when their gold files' sha256 checksums agree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from mlparse.results import COMPLETE, RunResults
+from mlparse.run_dir import RECIPE_FILE, RESULTS_FILE, RunDir
+
+#: An external run's scoring record (written by ``mlparse score``): task, gold file and checksum per split,
+#: evalb parameter file, dependency convention, family and language.
+EXTERNAL_FILE = "external.json"
+
+
+class CompareError(ValueError):
+    """A run that cannot be compared, with a message for the user (names the file)."""
+
+
+def sha256_of(path: Path) -> str:
+    """The sha256 of a file's bytes (hex)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def scoring_recipe(task: str, family: str, language: str, gold: Dict[str, str], evalb_params: Optional[str] = None,
+                   dependency_scoring: str = "conll18", predicted_tags: bool = False):  # type: ignore[no-untyped-def]
+    """A recipe that scores like a trained run on that data: the catalog's evalb parameter file for the family
+    and language (unless ``evalb_params``), the dependency convention, ``gold`` split paths (split -> file)."""
+    from mlparse.config import recipe_from_yaml_text
+
+    data: Dict[str, Any] = {"family": family, "language": language, **gold}
+    if evalb_params:
+        data["evalb_params"] = evalb_params
+    model: Dict[str, Any] = {"kind": "biaffine"} if task == "dependency" else {"predict_tags": predicted_tags}
+    recipe = {"name": "external", "data": data, "model": model, "eval": {"dependency_scoring": dependency_scoring}}
+    return recipe_from_yaml_text(json.dumps(recipe), "external scoring")
+
+
+@dataclass
+class RunRef:
+    """One run to compare."""
+
+    label: str  # recipe/run-id, as the report names runs
+    path: Path
+    results: RunResults
+    task: str  # constituency | dependency
+    config: Any  # RecipeConfig: how the run is scored
+
+    @property
+    def external(self) -> bool:
+        return self.results.model == "external"
+
+    def suffix(self) -> str:
+        return ".conllu" if self.task == "dependency" else ".trees"
+
+    def pred(self, split: str) -> Path:
+        return RunDir(self.path).pred(split, self.suffix())
+
+    def gold(self, split: str) -> Path:
+        return Path(self.config.data.split_path(split, self.suffix()))
+
+    def gold_sha256(self, split: str) -> str:
+        path = self.gold(split)
+        if not path.is_file():
+            raise CompareError(f"{self.path}: the gold {split} file {path} is not there (run from the folder the "
+                               "run was made in, or prepare the data again)")
+        return sha256_of(path)
+
+
+def _read_results(path: Path) -> RunResults:
+    try:
+        data = json.loads((path / RESULTS_FILE).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise CompareError(f"{path / RESULTS_FILE}:{error.lineno}: invalid JSON ({error.msg})") from None
+    except OSError as error:
+        raise CompareError(f"{path / RESULTS_FILE}: cannot read ({error.strerror or error})") from None
+    if not isinstance(data, dict):
+        raise CompareError(f"{path / RESULTS_FILE}: not a JSON object")
+    return RunResults.from_json_dict(data)
+
+
+def _recipe_of(path: Path, results: RunResults):  # type: ignore[no-untyped-def]
+    from mlparse.config import recipe_from_yaml_text
+
+    recipe = path / RECIPE_FILE
+    if not recipe.is_file() and results.members:  # an ensemble: its members were trained on the same data
+        recipe = Path(str(results.members[0].get("run_dir", ""))) / RECIPE_FILE
+    if not recipe.is_file():
+        raise CompareError(f"{path}: no {RECIPE_FILE} (nor an ensemble member's): cannot tell the gold file")
+    try:
+        return recipe_from_yaml_text(recipe.read_text(encoding="utf-8"), str(recipe))
+    except (OSError, ValueError) as error:
+        raise CompareError(f"{recipe}: {error}") from None
+
+
+def _external_config(path: Path):  # type: ignore[no-untyped-def]
+    record = path / EXTERNAL_FILE
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+        gold = {split: entry["path"] for split, entry in data["gold"].items()}
+        return data["task"], scoring_recipe(data["task"], data.get("family", ""), data.get("language", ""), gold,
+                                            data.get("evalb_params"), data.get("dependency_scoring", "conll18"),
+                                            bool(data.get("predicted_tags", False)))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise CompareError(f"{record}: not a readable external-run record ({error})") from None
+
+
+def load_ref(path: Path) -> RunRef:
+    """The run in directory ``path``."""
+    results = _read_results(path)
+    if results.status != COMPLETE:
+        raise CompareError(f"{path}: the run is {results.status}, not complete")
+    label = f"{results.recipe or path.parent.name}/{results.run_id or path.name}"
+    if results.model == "external":
+        task, config = _external_config(path)
+    else:
+        task, config = results.task, _recipe_of(path, results)
+    if task not in ("constituency", "dependency"):
+        raise CompareError(f"{path}: {task} runs are not compared yet (constituency and dependency runs are)")
+    return RunRef(label, path, results, task, config)
+
+
+def latest_run(name: str, runs_dir: Path) -> Path:
+    """The latest complete run of recipe ``name`` under ``runs_dir``."""
+    from mlparse.report.collect import collect_runs
+
+    folder = Path(runs_dir) / name
+    if not folder.is_dir():
+        raise CompareError(f"{name}: neither a run directory nor a recipe with runs under {runs_dir}")
+    records = [r for r in collect_runs(folder.parent) if r.recipe == name and r.state == COMPLETE]
+    if not records:
+        raise CompareError(f"{folder}: no complete run of {name}")
+    return max(records, key=lambda r: r.sort_time()).run_dir
+
+
+def resolve(argument: str, runs_dir: Path) -> RunRef:
+    """A run directory, or a recipe name (its latest complete run)."""
+    path = Path(argument)
+    if (path / RESULTS_FILE).is_file():
+        return load_ref(path)
+    if path.is_dir():
+        raise CompareError(f"{path}: no {RESULTS_FILE} (not a run directory)")
+    return load_ref(latest_run(argument, runs_dir))
+
+
+def group_runs(ref: RunRef, runs_dir: Optional[Path]) -> List[RunRef]:
+    """The complete runs that differ from ``ref`` only by seed, as the report groups them (``ref`` included)."""
+    from mlparse.report.collect import collect_runs
+    from mlparse.report.seeds import group_by_seed
+
+    if ref.external or runs_dir is None or not Path(runs_dir).is_dir():
+        return [ref]
+    target = ref.path.resolve()
+    for group in group_by_seed(collect_runs(Path(runs_dir))):
+        paths = [run.run_dir.resolve() for run in group.complete]
+        if target in paths:
+            refs = []
+            for run in group.complete:
+                try:
+                    refs.append(load_ref(run.run_dir))
+                except CompareError:
+                    continue
+            return refs or [ref]
+    return [ref]

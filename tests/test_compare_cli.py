@@ -1,0 +1,217 @@
+"""``mlparse score`` and ``mlparse compare`` on tiny trained runs (constituency and dependency)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mlparse.cli import app
+from mlparse.config import load_recipe
+from mlparse.run_dir import RunDir
+from mlparse.train.runner import RunOptions, run_recipe
+from tests.test_run_dependency import write_dep_recipe
+from tests.test_run_fixtures import write_tiny_recipe
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def span_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple:
+    """Two tiny span runs differing only by seed (same data), and their runs folder."""
+    tmp = tmp_path_factory.mktemp("compare")
+    recipe = write_tiny_recipe(tmp, train={"max_epochs": 2})
+    dirs = []
+    for seed in (1, 2):
+        config = load_recipe(recipe, [f"train.seed={seed}"])
+        run_recipe(config, RunOptions(runs_dir=tmp / "runs"))
+        dirs.append(RunDir.for_recipe(tmp / "runs", config).path)
+    return tmp, dirs
+
+
+def _test_scores(run_dir: Path) -> dict:
+    return json.loads((run_dir / "results.json").read_text())["test"]
+
+
+def test_score_reproduces_a_trained_runs_scores(span_runs: tuple) -> None:
+    tmp, (first, _) = span_runs
+    result = runner.invoke(app, ["score", str(first / "test.pred.trees"), "--gold", str(tmp / "data" / "test.trees"),
+                                 "--name", "mine", "--runs-dir", str(tmp / "runs")])
+    assert result.exit_code == 0, result.output
+    external = next((tmp / "runs" / "mine").iterdir())
+    data = json.loads((external / "results.json").read_text())
+    assert data["model"] == {"kind": "external", "name": "mine"}
+    assert data["test"] == _test_scores(first)  # every key: F1, LR, LP, complete match, counts, scorer
+    assert len(data["gold"]["test"]["sha256"]) == 64
+    assert (external / "test.evalb").read_text() == (first / "test.evalb").read_text()
+    # report reads it like any run
+    report = runner.invoke(app, ["report", str(tmp / "runs")])
+    assert report.exit_code == 0, report.output
+    assert "mine" in report.output
+    # the same predictions: nothing to tell apart
+    compared = runner.invoke(app, ["compare", str(first), str(external), "--format", "json", "--samples", "200"])
+    assert compared.exit_code == 0, compared.output
+    (row,) = json.loads(compared.output)
+    assert row["delta"] == 0 and row["p_value"] == 1.0 and row["score_a"] == _test_scores(first)["f1"]
+    assert set(row) >= {"a", "b", "split", "metric", "method", "samples", "seed", "score_a", "score_b", "delta",
+                        "p_value"} and "ci95" not in row
+
+
+def test_compare_two_seeds_json_table_markdown(span_runs: tuple) -> None:
+    tmp, (first, second) = span_runs
+    args = ["compare", str(first), str(second), "--samples", "500", "--runs-dir", str(tmp / "runs")]
+    result = runner.invoke(app, args + ["--format", "json", "--method", "bootstrap", "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.output)
+    assert row["method"] == "bootstrap" and row["seed"] == 3 and row["samples"] == 500
+    assert row["score_a"] == _test_scores(first)["f1"] and row["score_b"] == _test_scores(second)["f1"]
+    assert row["delta"] == round(row["score_b"] - row["score_a"], 4)
+    assert row["ci95"][0] <= row["delta"] <= row["ci95"][1]
+    assert "seed_groups" not in row  # both runs are one group of seeds: no group test against itself
+    again = runner.invoke(app, args + ["--format", "json", "--method", "bootstrap", "--seed", "3"])
+    assert again.output == result.output
+    table = runner.invoke(app, args)
+    assert table.exit_code == 0 and "randomization, 500 samples, seed 12345" in table.output
+    markdown = runner.invoke(app, args + ["--format", "markdown"])
+    assert markdown.exit_code == 0 and "| A | B |" in markdown.output
+    by_name = runner.invoke(app, ["compare", str(first), "tiny", "--samples", "100", "--runs-dir", str(tmp / "runs")])
+    assert by_name.exit_code == 0, by_name.output
+
+
+def test_three_systems_are_holm_adjusted(span_runs: tuple) -> None:
+    tmp, (first, second) = span_runs
+    result = runner.invoke(app, ["compare", str(first), str(second), str(second), "--samples", "300",
+                                 "--format", "json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert len(rows) == 2 and all(r["p_holm"] >= r["p_value"] for r in rows)
+
+
+def test_score_refuses_mismatches_and_writes_nothing(span_runs: tuple, tmp_path: Path) -> None:
+    tmp, (first, _) = span_runs
+    lines = (first / "test.pred.trees").read_text().splitlines()
+    short = tmp_path / "short.trees"
+    short.write_text("\n".join(lines[:-1]) + "\n")
+    other = tmp_path / "other.trees"
+    other.write_text("\n".join([lines[0].replace("dog", "cat", 1)] + lines[1:]) + "\n")
+    broken = tmp_path / "broken.trees"
+    broken.write_text("\n".join(lines[:2] + ["(TOP (S (NP (DT a)"] + lines[3:]) + "\n")
+    runs = tmp_path / "runs"
+    gold = str(tmp / "data" / "test.trees")
+    for pred, expected in ((short, "sentences, but the gold file"), (other, f"{other}:1: sentence 1 has other words"),
+                           (broken, f"{broken}:3")):
+        result = runner.invoke(app, ["score", str(pred), "--gold", gold, "--name", "x", "--runs-dir", str(runs)])
+        assert result.exit_code == 1, result.output
+        assert expected in result.output and "Traceback" not in result.output
+    assert not runs.exists()
+
+
+def test_compare_refuses_a_different_gold_file(span_runs: tuple, tmp_path: Path) -> None:
+    tmp, (first, _) = span_runs
+    gold = tmp_path / "test.trees"
+    gold.write_text((tmp / "data" / "test.trees").read_text() + "\n")  # the same trees, other bytes
+    scored = runner.invoke(app, ["score", str(first / "test.pred.trees"), "--gold", str(gold), "--name", "y",
+                                 "--runs-dir", str(tmp_path / "runs")])
+    assert scored.exit_code == 0, scored.output
+    external = next((tmp_path / "runs" / "y").iterdir())
+    result = runner.invoke(app, ["compare", str(first), str(external)])
+    assert result.exit_code == 1 and "not scored on the same gold test file" in result.output
+
+
+def test_score_and_compare_a_dependency_run(tmp_path: Path) -> None:
+    recipe = write_dep_recipe(tmp_path, train={"max_epochs": 1})
+    config = load_recipe(recipe)
+    run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
+    run = RunDir.for_recipe(tmp_path / "runs", config).path
+    result = runner.invoke(app, ["score", str(run / "test.pred.conllu"), "--gold", config.data.test, "--name", "dep",
+                                 "--runs-dir", str(tmp_path / "runs")])
+    assert result.exit_code == 0, result.output
+    external = next((tmp_path / "runs" / "dep").iterdir())
+    assert json.loads((external / "results.json").read_text())["test"] == _test_scores(run)
+    compared = runner.invoke(app, ["compare", str(run), str(external), "--metric", "uas", "--format", "json",
+                                   "--samples", "100"])
+    assert compared.exit_code == 0, compared.output
+    (row,) = json.loads(compared.output)
+    assert row["metric"] == "uas" and row["p_value"] == 1.0 and row["score_a"] == _test_scores(run)["uas"]
+    wrong = runner.invoke(app, ["compare", str(run), str(external), "--metric", "f1"])
+    assert wrong.exit_code == 1 and "not a dependency metric" in wrong.output
+    lines = (run / "test.pred.conllu").read_text(encoding="utf-8").split("\n")
+    index = next(k for k, line in enumerate(lines) if line.split("\t")[0].isdigit())
+    columns = lines[index].split("\t")
+    lines[index] = "\t".join([columns[0], columns[1] + "x"] + columns[2:])
+    other = tmp_path / "other.conllu"
+    other.write_text("\n".join(lines), encoding="utf-8")
+    refused = runner.invoke(app, ["score", str(other), "--gold", config.data.test, "--name", "bad",
+                                  "--runs-dir", str(tmp_path / "runs")])
+    assert refused.exit_code == 1 and f"{other}:" in refused.output and "other words" in refused.output
+    assert not (tmp_path / "runs" / "bad").exists()
+
+
+def test_seed_group_tests_come_from_scipy_and_deepsig() -> None:
+    pytest.importorskip("scipy")
+    pytest.importorskip("deepsig")
+    from scipy.stats import ttest_ind
+
+    from mlparse.compare.seed_groups import compare_groups
+
+    a, b = [80.1, 80.4, 79.9, 80.2], [81.0, 81.3, 80.8, 81.4]
+    result = compare_groups(a, b, seed=1, aso_iterations=50)
+    assert result.welch_p == pytest.approx(ttest_ind(b, a, equal_var=False).pvalue)
+    assert result.aso_eps_min_b_over_a is not None and result.aso_eps_min_b_over_a < 0.5  # B dominates A
+    assert compare_groups(a, b[:1], seed=1).welch_p is None  # one run is no distribution
+
+
+def _flat(tree: str) -> str:
+    """The tree with every phrase but the root removed: (TOP (S (DT a) (NN b) ...))."""
+    import re
+
+    leaves = re.findall(r"\(([^()\s]+) ([^()\s]+)\)", tree)
+    return "(TOP (S " + " ".join(f"({tag} {word})" for tag, word in leaves) + "))"
+
+
+def test_report_marks_cells_significantly_worse_than_the_best(span_runs: tuple, tmp_path: Path) -> None:
+    import shutil
+
+    tmp, (first, second) = span_runs
+    runs = tmp_path / "runs"
+    shutil.copytree(tmp / "runs" / "tiny", runs / "tiny")
+    gold = tmp / "data" / "test.trees"
+    flat = tmp_path / "flat.trees"
+    flat.write_text("".join(_flat(line) + "\n" for line in gold.read_text().splitlines()))
+    for name, pred in (("oracle", gold), ("flat", flat)):
+        result = runner.invoke(app, ["score", str(pred), "--gold", str(gold), "--name", name, "--runs-dir", str(runs),
+                                     "--family", "tiny", "--language", "english"])
+        assert result.exit_code == 0, result.output
+    report = runner.invoke(app, ["report", str(runs), "--format", "markdown"])
+    assert report.exit_code == 0, report.output
+    rows = {line.split("|")[1].strip(" *"): line for line in report.output.splitlines() if line.startswith("| ")}
+    assert "▾" in rows["flat"] and "▾" not in rows["oracle"]  # the best cell is never marked
+    assert "significantly worse than the column's best run" in report.output
+
+
+def test_score_reads_a_prepared_split_by_name(span_runs: tuple, tmp_path: Path) -> None:
+    tmp, (first, _) = span_runs
+    prepared = tmp_path / "data" / "tiny" / "english"
+    prepared.mkdir(parents=True)
+    (prepared / "test.trees").write_bytes((tmp / "data" / "test.trees").read_bytes())
+    result = runner.invoke(app, ["score", str(first / "test.pred.trees"), "--gold", "tiny/english:test", "--name", "z",
+                                 "--runs-dir", str(tmp_path / "runs"), "--data-root", str(tmp_path / "data")])
+    assert result.exit_code == 0, result.output
+    data = json.loads(next((tmp_path / "runs" / "z").glob("*/results.json")).read_text())
+    assert (data["dataset"], data["language"], data["test"]) == ("tiny", "english", _test_scores(first))
+    missing = runner.invoke(app, ["score", str(first / "test.pred.trees"), "--gold", "tiny/french:test", "--name", "z",
+                                  "--data-root", str(tmp_path / "data")])
+    assert missing.exit_code == 1 and "no prepared split" in missing.output
+
+
+def test_compare_an_ensemble_with_its_member(span_runs: tuple, tmp_path: Path) -> None:
+    tmp, (first, second) = span_runs
+    out = tmp_path / "ens"
+    made = runner.invoke(app, ["ensemble", str(first), str(second), "--out", str(out), "--runs-dir", str(tmp_path)])
+    assert made.exit_code == 0, made.output
+    result = runner.invoke(app, ["compare", str(first), str(out), "--samples", "200", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.output)
+    assert row["score_b"] == json.loads((out / "results.json").read_text())["test"]["f1"]
