@@ -1,0 +1,1 @@
+"""Comparisons between runs: breakdowns of where scores differ (see ``breakdowns/``)."""
