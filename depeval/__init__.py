@@ -19,9 +19,13 @@ from .errors import DepevalError
 from .ptb import PTB_PUNCT_TAGS, ptb_scores
 from .report import format_report
 from .results import METRIC_NAMES, Metric, PtbScores, Scores
+from .words import WordHit, kept_words, word_hits
 from .version import SCORER_VERSION, __version__
 
 __all__ = [
+    "WordHit",
+    "kept_words",
+    "word_hits",
     "METRIC_NAMES",
     "PTB_PUNCT_TAGS",
     "SCORER_VERSION",

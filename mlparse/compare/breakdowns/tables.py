@@ -24,6 +24,9 @@ class Row:
     gold: int = 0
     test: int = 0
     extra: Dict[str, int] = field(default_factory=dict)
+    #: hits among the ``test`` items when they are binned apart from the gold ones (dependency rows: a system
+    #: arc goes to its own row); None: ``matched`` serves both sides
+    matched_test: Optional[int] = None
 
     @property
     def recall(self) -> Optional[float]:
@@ -31,26 +34,34 @@ class Row:
 
     @property
     def precision(self) -> Optional[float]:
-        return _percent(self.matched, self.test)
+        return _percent(self.matched if self.matched_test is None else self.matched_test, self.test)
 
     @property
     def f1(self) -> Optional[float]:
         if self.gold + self.test == 0:
             return None
-        return 100.0 * 2 * self.matched / (self.gold + self.test)
+        if self.matched_test is None:
+            return 100.0 * 2 * self.matched / (self.gold + self.test)
+        p, r = self.precision or 0.0, self.recall or 0.0
+        return 0.0 if p + r == 0 else 2 * p * r / (p + r)
 
     def value(self, column: str) -> Optional[float]:
-        """A column by name: ``precision``, ``recall``, ``f1``, a count, or a percentage ``pct:NAME`` of ``gold``."""
+        """A column by name: ``precision``, ``recall``, ``f1``, a count, or a percentage of ``gold`` (``pct:NAME``)
+        or of ``test`` (``pctt:NAME``)."""
         if column in ("precision", "recall", "f1"):
             return getattr(self, column)
         if column.startswith("pct:"):
             return _percent(self.extra.get(column[4:], 0), self.gold)
+        if column.startswith("pctt:"):
+            return _percent(self.extra.get(column[5:], 0), self.test)
         if column in ("matched", "gold", "test"):
             return float(getattr(self, column))
         return float(self.extra.get(column, 0))
 
     def to_json_dict(self) -> Dict[str, Any]:
         data: Dict[str, Any] = {"key": self.key, "matched": self.matched, "gold": self.gold, "test": self.test}
+        if self.matched_test is not None:
+            data["matched_test"] = self.matched_test
         data.update({"precision": self.precision, "recall": self.recall, "f1": self.f1})
         data.update(self.extra)
         return data
