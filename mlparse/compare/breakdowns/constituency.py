@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from typing import Iterable, List, Sequence, Tuple
 
-from evalb import SentenceBrackets
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evalb import SentenceBrackets
 
 from .tables import Table
 

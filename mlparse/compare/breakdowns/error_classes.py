@@ -27,7 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List
 
-from evalb import SentenceBrackets
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evalb import SentenceBrackets
 
 from .repair_tree import build_tree, gold_counts
 from .repairs import ADD, MOVE, RELABEL, REMOVE, Repair, RepairInfo, RepairSearch

@@ -12,7 +12,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-from evalb import KeptBracket
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evalb import KeptBracket
 
 Key = Tuple[int, int, str]
 ROOT_LABEL = "<root>"
