@@ -101,3 +101,20 @@ def test_dependency_run(tmp_path: Path) -> None:
     assert (advmod["gold"], advmod["test"], advmod["matched"], advmod["uas"]) == (1, 0, 0, 0)
     arcs = {r["key"]: r for r in tables["arc_length"]["rows"]}
     assert arcs["1"]["gold"] == 2 and arcs["2"]["test"] == 1 and arcs["root"]["matched"] == 1
+
+
+def test_the_html_report_plots_a_runs_breakdown(tmp_path: Path) -> None:
+    from mlparse.report.breakdown_plots import breakdown_plots
+    from mlparse.report.model import build_report
+
+    run = _run(tmp_path, "parser-a", PRED_A, _gold(tmp_path))
+    results = json.loads((run / "results.json").read_text())
+    results.update({"dataset": "hand", "language": "english", "system": "parser-a", "run_id": "parser-a",
+                    "recipe": "external"})
+    (run / "results.json").write_text(json.dumps(results))
+    report = build_report(tmp_path / "runs", published_mode="none")
+    assert breakdown_plots(report) == []  # nothing analysed yet
+    assert CliRunner().invoke(app, ["analyze", "errors", str(run)]).exit_code == 0
+    report = build_report(tmp_path / "runs", published_mode="none")
+    (plot,) = breakdown_plots(report)
+    assert plot.name == "errors-test-parser-a" and plot.png.startswith(b"\x89PNG")

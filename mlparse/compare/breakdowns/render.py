@@ -64,7 +64,12 @@ def side_header(table: Table) -> List[str]:
     return out
 
 
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
 def _markdown_table(head: List[str], rows: List[List[str]]) -> str:
+    rows = [[_escape(cell) for cell in row] for row in rows]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
