@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from .repair_tree import Key, Node, lowest_common_ancestor
 
@@ -106,21 +106,23 @@ class RepairSearch:
 
     def fixed_by(self, removed: List[Key], added: List[Key]) -> int:
         """How many errors fewer there are after the keys ``removed`` go and ``added`` come."""
-        change: Counter = Counter()
+        change: Dict[Key, int] = {}
         for key in removed:
-            change[key] -= 1
+            change[key] = change.get(key, 0) - 1
         for key in added:
-            change[key] += 1
+            change[key] = change.get(key, 0) + 1
+        counts, gold = self.counts, self.gold
         delta = 0
         for key, c in change.items():
             if c:
-                now, gold = self.counts[key], self.gold[key]
-                delta += abs(now + c - gold) - abs(now - gold)
+                now, want = counts.get(key, 0), gold.get(key, 0)
+                delta += abs(now + c - want) - abs(now - want)
         return -delta
 
     # -- candidates -------------------------------------------------------------------------------
-    def candidates(self) -> Iterator[Tuple[int, RepairInfo, tuple]]:
-        """``(errors fixed, info, action)`` for every candidate, in tie-breaking order."""
+    def candidates(self) -> Iterator[Tuple[int, Any, tuple]]:
+        """``(errors fixed, info, action)`` for every candidate, in tie-breaking order; a move's ``info`` is a
+        function that describes it (called for the move chosen only), None when the move removes no error."""
         extras = [n for n in self.tree.brackets() if self.is_extra(n)]
         missing = self.missing()
         for key in missing:
@@ -147,8 +149,14 @@ class RepairSearch:
                               family=_labels(parent.children), right_siblings=_labels(parent.children[index + 1:]),
                               over_word=len(node.children) == 1 and node.children[0].is_word, span=(node.start, node.end))
             yield self.fixed_by([self.key(node.label, node.start, node.end)], []), info, (REMOVE, node)
+        ends: Dict[int, List[Node]] = {}
+        starts: Dict[int, List[Node]] = {}
+        for node in extras:
+            ends.setdefault(node.end, []).append(node)
+            starts.setdefault(node.start, []).append(node)
+        extra_ids = {id(node) for node in extras}
         for source in [self.tree] + list(self.tree.brackets()):
-            yield from self._moves(source)
+            yield from self._moves(source, extra_ids, ends, starts)
 
     def _add_place(self, start: int, end: int) -> Optional[Tuple[Node, int, int]]:
         """Where a bracket over ``[start, end)`` goes: (parent, first child, last child), or None if it crosses."""
@@ -168,10 +176,13 @@ class RepairSearch:
             return None
         return node, first, last
 
-    def _moves(self, source: Node) -> Iterator[Tuple[int, RepairInfo, tuple]]:
+    def _moves(self, source: Node, extra_ids: set, ends: Dict[int, List[Node]],
+               starts: Dict[int, List[Node]]) -> Iterator[Tuple[int, Any, tuple]]:
+        """Moves of runs of ``source``'s children (``extra_ids``: the extra brackets; ``ends``/``starts``: them
+        by their end and start)."""
         children = source.children
         count = len(children)
-        source_extra = self.is_extra(source)
+        source_extra = id(source) in extra_ids
         for left in range(count):
             for right in range(left, count):
                 if left == 0 and right == count - 1:
@@ -180,22 +191,22 @@ class RepairSearch:
                 if left > 0:
                     node = children[left - 1]
                     while not node.is_word:
-                        if self.is_extra(node):
+                        if id(node) in extra_ids:
                             targets.append((node, True))
                         node = node.children[-1]
                 if right < count - 1:
                     node = children[right + 1]
                     while not node.is_word:
-                        if self.is_extra(node):
+                        if id(node) in extra_ids:
                             targets.append((node, False))
                         node = node.children[0]
                 if source_extra and left == 0:
                     begin = children[0].start
-                    targets.extend((n, True) for n in self.tree.brackets() if n.end == begin and self.is_extra(n))
+                    targets.extend((n, True) for n in ends.get(begin, ()))
                     targets.extend((a, False) for a in self._ancestors_at_edge(source, left_edge=True))
                 if source_extra and right == count - 1:
                     finish = children[-1].end
-                    targets.extend((n, False) for n in self.tree.brackets() if n.start == finish and self.is_extra(n))
+                    targets.extend((n, False) for n in starts.get(finish, ()))
                     targets.extend((a, True) for a in self._ancestors_at_edge(source, left_edge=False))
                 for target, at_end in targets:
                     yield self._move_candidate(source, left, right, target, at_end)
@@ -211,7 +222,7 @@ class RepairSearch:
             node = node.parent
 
     def _move_candidate(self, source: Node, left: int, right: int, target: Node,
-                        at_end: bool) -> Tuple[int, RepairInfo, tuple]:
+                        at_end: bool) -> Tuple[int, Any, tuple]:
         run = source.children[left:right + 1]
         begin, finish = run[0].start, run[-1].end
         top = lowest_common_ancestor(source, target)
@@ -230,16 +241,22 @@ class RepairSearch:
             removed.append(self.key(node.label, node.start, node.end))
             added.append(self.key(node.label, finish, node.end) if node.start == begin else
                          self.key(node.label, node.start, begin))
-        if top is target:  # moved up: placed beside the child that holds the source
-            holder = next(c for c in target.children if c.start <= source.start and source.end <= c.end)
-            index = target.children.index(holder) + (1 if at_end else 0)
-            end_left, end_right = target.children[:index], target.children[index:]
-        else:
-            end_left, end_right = (target.children, []) if at_end else ([], target.children)
-        info = RepairInfo(MOVE, movers=_labels(run), old_parent=source.label, new_parent=target.label,
-                          start_left=_labels(source.children[:left]), start_right=_labels(source.children[right + 1:]),
-                          end_left=_labels(end_left), end_right=_labels(end_right), span=(begin, finish))
-        return self.fixed_by(removed, added), info, (MOVE, source, left, right, target, at_end)
+        fixed = self.fixed_by(removed, added)
+        if fixed <= 0:  # never chosen (a step must remove errors): no need to describe it
+            return fixed, None, (MOVE, source, left, right, target, at_end)
+
+        def describe() -> RepairInfo:  # only for the move chosen, before it is applied
+            if top is target:  # moved up: placed beside the child that holds the source
+                holder = next(c for c in target.children if c.start <= source.start and source.end <= c.end)
+                index = target.children.index(holder) + (1 if at_end else 0)
+                end_left, end_right = target.children[:index], target.children[index:]
+            else:
+                end_left, end_right = (target.children, []) if at_end else ([], target.children)
+            return RepairInfo(MOVE, movers=_labels(run), old_parent=source.label, new_parent=target.label,
+                              start_left=_labels(source.children[:left]),
+                              start_right=_labels(source.children[right + 1:]),
+                              end_left=_labels(end_left), end_right=_labels(end_right), span=(begin, finish))
+        return fixed, describe, (MOVE, source, left, right, target, at_end)
 
     # -- applying ---------------------------------------------------------------------------------
     def apply(self, action: tuple) -> None:
@@ -281,10 +298,11 @@ class RepairSearch:
             if best is None or candidate[0] > best[0]:
                 best = candidate
         assert best is not None and best[0] > 0, "a tree with errors always has a repair that removes one"
+        info = best[1]() if callable(best[1]) else best[1]
         before = self.errors
         self.apply(best[2])
-        assert before - self.errors == best[0], (before, self.errors, best[1])
-        return Repair(best[1], best[0])
+        assert before - self.errors == best[0], (before, self.errors, info)
+        return Repair(info, best[0])
 
     def run(self) -> List[Repair]:
         repairs: List[Repair] = []
