@@ -7,7 +7,8 @@ The rules, in order (labels are PTB labels after evalb's cuts; a word's label is
   nodes decide: a ``PP`` among them is *PP attachment*, an ``NP`` *NP attachment*, an ``S``,
   ``SINV`` or ``SBAR`` *clause attachment*, an ``RB``, ``ADVP`` or ``ADJP`` *modifier attachment*
   (a moved ``VP`` is *other*, as in the paper's table); a move between two ``NP``/``QP`` brackets
-  is *NP-internal structure*;
+  is *NP-internal structure* (a bracket's own label is tested by containment, as the analyser does:
+  ``WHNP`` is an ``NP`` there, ``WHADVP`` an ``ADVP``);
 * a bracket over a single word is *single-word phrase*; a relabel otherwise *different label*;
 * adding a bracket over one node, or removing one that is its parent's only child or has one child,
   is *unary*;
@@ -63,6 +64,12 @@ def _any(labels: Iterable[str], wanted: Iterable[str]) -> bool:
     return any(label in wanted for label in labels)
 
 
+def _within(label: str, parts: Iterable[str]) -> bool:
+    """The analyser tests a bracket's own label by containment: ``WHNP`` counts as an ``NP``, ``WHADVP`` as an
+    ``ADVP`` (lists of labels, such as the moved nodes, by membership)."""
+    return any(part in label for part in parts)
+
+
 def _move_class(info: RepairInfo) -> str:
     edges = [info.start_left[-1:], info.start_right[:1], info.end_left[-1:], info.end_right[:1],
              info.movers[:1], info.movers[-1:]]
@@ -78,7 +85,7 @@ def _move_class(info: RepairInfo) -> str:
         return CLAUSE_ATTACHMENT
     if _any(info.movers, ("RB", "ADVP", "ADJP")):
         return MODIFIER_ATTACHMENT
-    if info.old_parent in ("NP", "QP") and info.new_parent in ("NP", "QP"):
+    if _within(info.old_parent, ("NP", "QP")) and _within(info.new_parent, ("NP", "QP")):
         return NP_INTERNAL
     return ""
 
@@ -100,15 +107,15 @@ def classify(info: RepairInfo) -> str:
     if info.kind not in (ADD, REMOVE):
         return OTHER
     after_first = info.subtrees[1:]
-    if info.label == "UCP" or (info.kind == REMOVE and info.right_siblings[:1] == ["CC"]):
+    if _within(info.label, ("UCP",)) or (info.kind == REMOVE and info.right_siblings[:1] == ["CC"]):
         return COORDINATION
     if "PP" in after_first:
         return PP_ATTACHMENT
     if _any(after_first, CLAUSES):
         return CLAUSE_ATTACHMENT
-    if info.parent == "NP" and not _any(info.subtrees, PHRASE_LABELS):
+    if _within(info.parent, ("NP",)) and not _any(info.subtrees, PHRASE_LABELS):
         return NP_INTERNAL
-    if info.label in ("ADVP", "ADJP") or _any(after_first, ("ADVP", "ADJP")):
+    if _within(info.label, ("ADVP", "ADJP")) or _any(after_first, ("ADVP", "ADJP")):
         return MODIFIER_ATTACHMENT
     if info.subtrees and all(label == info.label for label in info.subtrees):
         return NP_INTERNAL if info.label == "NP" else COORDINATION
