@@ -46,7 +46,7 @@ def side_rows(pair: SideBySide, table: Table) -> List[List[str]]:
     for key, a, b in pair.joined(table.name):
         if table.name != "error_classes" and not any(r is not None and (r.gold or r.test) for r in (a, b)):
             continue
-        line = [key, cell(a.gold, "gold") if a else "–"]
+        line = [key] + ([] if table.name == "error_classes" else [cell(a.gold, "gold") if a else "–"])
         for column in side_columns(table):
             va = a.value(column) if a else None
             vb = b.value(column) if b else None
@@ -57,7 +57,8 @@ def side_rows(pair: SideBySide, table: Table) -> List[List[str]]:
 
 
 def side_header(table: Table) -> List[str]:
-    out = ["", "gold"]
+    """Every column as A, B and Δ; the gold count once (not for error classes, whose rows share the total)."""
+    out = [""] + ([] if table.name == "error_classes" else ["gold"])
     for column in side_columns(table):
         name = header(column)
         out += [f"{name} A", f"{name} B", f"Δ {name}"]
