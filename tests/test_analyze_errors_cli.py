@@ -118,3 +118,25 @@ def test_the_html_report_plots_a_runs_breakdown(tmp_path: Path) -> None:
     report = build_report(tmp_path / "runs", published_mode="none")
     (plot,) = breakdown_plots(report)
     assert plot.name == "errors-test-parser-a" and plot.png.startswith(b"\x89PNG")
+
+
+def test_a_trained_runs_gold_comes_from_its_recipe(tmp_path: Path) -> None:
+    from mlparse.compare.breakdowns.inputs import run_inputs
+    from mlparse.config import load_recipe
+
+    config = load_recipe("demo", [f"data.root={tmp_path / 'data'}"])
+    gold = config.split_path("test")
+    gold.parent.mkdir(parents=True)
+    gold.write_text("\n".join(GOLD) + "\n")
+    run = tmp_path / "runs" / "demo" / "r1"
+    run.mkdir(parents=True)
+    (run / "recipe.yaml").write_text(config.to_yaml())
+    (run / "test.pred.trees").write_text("\n".join(PRED_B) + "\n")
+    (run / "results.json").write_text(json.dumps({"task": "constituency", "system": "mlparse span", "run_id": "r1",
+                                                  "test": {"scorer": "evalb COLLINS.prm"}}))
+    inputs = run_inputs(run)
+    assert (inputs.gold, inputs.evalb_params, inputs.system) == (gold, config.data.evalb_params, "mlparse span [r1]")
+    result = CliRunner().invoke(app, ["analyze", "errors", str(run), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    labels = {r["key"]: r for r in json.loads(result.stdout)["tables"][0]["rows"]}
+    assert labels["ADVP"]["recall"] == 0.0 and labels["PP"]["f1"] == 100.0
