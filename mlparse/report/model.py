@@ -83,7 +83,12 @@ def citation_text(citation: Citation) -> str:
 def summary_line(report: Report) -> str:
     counts = ", ".join(f"{n} {state}" for state, n in report.state_counts().items()) or "none"
     return (f"runs: {report.runs_dir} ({len(report.records)} found: {counts}) · split: {report.split} · "
-            f"one run per recipe: {report.select}")
+            f"rows: {ROWS.get(report.select, report.select)} ({report.select})")
+
+
+#: What a leaderboard row is under each ``--select``.
+ROWS = {"latest": "one per configuration", "best": "the best configuration per recipe",
+        "all-seeds": "one per seed of every configuration"}
 
 
 def language_label(language: str) -> str:
