@@ -137,3 +137,14 @@ def test_class_table_counts_every_error() -> None:
     table = error_class_table(repaired)
     assert sum(row.extra.get("errors", 0) for row in table.rows) == sum(r.errors for r in repaired)
     assert Counter({row.key: row.extra.get("repairs", 0) for row in table.rows}) == Counter(c[0] for c in CASES)
+
+
+def test_a_move_adds_the_missing_bracket_at_its_destination() -> None:
+    """The PP moves into the VP and the NP that holds "the man in town" is added in the same step."""
+    gold = "(TOP (S (NP (NNP John)) (VP (VBD saw) (NP (NP (DT the) (NN man)) (PP (IN in) (NP (NN town)))))))"
+    test = "(TOP (S (NP (NNP John)) (VP (VBD saw) (NP (DT the) (NN man))) (PP (IN in) (NP (NN town)))))"
+    result = repairs(gold, test)
+    assert result.errors == 3
+    (repair,) = result.repairs
+    assert (repair.info.kind, repair.info.also_added, repair.fixed, repair.error_class) == ("move", "NP", 3,
+                                                                                          "PP attachment")

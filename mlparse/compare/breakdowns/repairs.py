@@ -24,8 +24,8 @@ Moves are scored without being applied: only the brackets on the paths from the 
 target up to their lowest common ancestor change span, and the change in errors is summed over
 their keys.  Cost per step: O(candidates · depth); a sentence of n words has O(n² · depth) moves.
 
-Deviation from the original analyser: a move is never combined with adding a missing bracket at
-its destination in one step; such an add is a step of its own (classified by what it covers).
+As in the original analyser, a move may add, in the same step, the smallest gold bracket still missing
+after it that holds the moved nodes (and more) within their new parent; the step is classified as the move.
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ class RepairInfo:
     end_left: List[str] = field(default_factory=list)  # move: siblings left of the run at its destination
     end_right: List[str] = field(default_factory=list)
     span: Tuple[int, int] = (0, 0)
+    also_added: str = ""  # move: the label of the missing bracket added at the destination in the same step
 
 
 @dataclass
@@ -80,6 +81,9 @@ class RepairSearch:
     def __init__(self, tree: Node, gold: Counter, equivalent: Dict[str, str]) -> None:
         self.tree = tree
         self.gold = gold
+        self.gold_spans: Dict[Tuple[int, int], List[str]] = {}
+        for start, end, label in sorted(gold):
+            self.gold_spans.setdefault((start, end), []).append(label)
         self.equivalent = equivalent
         self._recount()
 
@@ -241,9 +245,13 @@ class RepairSearch:
             removed.append(self.key(node.label, node.start, node.end))
             added.append(self.key(node.label, finish, node.end) if node.start == begin else
                          self.key(node.label, node.start, begin))
+        also = self._also_added(source, run, target, top, at_end, removed, added)
+        if also is not None:
+            added.append(also)
         fixed = self.fixed_by(removed, added)
+        action = (MOVE, source, left, right, target, at_end, also)
         if fixed <= 0:  # never chosen (a step must remove errors): no need to describe it
-            return fixed, None, (MOVE, source, left, right, target, at_end)
+            return fixed, None, action
 
         def describe() -> RepairInfo:  # only for the move chosen, before it is applied
             if top is target:  # moved up: placed beside the child that holds the source
@@ -255,8 +263,45 @@ class RepairSearch:
             return RepairInfo(MOVE, movers=_labels(run), old_parent=source.label, new_parent=target.label,
                               start_left=_labels(source.children[:left]),
                               start_right=_labels(source.children[right + 1:]),
-                              end_left=_labels(end_left), end_right=_labels(end_right), span=(begin, finish))
-        return fixed, describe, (MOVE, source, left, right, target, at_end)
+                              end_left=_labels(end_left), end_right=_labels(end_right), span=(begin, finish),
+                              also_added=also[2] if also else "")
+        return fixed, describe, action
+
+    def _also_added(self, source: Node, run: List[Node], target: Node, top: Node, at_end: bool,
+                    removed: List[Key], added: List[Key]) -> Optional[Key]:
+        """The missing bracket a move adds at its destination in the same step, as the original analyser does:
+        the smallest gold bracket still missing after the move that holds the moved nodes (more than them) and
+        lies within the new parent, over a run of its children; None when there is none."""
+        begin, finish = run[0].start, run[-1].end
+        moved = [(n.start, n.end) for n in run]
+        if top is target:  # the child of the target that holds the source shrinks by the run
+            holder = next(c for c in target.children if c.start <= source.start and source.end <= c.end)
+            index = target.children.index(holder)
+            shrunk = (finish, holder.end) if holder.start == begin else (holder.start, begin)
+            before = [(c.start, c.end) for c in target.children[:index]]
+            after = [(c.start, c.end) for c in target.children[index + 1:]]
+            spans = before + ([shrunk] + moved if at_end else moved + [shrunk]) + after
+        else:
+            old = [(c.start, c.end) for c in target.children]
+            spans = old + moved if at_end else moved + old
+        starts = [a for a, _ in spans if a <= begin]
+        ends = [b for _, b in spans if b >= finish]
+        change: Dict[Key, int] = {}
+        for key in removed:
+            change[key] = change.get(key, 0) - 1
+        for key in added:
+            change[key] = change.get(key, 0) + 1
+        best: Optional[Key] = None
+        for start in starts:
+            for end in ends:
+                if (start, end) == (begin, finish):
+                    continue
+                for label in self.gold_spans.get((start, end), ()):
+                    key = (start, end, label)
+                    if self.counts.get(key, 0) + change.get(key, 0) < self.gold[key]:
+                        if best is None or (end - start, key) < (best[1] - best[0], best):
+                            best = key
+        return best
 
     # -- applying ---------------------------------------------------------------------------------
     def apply(self, action: tuple) -> None:
@@ -276,7 +321,7 @@ class RepairSearch:
                 child.parent = parent
             parent.children[index:index + 1] = node.children
         else:
-            _, source, left, right, target, at_end = action
+            _, source, left, right, target, at_end, also = action
             run = source.children[left:right + 1]
             del source.children[left:right + 1]
             if target in list(source.path_up()):  # up: beside the child holding the source
@@ -287,6 +332,13 @@ class RepairSearch:
             target.children[index:index] = run
             for node in run:
                 node.parent = target
+            if also is not None:  # and the missing bracket at the destination
+                self.tree.refresh()
+                place = self._add_place(also[0], also[1])
+                assert place is not None, ("the bracket added with a move crosses the tree", also)
+                parent, first, last = place
+                self.apply((ADD, parent, first, last, also[2]))
+                return
         self._recount()
 
     def step(self) -> Optional[Repair]:
