@@ -51,9 +51,10 @@ def _print_tables(analysis) -> None:  # type: ignore[no-untyped-def]
 
 @app.command("analyze")
 def analyze_command(
-    mode: Optional[str] = typer.Argument(None, metavar="[errors RUN [RUN2]]",
-                                         help="errors: breakdowns of RUN's predictions (and RUN2's beside them)."),
-    runs: Optional[List[Path]] = typer.Argument(None, hidden=True),
+    mode: Optional[str] = typer.Argument(None, metavar="errors",
+                                         help="errors: breakdowns of RUN's predictions against gold (docs/breakdowns.md)."),
+    runs: Optional[List[Path]] = typer.Argument(None, metavar="RUN [RUN2]",
+                                                help="With errors: one run directory, or two side by side."),
     model: Optional[Path] = typer.Option(None, "--model", help="A run directory (its checkpoints/best.pt and recipe.yaml are used)."),
     split: Optional[str] = typer.Option(None, "--split", help="Which split to score: dev or test (default: dev; "
                                         "test for errors)."),
