@@ -20,9 +20,13 @@ from .ptb import PTB_PUNCT_TAGS, ptb_scores
 from .report import format_report
 from .results import METRIC_NAMES, Metric, PtbScores, Scores, ratios
 from .sentences import SENTENCE_METRICS, SentenceCounts, evaluate_sentences, sentence_counts
+from .words import WordHit, kept_words, word_hits
 from .version import SCORER_VERSION, __version__
 
 __all__ = [
+    "WordHit",
+    "kept_words",
+    "word_hits",
     "METRIC_NAMES",
     "PTB_PUNCT_TAGS",
     "SCORER_VERSION",

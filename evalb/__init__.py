@@ -9,11 +9,17 @@ Library use (no subprocess, no temporary files)::
 This package imports nothing from mlparse and nothing heavy.
 """
 
+from .brackets import BracketError, KeptBracket, SentenceBrackets, equivalent_label, sentence_brackets
 from .api import EvalbAbortedError, EvalbError, EvalbStrictError, format_report, read_tree_lines, score_files, score_trees
 from .params import BUILTIN_PARAMS, EvalbParams, builtin_param_path, load_params, read_param_file
 from .results import EvalbResult, Problem, SentenceResult, SummaryBlock, bracket_scores
 
 __all__ = [
+    "BracketError",
+    "KeptBracket",
+    "SentenceBrackets",
+    "equivalent_label",
+    "sentence_brackets",
     "BUILTIN_PARAMS",
     "EvalbAbortedError",
     "EvalbError",

@@ -49,7 +49,7 @@ def small_report(tmp_path: Path):
 EXPECTED_MARKDOWN = """\
 # mlparse report
 
-runs: {runs} (3 found: 2 complete, 1 failed) · split: test · one run per recipe: latest
+runs: {runs} (3 found: 2 complete, 1 failed) · split: test · rows: one per configuration (latest)
 
 ## Leaderboards
 

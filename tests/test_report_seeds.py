@@ -72,13 +72,32 @@ def test_only_the_seed_keys_split_a_group(runs: Path) -> None:
     assert len({record.run_id for record in records}) == 6
 
 
-def test_latest_shows_the_mean_of_the_latest_group(runs: Path) -> None:
+def test_each_configuration_is_a_row_named_by_what_differs(runs: Path) -> None:
+    """Two configurations of one recipe (another learning rate) are two rows; seeds stay one row each."""
     (board,) = build_leaderboards(collect_runs(runs), None, split="test", select="latest")
-    (row,) = board.measured_rows()
-    cell = row.cells["faroese"]
+    rows = {row.system: row for row in board.measured_rows()}
+    assert sorted(rows) == ["mlparse span", "mlparse span (train.lr: 0.001)"]
+    cell = rows["mlparse span"].cells["faroese"]
     assert (cell.value, cell.std, cell.n) == (82.0, 2.0, 3)
     assert sorted((score.seed, score.value) for score in cell.seeds) == [(1, 80.0), (2, 82.0), (3, 84.0)]
-    assert cell.state is None and len(row.source.split(", ")) == 3
+    assert cell.state is None and len(rows["mlparse span"].source.split(", ")) == 3
+    other = rows["mlparse span (train.lr: 0.001)"].cells["faroese"]
+    assert (other.value, other.n) == (90.5, 2)
+
+
+def test_a_run_in_two_folders_counts_once(runs: Path) -> None:
+    import shutil
+
+    copy = runs / "copies"
+    for record in collect_runs(runs)[:2]:
+        shutil.copytree(record.run_dir, copy / record.recipe / record.run_id)
+    warnings: list = []
+    (board,) = build_leaderboards(collect_runs(runs), None, split="test", warnings=warnings)
+    cell = {row.system: row for row in board.measured_rows()}["mlparse span"].cells["faroese"]
+    assert cell.n == 3 and (cell.value, cell.std) == (82.0, 2.0)
+    assert sum("counted once" in warning for warning in warnings) == 2
+    report = build_report(runs, published_mode="none")
+    assert len(report.records) == 6 and sum("counted once" in w for w in report.warnings) == 2
 
 
 def test_best_picks_the_group_best_on_mean_dev(runs: Path) -> None:
@@ -93,7 +112,8 @@ def test_all_seeds_shows_one_row_per_seed(runs: Path) -> None:
     rows = {row.system: row.cells["faroese"] for row in board.measured_rows()}
     assert {name: (cell.value, cell.n, cell.std) for name, cell in rows.items()} == {
         "mlparse span (seed 1)": (80.0, 1, None), "mlparse span (seed 2)": (82.0, 1, None),
-        "mlparse span (seed 3)": (84.0, 1, None)}
+        "mlparse span (seed 3)": (84.0, 1, None), "mlparse span (train.lr: 0.001) (seed 1)": (90.0, 1, None),
+        "mlparse span (train.lr: 0.001) (seed 2)": (91.0, 1, None)}
 
 
 def test_renderers_show_the_deviation_and_carry_every_seed(runs: Path) -> None:
@@ -101,17 +121,19 @@ def test_renderers_show_the_deviation_and_carry_every_seed(runs: Path) -> None:
     markdown = render_markdown(report)
     assert "**82.00 ± 2.00 (n=3)**" in markdown
     lines = list(csv.DictReader(io.StringIO(render_csv(report))))
-    board = [line for line in lines if line["section"] == "leaderboard" and line["language"] == "faroese"]
+    board = [line for line in lines if line["section"] == "leaderboard" and line["language"] == "faroese"
+             and line["system"] == "mlparse span"]
     assert [(line["kind"], line["value"]) for line in board] == [
         ("measured", "82.00"), ("seed", "80.00"), ("seed", "82.00"), ("seed", "84.00")]
     assert board[0]["note"] == "mean of 3 seeds, standard deviation 2.00"
     assert [line["note"] for line in board[1:]] == ["seed 1", "seed 2", "seed 3"]
     data = json.loads(render_json(report))
-    cell = data["leaderboards"][0]["rows"][0]["scores"]["faroese"]
+    row = next(row for row in data["leaderboards"][0]["rows"] if row["system"] == "mlparse span")
+    cell = row["scores"]["faroese"]
     assert (cell["value"], cell["std"], cell["n"]) == (82.0, 2.0, 3)
     assert [score["value"] for score in cell["seeds"]] == [80.0, 82.0, 84.0]
     # every seed of the shown mean is marked as shown in the run list
-    assert sum(run["selected"] for run in data["runs"]) == 3
+    assert sum(run["selected"] for run in data["runs"]) == 5  # both configurations' complete seeds
 
 
 def test_the_bar_plot_draws_one_standard_deviation_as_error_bar(runs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -129,4 +151,38 @@ def test_the_bar_plot_draws_one_standard_deviation_as_error_bar(runs: Path, monk
     monkeypatch.setattr(Axes, "bar", bar)
     (board,) = build_report(runs, published_mode="none").leaderboards
     assert bar_plot(board) is not None
-    assert drawn[0] == ("mlparse (measured, mean ± sd over seeds)", [2.0])
+    assert drawn[0][0] == "mlparse (measured, mean ± sd over seeds)"
+
+
+def test_plots_name_runs_by_configuration_and_seed_and_can_use_minutes(runs: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from matplotlib.axes import Axes
+
+    from mlparse.report.plots import dev_curve_plots, run_names
+
+    for record in collect_runs(runs):
+        lines = [{"step": 10 * k, "epoch": k / 10, "dev_score": 70.0 + k, "metric": "f1", "lr": 0.001,
+                  "elapsed_seconds": 30.0 * k} for k in range(1, 4)]
+        (record.run_dir / "log.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    report = build_report(runs, published_mode="none", curve_x="minutes")
+    names = run_names(report)
+    assert sorted(set(names.values())) == [
+        "mlparse span (train.lr: 0.001), seed 1", "mlparse span (train.lr: 0.001), seed 2",
+        "mlparse span, seed 1", "mlparse span, seed 2", "mlparse span, seed 3", "mlparse span, seed 4"]
+    drawn = []
+    original = Axes.plot
+
+    def plot(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if kwargs.get("label"):
+            drawn.append((kwargs["label"], list(args[0])))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Axes, "plot", plot)
+    (figure,) = dev_curve_plots(report)
+    assert figure.name == "dev-f1-constituency-free-minutes"
+    assert ("mlparse span, seed 1", [0.5, 1.0, 1.5]) in drawn  # minutes, not steps
+    assert not any("/" in label for label, _ in drawn)  # no run ids
+    report_steps = build_report(runs, published_mode="none")
+    drawn.clear()
+    (figure,) = dev_curve_plots(report_steps)
+    assert figure.name == "dev-f1-constituency-free" and ("mlparse span, seed 1", [10, 20, 30]) in drawn

@@ -1,4 +1,5 @@
-"""``mlparse analyze --model RUN_DIR``: test-time attention analysis (Kitaev & Klein 2018, Tables 1 and 2)."""
+"""``mlparse analyze --model RUN_DIR``: test-time attention analysis (Kitaev & Klein 2018, Tables 1 and 2);
+``mlparse analyze errors RUN [RUN2]``: breakdowns of a run's predictions against gold (issue 24 §3)."""
 
 from __future__ import annotations
 
@@ -50,9 +51,17 @@ def _print_tables(analysis) -> None:  # type: ignore[no-untyped-def]
 
 @app.command("analyze")
 def analyze_command(
-    model: Path = typer.Option(..., "--model", help="A run directory (its checkpoints/best.pt and recipe.yaml are used)."),
-    split: str = typer.Option("dev", "--split", help="Which split of the run's recipe to score: dev or test."),
+    mode: Optional[str] = typer.Argument(None, metavar="errors",
+                                         help="errors: breakdowns of RUN's predictions against gold (docs/breakdowns.md)."),
+    runs: Optional[List[Path]] = typer.Argument(None, metavar="RUN [RUN2]",
+                                                help="With errors: one run directory, or two side by side."),
+    model: Optional[Path] = typer.Option(None, "--model", help="A run directory (its checkpoints/best.pt and recipe.yaml are used)."),
+    split: Optional[str] = typer.Option(None, "--split", help="Which split to score: dev or test (default: dev; "
+                                        "test for errors)."),
     data: Optional[Path] = typer.Option(None, "--data", help="Gold trees to score instead (one TOP-rooted tree per line)."),
+    gold: Optional[Path] = typer.Option(None, "--gold", help="errors: the gold file (default: the one results.json "
+                                        "records, else the recipe's split)."),
+    output_format: str = typer.Option("table", "--format", help="errors: table (terminal), markdown or json."),
     windows: str = typer.Option("5,10,15,20,30,40", "--windows",
                                 help="Window distances for Table 2, comma-separated; 'none' skips windows."),
     ablations: bool = typer.Option(True, "--ablations/--no-ablations", help="Run the content/position probes (Table 1)."),
@@ -72,7 +81,8 @@ def analyze_command(
     span: Optional[str] = typer.Option(None, "--span", help="With --heads and --sentence: the span START,END "
                                        "(fenceposts: words START+1..END)."),
 ) -> None:
-    """Perturb a trained span parser's attention at test time and re-score a split with the evalb port.
+    """Perturb a trained span parser's attention at test time and re-score a split with the evalb port;
+    `mlparse analyze errors RUN [RUN2]` breaks a run's predictions down against gold instead.
 
     Table 1: content or position attention dropped in all, the first or the last layers.
     Table 2: attention limited to a distance in every layer, strict or relaxed (start, first word,
@@ -87,6 +97,15 @@ def analyze_command(
     from mlparse.train.corpus import DataError, check_lengths, read_split
     from mlparse.train.evaluate import EvaluationError, check_params
 
+    if mode is not None or runs:
+        if mode != "errors":
+            fail(f"mlparse analyze takes the mode 'errors' (mlparse analyze errors RUN [RUN2]) or --model RUN, "
+                 f"got {mode!r}", 2)
+        _analyze_errors(list(runs or []), split or "test", gold, output_format, output_dir)
+        return
+    if model is None:
+        fail("mlparse analyze needs --model RUN (attention probes) or the mode errors (mlparse analyze errors RUN)", 2)
+    split = split or "dev"
     if split not in ("dev", "test"):
         fail(f"--split must be dev or test, got {split!r}", 2)
     try:
@@ -211,3 +230,54 @@ def _analyze_heads(model: Path, config, split: str, data: Optional[Path], max_se
     console.print(f"head contributions over {analysis.sentences} {split} sentences written to {json_path}, "
                   f"{markdown_path}" + (f" and {len(charts)} chart(s)" if charts else ""), highlight=False,
                   soft_wrap=True)
+
+
+def _analyze_errors(runs: List[Path], split: str, gold: Optional[Path], output_format: str,
+                    output_dir: Optional[Path]) -> None:
+    """``errors RUN [RUN2]``: breakdowns from the prediction files and gold (works on external runs too)."""
+    from mlparse.compare.breakdowns.compute import breakdown_of, side_by_side
+    from mlparse.compare.breakdowns.inputs import InputError, run_inputs
+    from mlparse.compare.breakdowns.render import rich_tables, to_json, to_markdown
+    from mlparse.io_utils import atomic_write_json, atomic_write_text
+
+    if not 1 <= len(runs) <= 2:
+        fail(f"mlparse analyze errors takes one or two run directories, got {len(runs)}", 2)
+    if output_format not in ("table", "markdown", "json"):
+        fail(f"--format must be table, markdown or json, got {output_format!r}", 2)
+    if split not in ("dev", "test"):
+        fail(f"--split must be dev or test, got {split!r}", 2)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    try:
+        sides = [run_inputs(run, split, gold=gold) for run in runs]
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=console, transient=True, disable=not console.is_terminal) as bar:
+            task = bar.add_task(f"repairing {split} trees", total=None)
+            progress = lambda done, total: bar.update(task, completed=done, total=total)  # noqa: E731
+            result = side_by_side(sides[0], sides[1], split, progress) if len(sides) == 2 else \
+                breakdown_of(sides[0], split, progress)
+    except InputError as error:
+        fail(error, 1)
+    markdown = to_markdown(result)
+    written = []
+    target = output_dir if output_dir is not None else (runs[0] / "analysis" if len(runs) == 1 else None)
+    if target is not None:
+        stem = f"errors-{split}" if len(runs) == 1 else f"errors-{split}-{runs[0].name}-vs-{runs[1].name}"
+        json_path, markdown_path = target / f"{stem}.json", target / f"{stem}.md"
+        try:
+            atomic_write_json(json_path, to_json(result))
+            atomic_write_text(markdown_path, markdown + "\n")
+        except OSError as error:
+            fail(os_error_message(error, "cannot write", json_path), 1)
+        written = [json_path, markdown_path]
+    if output_format == "json":
+        import json
+
+        typer.echo(json.dumps(to_json(result), indent=2, ensure_ascii=False))
+    elif output_format == "markdown":
+        out.print(markdown, highlight=False, soft_wrap=True, markup=False)
+    else:
+        for table in rich_tables(result):
+            out.print(table)
+    if written:
+        console.print(f"written to {written[0]} and {written[1]}", highlight=False, soft_wrap=True)

@@ -32,6 +32,11 @@ class Select(str, Enum):
     all_seeds = "all-seeds"
 
 
+class CurveX(str, Enum):
+    step = "step"
+    minutes = "minutes"
+
+
 class Published(str, Enum):
     matching = "matching"
     all = "all"
@@ -45,13 +50,16 @@ def report(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write to this file instead of the terminal."),
     split: Split = typer.Option(Split.test, "--split", help="Which split the leaderboards show."),
     select: Select = typer.Option(Select.latest, "--select",
-                                  help="Per recipe, runs differing only by seed are one group, shown as mean ± "
-                                  "standard deviation (n): latest: the group of the latest complete run; best: the "
-                                  "group best on dev (mean); all-seeds: the latest group, one row per seed."),
+                                  help="Runs differing only by seed are one configuration, shown as mean ± "
+                                  "standard deviation (n) and named by what differs from its recipe: latest: every "
+                                  "configuration; best: per recipe, the one best on dev (mean); all-seeds: every "
+                                  "configuration, one row per seed."),
     published: Published = typer.Option(Published.matching, "--published",
                                         help="Published rows: for data sets with runs, all tables, or none."),
     plots: Optional[Path] = typer.Option(None, "--plots",
                                          help="Also write the PNG plots to this folder (html: <out>_plots/)."),
+    curve_x: CurveX = typer.Option(CurveX.step, "--curve-x",
+                                   help="The dev curves' x axis: optimizer steps, or minutes of training."),
 ) -> None:
     """Collect every results.json under RUNS_DIR and print or write the leaderboards."""
     from rich.console import Console
@@ -69,7 +77,8 @@ def report(
     if plots is not None and plots.exists() and not plots.is_dir():
         fail(f"--plots {plots} is a file; give a folder", 2)
     try:
-        result = build_report(runs_dir, split=split.value, select=select.value, published_mode=published.value)
+        result = build_report(runs_dir, split=split.value, select=select.value, published_mode=published.value,
+                              curve_x=curve_x.value)
     except PublishedDataError as error:
         fail(error, 2)
     if out is not None or format != Format.table:  # the terminal table shows them itself

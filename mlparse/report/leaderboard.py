@@ -1,8 +1,10 @@
 """Leaderboards: one table per (task, split, dataset, scoring, metric), columns keyed by language.
 
-Measured rows come from runs: per recipe one group of runs that differ only by seed
-(:mod:`mlparse.report.seeds`), the latest or the best on dev, shown as the mean over its complete
-seeds with the standard deviation and n (``all-seeds``: one row per seed instead); published rows
+Measured rows come from runs: one row per configuration, a group of runs that differ only by seed
+(:mod:`mlparse.report.seeds`), named by what differs from its recipe (:mod:`mlparse.report.configurations`)
+and shown as the mean over its complete seeds with the standard deviation and n (``best``: only each
+recipe's configuration with the best dev mean; ``all-seeds``: one row per seed instead); a run found in two
+folders counts once.  Published rows
 come from :mod:`mlparse.report.published`.  Scores from different
 data sets never share a table, so a score on the free WSJ sample never sits in
 the same column as a full-PTB score; constituency and dependency scores never
@@ -16,11 +18,14 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from mlparse.report.collect import RunRecord
+from mlparse.report.configurations import Configurations, distinct_runs
 from mlparse.report.published import Citation, ColumnKey, PublishedRow, PublishedScores
 from mlparse.report.seeds import SeedGroup, group_by_seed, mean_std
 from mlparse.results import COMPLETE, DEV_METRIC
 
 MEASURED, PUBLISHED = "measured", "published"
+#: The key prefix of a seed group whose recipe.yaml could not be read (:func:`mlparse.report.seeds.group_by_seed`).
+UNKNOWN_CONFIGURATION = "run:"
 SELECT_MODES = ("latest", "best", "all-seeds")
 PUBLISHED_MODES = ("matching", "all", "none")
 
@@ -145,12 +150,14 @@ def _metric_value(record: RunRecord, split: str, metric: str) -> Optional[float]
 
 
 def select_groups(records: Sequence[RunRecord], mode: str = "latest") -> List[SeedGroup]:
-    """Per recipe, the runs one leaderboard row stands for.
+    """The runs each leaderboard row stands for.
 
-    ``latest``: the seed group of the latest complete run; ``best``: the seed group whose complete runs have
-    the best mean dev score; either reduced to its complete runs.  ``all-seeds``: the latest group's runs,
-    each a group of its own (one row per seed).  A recipe without a complete run is represented by its latest
-    run of any state, so that a running or failed experiment still shows up (with its state).
+    ``latest``: every configuration (seed group) of every recipe, reduced to its complete runs; ``best``: per
+    recipe, the seed group whose complete runs have the best mean dev score.  ``all-seeds``: every
+    configuration's complete runs, each a group of its own (one row per seed).  A configuration without a
+    complete run is represented by its latest run of any state, so that a running or failed experiment still
+    shows up (with its state); under ``best``, a recipe without any complete run is.  A run whose recipe.yaml
+    cannot be read may be any configuration: it is shown only when it is its recipe's latest complete run.
     """
     if mode not in SELECT_MODES:
         raise ValueError(f"unknown selection {mode!r}; choose one of {SELECT_MODES}")
@@ -176,12 +183,22 @@ def select_groups(records: Sequence[RunRecord], mode: str = "latest") -> List[Se
         else:
             def key(group: SeedGroup) -> Tuple[float, float]:
                 return (max(run.sort_time() for run in group.complete), 0.0)
-        best = max(complete, key=key)
-        runs = sorted(best.complete, key=lambda run: (best.seeds.get(run.label) or 0, run.label))
-        if mode == "all-seeds":
-            chosen += [SeedGroup(recipe, best.key, [run], {run.label: best.seeds.get(run.label)}) for run in runs]
-        else:
-            chosen.append(SeedGroup(recipe, best.key, runs, {run.label: best.seeds.get(run.label) for run in runs}))
+        if mode == "best":
+            shown = [max(complete, key=key)]
+        else:  # every configuration; runs whose recipe.yaml is unreadable only when they are the latest
+            newest = max(complete, key=key)
+            shown = [g for g in sorted(groups, key=lambda g: g.key) if not g.key.startswith(UNKNOWN_CONFIGURATION)
+                     or g is newest]
+        for group in shown:
+            if not group.complete:
+                latest = group.representative
+                chosen.append(SeedGroup(recipe, group.key, [latest], {latest.label: group.seeds.get(latest.label)}))
+                continue
+            runs = sorted(group.complete, key=lambda run: (group.seeds.get(run.label) or 0, run.label))
+            if mode == "all-seeds":
+                chosen += [SeedGroup(recipe, group.key, [run], {run.label: group.seeds.get(run.label)}) for run in runs]
+            else:
+                chosen.append(SeedGroup(recipe, group.key, runs, {run.label: group.seeds.get(run.label) for run in runs}))
     return chosen
 
 
@@ -217,7 +234,8 @@ def board_keys(record: RunRecord) -> List[Tuple[str, str, Optional[str]]]:
 
 
 def _measured_rows(groups: Sequence[SeedGroup], key: Tuple[str, str, Optional[str]], split: str, metric: str,
-                   warnings: List[str], per_seed: bool = False) -> List[LeaderboardRow]:
+                   warnings: List[str], per_seed: bool = False,
+                   configurations: Optional[Configurations] = None) -> List[LeaderboardRow]:
     task, dataset, scoring = key
     rows: Dict[str, LeaderboardRow] = {}
     for group in groups:
@@ -227,6 +245,8 @@ def _measured_rows(groups: Sequence[SeedGroup], key: Tuple[str, str, Optional[st
         results = record.results
         language = results.language or "?"
         name = _system_name(record)
+        if configurations is not None:
+            name = configurations.name(record, name)
         seed = group.seeds.get(record.label)
         if per_seed:
             name += f" (seed {seed})" if seed is not None else f" ({record.run_id})"
@@ -271,6 +291,8 @@ def build_leaderboards(records: Sequence[RunRecord], published: Optional[Publish
     if published_mode not in PUBLISHED_MODES:
         raise ValueError(f"unknown published mode {published_mode!r}; choose one of {PUBLISHED_MODES}")
     warnings = warnings if warnings is not None else []
+    records = distinct_runs(records, warnings)
+    configurations = Configurations(records)
     groups = select_groups(records, select)
     runs = [group.representative for group in groups]
     published_rows = published.rows(split=split) if published is not None and published_mode != "none" else []
@@ -292,7 +314,8 @@ def build_leaderboards(records: Sequence[RunRecord], published: Optional[Publish
             # a published data set's numbers follow one convention: only runs scored the same way sit beside them
             matching = [row for row in published_rows if published_key(row, dataset) == key]
             pub = _published_rows(matching, dataset, metric)
-            measured = _measured_rows(groups, key, split, metric, warnings, per_seed=select == "all-seeds")
+            measured = _measured_rows(groups, key, split, metric, warnings, per_seed=select == "all-seeds",
+                                      configurations=configurations)
             if not pub and not measured:
                 continue
             languages = list(dict.fromkeys(language for row in pub for language in row.cells))

@@ -8,6 +8,7 @@ from typing import Dict, List, Optional
 
 import mlparse
 from mlparse.report.collect import RunRecord, collect_runs
+from mlparse.report.configurations import distinct_runs
 from mlparse.report.leaderboard import Cell, Leaderboard, LeaderboardRow, build_leaderboards
 from mlparse.report.published import Citation, PublishedScores, load_published
 
@@ -22,6 +23,7 @@ class Report:
     citations: List[Citation]  # cited tables, numbered 1… in order of first use
     selected: List[str]  # labels ("recipe/run-id") of the runs shown on the leaderboards
     warnings: List[str] = field(default_factory=list)  # not tied to one run (the runs keep their own)
+    curve_x: str = "step"  # the dev curves' x axis: step | minutes (of training, log.jsonl's elapsed_seconds)
     generator: str = f"mlparse {mlparse.__version__}"
 
     def all_warnings(self) -> List[str]:
@@ -39,15 +41,18 @@ class Report:
 
 
 def build_report(runs_dir: Path, split: str = "test", select: str = "latest", published_mode: str = "matching",
-                 published: Optional[PublishedScores] = None, significance: bool = True) -> Report:
+                 published: Optional[PublishedScores] = None, curve_x: str = "step",
+                 significance: bool = True) -> Report:
     """Collect runs under ``runs_dir`` and build every leaderboard for ``split``; ``significance`` marks the cells
     significantly worse than their column's best run (:mod:`mlparse.compare.marks`)."""
     if split not in ("dev", "test"):
         raise ValueError(f"unknown split {split!r}; choose dev or test")
-    records = collect_runs(Path(runs_dir))
+    if curve_x not in ("step", "minutes"):
+        raise ValueError(f"unknown curve axis {curve_x!r}; choose step or minutes")
+    warnings: List[str] = []
+    records = distinct_runs(collect_runs(Path(runs_dir)), warnings)  # a run id in two folders is one run
     if published is None and published_mode != "none":
         published = load_published()
-    warnings: List[str] = []
     boards = build_leaderboards(records, published, split=split, select=select,
                                 published_mode=published_mode, warnings=warnings)
     if significance:
@@ -62,7 +67,7 @@ def build_report(runs_dir: Path, split: str = "test", select: str = "latest", pu
     selected = sorted({run for board in boards for row in board.measured_rows() for cell in row.cells.values()
                        for run in [cell.run, *(score.run for score in cell.seeds)] if run})
     return Report(runs_dir=Path(runs_dir), split=split, select=select, records=records, leaderboards=boards,
-                  citations=list(citations.values()), selected=selected, warnings=warnings)
+                  citations=list(citations.values()), selected=selected, warnings=warnings, curve_x=curve_x)
 
 
 # ----------------------------------------------------------------------------------- formats
@@ -84,7 +89,12 @@ def citation_text(citation: Citation) -> str:
 def summary_line(report: Report) -> str:
     counts = ", ".join(f"{n} {state}" for state, n in report.state_counts().items()) or "none"
     return (f"runs: {report.runs_dir} ({len(report.records)} found: {counts}) · split: {report.split} · "
-            f"one run per recipe: {report.select}")
+            f"rows: {ROWS.get(report.select, report.select)} ({report.select})")
+
+
+#: What a leaderboard row is under each ``--select``.
+ROWS = {"latest": "one per configuration", "best": "the best configuration per recipe",
+        "all-seeds": "one per seed of every configuration"}
 
 
 def language_label(language: str) -> str:

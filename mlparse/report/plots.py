@@ -74,19 +74,52 @@ def _curve_groups(report: Report) -> Dict[CurveGroup, List[Tuple[RunRecord, List
     return groups
 
 
+def run_names(report: Report) -> Dict[str, str]:
+    """Each run's name in the plots: its system, what differs from its recipe, and its seed (not its run id)."""
+    from mlparse.report.configurations import Configurations
+    from mlparse.report.leaderboard import _system_name
+    from mlparse.report.seeds import seed_of
+
+    configurations = Configurations(report.records)
+    names = {}
+    for record in report.records:
+        if record.results is None:
+            names[record.label] = record.label
+            continue
+        name = configurations.name(record, _system_name(record))
+        seed = seed_of(record)
+        names[record.label] = f"{name}, seed {seed}" if seed is not None else name
+    return names
+
+
+def _x_values(entries: List[LogEntry], axis: str) -> List[float]:
+    """Where the evaluations go on the x axis: optimizer steps, or minutes of training (entries with a time)."""
+    if axis == "minutes":
+        return [(entry.elapsed_seconds or 0.0) / 60.0 for entry in entries]
+    return [entry.step for entry in entries]
+
+
 def dev_curve_plots(report: Report) -> List[Plot]:
-    """One figure per (task, dataset, scoring, metric): the dev score (F1, LAS) against optimizer steps,
-    one line per run with a log.
+    """One figure per (task, dataset, scoring, metric): the dev score (F1, LAS) against optimizer steps, or
+    against minutes of training (``report.curve_x``), one line per run with a log, named by system,
+    differing settings and seed (:func:`run_names`).  With minutes, evaluations without a time are left out.
 
     A second panel zooms in on the top of the curves, where runs of one data set differ by tenths
     of a point; runs that are not complete are drawn dashed; a star marks each run's best evaluation.
     """
     plt = _pyplot()
     plots = []
+    axis = getattr(report, "curve_x", "step")
+    names = run_names(report)
     for (task, dataset, scoring, metric), curves in sorted(_curve_groups(report).items(),
                                                            key=lambda item: tuple(k or "" for k in item[0])):
         name = metric_name(metric)
         where = f"{task}, {dataset}" + (f" ({scoring})" if scoring else "")
+        if axis == "minutes":  # evaluations without a time (older logs) cannot be placed
+            curves = [(record, [e for e in entries if e.elapsed_seconds is not None]) for record, entries in curves]
+            curves = [(record, entries) for record, entries in curves if entries]
+            if not curves:
+                continue
         zoom = _zoom_limits(curves)
         if zoom is None:
             figure, full = plt.subplots(figsize=(7, 4))
@@ -95,9 +128,10 @@ def dev_curve_plots(report: Report) -> List[Plot]:
             figure, (full, close) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [1, 1]})
             panels = [full, close]
         for record, entries in curves:
-            steps = [entry.step for entry in entries]
+            steps = _x_values(entries, axis)
             scores = [entry.dev_score for entry in entries]
-            label = f"{record.label} ({record.state})" if record.state != "complete" else record.label
+            label = names.get(record.label, record.label)
+            label = f"{label} ({record.state})" if record.state != "complete" else label
             style = "-" if record.state == "complete" else "--"
             best = max(range(len(scores)), key=scores.__getitem__)
             color = None
@@ -107,7 +141,7 @@ def dev_curve_plots(report: Report) -> List[Plot]:
                 color = line.get_color()
                 axes.plot([steps[best]], [scores[best]], marker="*", markersize=11, color=color)
         for axes in panels:
-            axes.set_xlabel("optimizer step")
+            axes.set_xlabel("minutes of training" if axis == "minutes" else "optimizer step")
             axes.grid(alpha=0.3)
         full.set_ylabel(f"dev {name}")
         full.legend(fontsize=8, loc="lower right")
@@ -116,14 +150,16 @@ def dev_curve_plots(report: Report) -> List[Plot]:
         else:
             full.set_title("all evaluations", fontsize=10)
             close.set_ylim(*zoom)
-            inside = [entry.step for _, entries in curves for entry in entries if entry.dev_score >= zoom[0]]
-            last = max(entry.step for _, entries in curves for entry in entries)
-            margin = 0.04 * max(1, last - min(inside))
+            points = [(x, entry.dev_score) for _, entries in curves for x, entry in zip(_x_values(entries, axis), entries)]
+            inside = [x for x, score in points if score >= zoom[0]]
+            last = max(x for x, _ in points)
+            margin = 0.04 * max(1 if axis == "step" else 0.1, last - min(inside))
             close.set_xlim(min(inside) - margin, last + margin)  # only the steps the zoom shows
             close.set_title(f"zoom: dev {name} {zoom[0]:.1f}–{zoom[1]:.1f} (★ best)", fontsize=10)
             figure.suptitle(f"Dev {name} during training — {where}")
         figure.tight_layout()
-        plots.append(Plot(_slug("dev", metric or "score", task, dataset, scoring or ""),
+        plots.append(Plot(_slug("dev", metric or "score", task, dataset, scoring or "",
+                                "minutes" if axis == "minutes" else ""),
                           f"Dev {name} during training ({where})", _png(figure)))
         plt.close(figure)
     return plots
@@ -213,6 +249,9 @@ def bar_plot(board: Leaderboard) -> Optional[Plot]:
 
 
 def report_plots(report: Report) -> List[Plot]:
-    """Every plot of the report: per-language bars per leaderboard, then dev curves."""
+    """Every plot of the report: per-language bars per leaderboard, dev curves, then the breakdowns that
+    ``mlparse analyze errors`` wrote for the runs shown (:mod:`mlparse.report.breakdown_plots`)."""
+    from mlparse.report.breakdown_plots import breakdown_plots
+
     bars = [plot for plot in (bar_plot(board) for board in report.leaderboards) if plot is not None]
-    return bars + dev_curve_plots(report)
+    return bars + dev_curve_plots(report) + breakdown_plots(report)

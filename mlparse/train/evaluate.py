@@ -166,3 +166,17 @@ def score_parses(gold: Sequence[Tree], predicted: Sequence[Tree], params: str, p
     outcome = score_trees(gold, scored, params)
     outcome.scores.tagging_accuracy = round(100.0 * correct / total, 4) if total else None
     return outcome
+
+
+def scored_brackets(gold_lines: Sequence[str], test_lines: Sequence[str], params: str) -> list:
+    """Each sentence's brackets as evalb counts them (``evalb.SentenceBrackets``: kept brackets, cut labels,
+    matched or not), for error analyses; the parameter file as in :func:`score_lines`.  A sentence evalb would
+    exclude is an :class:`EvaluationError` naming its line."""
+    from evalb import BracketError, sentence_brackets
+
+    check_params(params)
+    try:
+        return list(sentence_brackets(list(gold_lines), list(test_lines), params,
+                                      spmrl=Path(params).name.startswith("spmrl")))
+    except BracketError as error:
+        raise EvaluationError(f"evalb would exclude a sentence: {error}") from None
