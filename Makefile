@@ -1,4 +1,4 @@
-# mlparse — the README's two commands are `make demo` and `make test`.
+# mlparse — the README's two commands are `make demo` and `make test`; `make docs` builds the documentation site.
 #
 # `install` pins torch to 2.13.0 before installing the package: on the project's
 # machines pip's find-links holds the CPU wheel of that exact version and takes it;
@@ -10,7 +10,7 @@ STAMP  := .make/installed
 PYX    := $(shell find mlparse evalb -name '*.pyx' 2>/dev/null)
 PXI    := $(shell find mlparse evalb -name '*.pxi' 2>/dev/null)
 
-.PHONY: install test demo bench clean
+.PHONY: install test demo bench docs clean
 
 # The stamp alone is not trusted: if the installed package is not this checkout (an editable
 # install made from another copy of the repository, say), install again.
@@ -23,7 +23,7 @@ install:
 $(STAMP): pyproject.toml setup.py $(PYX) $(PXI)
 	@$(PYTHON) -c "import torch" 2>/dev/null || $(PYTHON) -m pip install "torch==2.13.0"
 	$(PYTHON) -m pip install -q "setuptools>=64" "cython>=3.0" "numpy>=1.24" wheel
-	$(PYTHON) -m pip install -q --no-build-isolation -e ".[dev]"
+	$(PYTHON) -m pip install -q --no-build-isolation -e ".[dev,docs]"
 	@mkdir -p $(dir $(STAMP)) && touch $(STAMP)
 
 test: install
@@ -31,6 +31,11 @@ test: install
 
 demo: install
 	$(PYTHON) -m mlparse demo
+
+# The generated reference pages must be current, and the site must build without a warning.
+docs: install
+	$(PYTHON) tools/gen_docs.py --check
+	NO_MKDOCS_2_WARNING=1 $(PYTHON) -m mkdocs build --strict --site-dir .make/site
 
 bench: install
 	@for b in benchmarks/*.py; do echo "== $$b"; $(PYTHON) $$b || exit 1; done

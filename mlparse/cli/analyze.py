@@ -66,7 +66,7 @@ def analyze_command(
                                 help="Window distances for Table 2, comma-separated; 'none' skips windows."),
     ablations: bool = typer.Option(True, "--ablations/--no-ablations", help="Run the content/position probes (Table 1)."),
     max_sentences: Optional[int] = typer.Option(None, "--max-sentences", min=1, help="Score only the first N sentences."),
-    subbatch_tokens: int = typer.Option(5000, "--batch-tokens", min=1, help="Budget of one forward pass, in token-equivalents (README)."),
+    subbatch_tokens: int = typer.Option(5000, "--batch-tokens", min=1, help="Budget of one forward pass, in token-equivalents (docs/commands/run.md)."),
     output_dir: Optional[Path] = typer.Option(None, "--output-dir",
                                               help="Where <split>.json and <split>.md go; default RUN_DIR/analysis."),
     trust_checkpoint: bool = typer.Option(

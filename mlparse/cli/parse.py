@@ -88,7 +88,7 @@ def parse_command(
         InputFormat.auto, "--format", help="auto: for a constituency model trees when the first non-blank line "
         "starts a tree, '(S (' or '(NN word)', else tokenized text; for a dependency model CoNLL-U when it starts "
         "with a comment or a word line, else tokenized text."),
-    subbatch_tokens: int = typer.Option(5000, "--batch-tokens", min=1, help="Budget of one forward pass, in token-equivalents (README)."),
+    subbatch_tokens: int = typer.Option(5000, "--batch-tokens", min=1, help="Budget of one forward pass, in token-equivalents (docs/commands/run.md)."),
     trust_checkpoint: bool = typer.Option(
         False, "--trust-checkpoint", help="Read a checkpoint that is not plain data (mlparse's old format) by "
         "unpickling it in full, which runs any code it carries: only for files you trust. `mlparse upgrade` "
