@@ -60,7 +60,7 @@ REPO_CATALOG = Path(__file__).resolve().parents[2] / "treebanks"
 
 FAMILY_KEYS = ("family", "description", "source", "defaults", "languages", "notes")
 LANGUAGE_KEYS = ("folder", "files", "reader", "split", "pipeline", "evalb", "output", "notes", "iso", "heads")
-SOURCE_KEYS = ("search_shared", "required_hint")
+SOURCE_KEYS = ("search_shared", "required_hint", "discover")
 
 
 def catalog_dir() -> Path:
@@ -116,7 +116,9 @@ def parse_family(data: Any, path: Path) -> FamilySpec:
     defaults = data.get("defaults") or {}
     _check_keys(defaults, LANGUAGE_KEYS, f"{where}: defaults")
     languages_data = data.get("languages")
-    if not isinstance(languages_data, dict) or not languages_data:
+    if languages_data is None and source.discover:
+        languages_data = {}  # every treebank is discovered; none needs an entry
+    if not isinstance(languages_data, dict) or (not languages_data and not source.discover):
         raise CatalogError(f"{where}: 'languages' must be a non-empty mapping")
     languages = {}
     for language, body in languages_data.items():
@@ -125,7 +127,13 @@ def parse_family(data: Any, path: Path) -> FamilySpec:
         _check_keys(body, LANGUAGE_KEYS, context)
         merged = _expand({**defaults, **body}, str(language))
         languages[str(language)] = _language(name, str(language), merged, context)
-    return FamilySpec(name, str(data.get("description", "")), source, languages, path)
+    return FamilySpec(name, str(data.get("description", "")), source, languages, path, dict(defaults))
+
+
+def generic_language(family: FamilySpec, name: str) -> LanguageSpec:
+    """The spec of a treebank the catalog does not list: the family's defaults, in the folder ``name``."""
+    context = f"{family.path}: defaults (for {name})"
+    return _language(family.name, name, _expand({**family.defaults, "folder": name}, name), context)
 
 
 def _language(family: str, name: str, data: Mapping[str, Any], context: str) -> LanguageSpec:
