@@ -74,6 +74,9 @@ class RunResults:
     # dev/test scores), and how distributions were averaged; empty / None for a single run
     members: List[Dict[str, Any]] = field(default_factory=list)
     averaging: Optional[str] = None
+    # the rule and counts of a dev split carved from train by `mlparse prepare ud` (manifest ud.dev_carved); None
+    # where the data has its own dev split
+    dev_carved: Optional[Dict[str, Any]] = None
 
     def to_json_dict(self) -> Dict[str, Any]:
         return asdict(self)

@@ -43,6 +43,7 @@ BUNDLED_RUN_IDS = {
     "lal/ptb-sample": ("4775f4bc9e3a", "COLLINS.prm"),
     "polish": ("d73e07946b13", "spmrl.prm"),
     "swedish": ("ff4715d9f32b", "spmrl.prm"),
+    "ud": ("daa3703423e8", "COLLINS.prm"),  # the generic UD recipe (data.language of ud/base: UD_English-EWT)
     "ud/base": ("2411970a9d51", "COLLINS.prm"),
     "ud/basque-v2": ("b712f28ee85e", "COLLINS.prm"),
     "ud/basque": ("ff953918cecb", "COLLINS.prm"),
