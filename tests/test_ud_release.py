@@ -111,6 +111,7 @@ def test_language_takes_names_globs_and_codes_and_names_what_exists_when_nothing
     assert chosen("ud_finnish-tdt") == ["UD_Finnish-TDT"]
     assert chosen("UD_English-*") == ["UD_English-Other", "UD_English-Test"]
     assert chosen("fi,en") == ["UD_Finnish-TDT", "UD_English-Other", "UD_English-Test"]
+    assert chosen("faroese") == ["UD_Faroese-Test"]  # a language name
     with pytest.raises(PrepareError, match=r"no UD treebank matches UD_Klingon-X, xx .*found 5 treebank\(s\): "
                                            r"UD_Arabic-NYUAD, .*codes: ar, en, fi, fo"):
         chosen("UD_Klingon-X", "xx")

@@ -95,7 +95,7 @@ def prepare_command(
     source: Optional[Path] = typer.Option(None, "--source", "-s", help="Folder holding the treebank (or its parent folder)."),
     language: Optional[List[str]] = typer.Option(
         None, "--language", "-l", help="Language(s) to prepare (repeat or comma-separate); default: every one found. "
-        "For ud: treebank names (UD_Finnish-TDT), globs (UD_English-*) or language codes (en, fi)."
+        "For ud: treebank names (UD_Finnish-TDT), globs (UD_English-*), language codes (en, fi) or language names (english)."
     ),
     out: Path = typer.Option(Path("data"), "--out", "-o", help="Output folder."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Treebanks prepared in parallel processes (ud)."),

@@ -78,6 +78,12 @@ def file_prefix(names: Iterable[str]) -> Optional[str]:
     return prefixes[0] if prefixes else None
 
 
+def language_name(treebank: str) -> str:
+    """``UD_English-EWT`` → ``English``; ``UD_Basque-BDT-r1.4`` → ``Basque``; another name up to its first ``-``."""
+    name = treebank[3:] if treebank.startswith("UD_") else treebank
+    return name.split("-", 1)[0]
+
+
 def language_code(prefix: Optional[str]) -> Optional[str]:
     return prefix.split("_", 1)[0].lower() if prefix else None
 

@@ -6,8 +6,8 @@ folder above those: folders are searched :data:`MAX_DEPTH` levels down, and a tr
 inside.  The catalog's entries (``treebanks/ud.yaml``) are overrides: a folder whose name matches an entry's
 ``folder`` glob gets that entry; every other folder gets the family's defaults.
 
-``--language`` values (:func:`select`): a treebank name (any case), a glob over names (``UD_English-*``) or a
-language code (``en``, the file prefix before ``_``).  A value that matches nothing is an error naming what was
+``--language`` values (:func:`select`): a treebank name (any case), a glob over names (``UD_English-*``), a
+language code (``en``, the file prefix before ``_``) or a language name (``english``: ``UD_English-*``).  A value that matches nothing is an error naming what was
 found.  Each treebank is prepared by :func:`mlparse.data.ud.prepare_ud_language`; with ``jobs > 1`` in that many
 processes.  A treebank released without its text is skipped with the reason, one whose preparation fails (when
 several are prepared) is listed with its error, and the others are prepared all the same.
@@ -28,7 +28,7 @@ from mlparse.data.prepared import LanguageResult, PrepareReport, ProgressHook
 from mlparse.data.sources import SourceNotFoundError, candidate_bases, describe_candidates, matches
 from mlparse.data.splits import SplitError
 from mlparse.data.ud import NoTextError, prepare_ud_language
-from mlparse.data.ud_metadata import FILE_NAME, file_prefix, language_code
+from mlparse.data.ud_metadata import FILE_NAME, file_prefix, language_code, language_name
 
 #: How many folder levels below a source are searched for treebank folders.
 MAX_DEPTH = 3
@@ -111,7 +111,8 @@ def select(found: Dict[str, FoundTreebank], requested: Optional[Sequence[str]]) 
             hits = [name for name in found if fnmatch.fnmatchcase(name.lower(), lower)]
         else:
             hits = [name for name in found if name.lower() == lower] or \
-                   [name for name, item in found.items() if item.code == lower]
+                   [name for name, item in found.items() if item.code == lower] or \
+                   [name for name in found if language_name(name).lower() == lower]
         if not hits:
             unknown.append(value)
         chosen.extend(hits)
@@ -119,7 +120,7 @@ def select(found: Dict[str, FoundTreebank], requested: Optional[Sequence[str]]) 
         codes = sorted({item.code for item in found.values() if item.code})
         raise PrepareError(
             f"no UD treebank matches {', '.join(unknown)} (--language takes treebank names, globs such as "
-            f"'UD_English-*' and language codes); found {len(found)} treebank(s): {', '.join(found) or 'none'}"
+            f"'UD_English-*', language codes and language names); found {len(found)} treebank(s): {', '.join(found) or 'none'}"
             + (f"; codes: {', '.join(codes)}" if codes else "")
         )
     return list(dict.fromkeys(chosen))

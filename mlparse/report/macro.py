@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 import yaml
 
+from mlparse.data.ud_metadata import language_name as language_of
 from mlparse.report.collect import RunRecord
 from mlparse.report.leaderboard import Leaderboard
 from mlparse.report.model import Report
@@ -78,12 +79,6 @@ class MacroTable:
     treebanks: List[str]
     group_of: Dict[str, str]  # treebank -> size group
     rows: List[MacroRow]
-
-
-def language_of(treebank: str) -> str:
-    """``UD_English-EWT`` → ``English``; ``UD_Basque-BDT-r1.4`` → ``Basque``; another name up to its first ``-``."""
-    name = treebank[3:] if treebank.startswith("UD_") else treebank
-    return name.split("-", 1)[0]
 
 
 def size_group(sizes: Dict[str, Dict[str, int]], dev_carved: Optional[dict]) -> str:
