@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Sequence, Tuple
 
 from mlparse.data.issues import Issue, PrepareError
 from mlparse.data.manifest import SourceFile, SplitStats, sha256_bytes
@@ -64,15 +64,29 @@ class NoTextError(PrepareError):
     """The treebank was released without its text (word forms replaced by underscores): it is skipped."""
 
 
-def split_stats(file: str, sentences: Sequence[DependencySentence], source_files: List[str]) -> SplitStats:
+class KeptSentence(NamedTuple):
+    """What is kept of a sentence until its split is written: its block and what the statistics count
+    (lighter than the :class:`DependencySentence`, for treebanks of a million words)."""
+
+    text: str  # the block as written, each line ended by "\n"
+    words: int
+    upos: Tuple[str, ...]
+    deprels: Tuple[str, ...]
+
+    @classmethod
+    def of(cls, sentence: DependencySentence) -> "KeptSentence":
+        return cls(block_text(sentence), len(sentence), sentence.upos, sentence.deprels)
+
+
+def split_stats(file: str, sentences: Sequence[KeptSentence], source_files: List[str]) -> SplitStats:
     """Counts of one written split (relations as labels, UPOS as POS)."""
     stats = SplitStats(file=file, source_files=list(source_files))
     upos: Counter = Counter()
     deprels: Counter = Counter()
     for sentence in sentences:
         stats.sentences += 1
-        stats.tokens += len(sentence)
-        stats.max_length = max(stats.max_length, len(sentence))
+        stats.tokens += sentence.words
+        stats.max_length = max(stats.max_length, sentence.words)
         upos.update(sentence.upos)
         deprels.update(sentence.deprels)
     stats.pos = dict(upos.most_common())
@@ -91,11 +105,11 @@ def prepare_ud_language(spec: LanguageSpec, root: Path, out: Path, progress: Pro
     plan = plan_splits(root, spec.files, spec.split.scheme, spec.split.options)
     encoding = spec.reader.options.get("encoding", "utf-8")
     ordered = plan.ordered_files()
-    info = read_metadata(root, root.name, [path.name for path, _ in ordered])
+    info = read_metadata(root, spec.name, [path.name for path, _ in ordered])
     reason = readme_says_no_text(info)
     if reason:
         raise NoTextError(f"ud/{spec.name}: {reason}")
-    kept: Dict[str, List[DependencySentence]] = {}
+    kept: Dict[str, List[KeptSentence]] = {}
     files_of: Dict[str, List[str]] = {}
     exclusions: List[Issue] = []
     sources: List[SourceFile] = []
@@ -110,7 +124,7 @@ def prepare_ud_language(spec: LanguageSpec, root: Path, out: Path, progress: Pro
                                   "its first sentences is '_')")
             sources.append(SourceFile(display, sha256_bytes(data), len(data), split))
             exclusions.extend(excluded)
-            kept.setdefault(split, []).extend(sentences)
+            kept.setdefault(split, []).extend(KeptSentence.of(sentence) for sentence in sentences)
             files_of.setdefault(split, []).append(display)
             progress.advance(len(data))
     finally:
@@ -128,7 +142,7 @@ def prepare_ud_language(spec: LanguageSpec, root: Path, out: Path, progress: Pro
     files = {}
     stats: Dict[str, SplitStats] = {}
     for split in present:
-        blocks = [block_text(sentence) for sentence in kept[split]]
+        blocks = [sentence.text for sentence in kept[split]]
         # each block ends with "\n"; write_prepared adds the blank line after it
         files[f"{split}.conllu"] = blocks
         stats[split] = split_stats(f"{split}.conllu", kept[split], files_of[split])
