@@ -82,6 +82,11 @@ class RunResults:
     dependency_scoring: Optional[Dict[str, Any]] = None
     # external runs (mlparse score): split -> {"path", "sha256"} of the gold file the predictions were scored on
     gold: Dict[str, Any] = field(default_factory=dict)
+    # the rule and counts of a dev split carved from train by `mlparse prepare ud` (manifest ud.dev_carved); None
+    # where the data has its own dev split
+    dev_carved: Optional[Dict[str, Any]] = None
+    # UD runs: {split: {"sentences": n, "words": w}} of the prepared splits (the report's CoNLL 2018 size groups)
+    data_sizes: Dict[str, Dict[str, int]] = field(default_factory=dict)
 
     def to_json_dict(self) -> Dict[str, Any]:
         return asdict(self)
@@ -117,6 +122,10 @@ class RunResults:
                 kwargs[split] = None
         if not isinstance(kwargs.get("eval_tag_files", {}), dict):
             kwargs["eval_tag_files"] = {}
+        if not isinstance(kwargs.get("data_sizes", {}), dict):
+            kwargs["data_sizes"] = {}
+        if not isinstance(kwargs.get("dev_carved"), (dict, type(None))):
+            kwargs["dev_carved"] = None
         if not isinstance(kwargs.get("members", []), list):
             kwargs["members"] = []
         kwargs["members"] = [m for m in kwargs.get("members", []) if isinstance(m, dict)]

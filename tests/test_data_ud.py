@@ -80,7 +80,8 @@ def test_prepare_ud_copies_trees_and_excludes_the_rest_with_file_line_and_reason
 
 def test_a_byte_order_mark_and_crlf_line_endings_are_read_as_such(tmp_path, monkeypatch):
     crlf = (GOOD + "\n" + GOOD).replace("\n", "\r\n")
-    result = prepare(tmp_path, monkeypatch, {"xx_x-ud-train.conllu": codecs.BOM_UTF8 + crlf.encode("utf-8")})
+    result = prepare(tmp_path, monkeypatch, {"xx_x-ud-train.conllu": codecs.BOM_UTF8 + crlf.encode("utf-8"),
+                                             "xx_x-ud-dev.conllu": GOOD})  # a dev split: train is not carved
     assert result.manifest.exclusions == []
     assert (result.out_dir / "train.conllu").read_bytes() == ((GOOD + "\n") * 2).encode("utf-8")
     bare = sentence([(1, 0), (2, 1)])

@@ -94,14 +94,17 @@ def prepare_command(
     family: str = typer.Argument(..., help="Treebank family: " + ", ".join(("ptb", "ptb-sample", "spmrl", "ud", "free"))),
     source: Optional[Path] = typer.Option(None, "--source", "-s", help="Folder holding the treebank (or its parent folder)."),
     language: Optional[List[str]] = typer.Option(
-        None, "--language", "-l", help="Language(s) to prepare (repeat or comma-separate); default: every one found."
+        None, "--language", "-l", help="Language(s) to prepare (repeat or comma-separate); default: every one found. "
+        "For ud: treebank names (UD_Finnish-TDT), globs (UD_English-*), language codes (en, fi) or language names (english)."
     ),
     out: Path = typer.Option(Path("data"), "--out", "-o", help="Output folder."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Treebanks prepared in parallel processes (ud)."),
 ) -> None:
     if out.exists() and not out.is_dir():
         fail(f"--out {out} is a file; give a folder", 2)
     try:
-        report = prepare_family(family, source=source, languages=language, out=out, progress=RichProgress(console))
+        report = prepare_family(family, source=source, languages=language, out=out, progress=RichProgress(console),
+                                jobs=jobs)
     except (CatalogError, PrepareError, SourceNotFoundError, SplitError) as error:
         fail(error, 2)
     except OSError as error:
@@ -114,6 +117,26 @@ def prepare_command(
         _show_issues(result.manifest.exclusions, "left out", result.out_dir)
         _show_dependencies(result.manifest)
         console.print(f"wrote {result.out_dir}", highlight=False, soft_wrap=True)
+    _show_release(report)
+
+
+def _show_release(report: PrepareReport) -> None:
+    """Treebanks without train, with a carved dev split, skipped (no text) or failed; exit 1 if any failed."""
+    if report.test_only:
+        console.print(Text.assemble(("test-only (no train split): ", "yellow"), ", ".join(report.test_only)),
+                      soft_wrap=True)
+    for result in report.results:
+        carved = result.manifest.ud.dev_carved if result.manifest.ud is not None else None
+        if carved:
+            console.print(f"{result.language}: no dev split; dev carved from train: {carved['rule']} "
+                          f"({carved['dev_sentences']:,} of {carved['train_sentences_before']:,} sentences)",
+                          highlight=False, soft_wrap=True)
+    for name, reason in report.skipped.items():
+        console.print(Text.assemble(("skipped: ", "yellow"), f"{name}: {reason}"), soft_wrap=True)
+    for name, reason in report.failed.items():
+        error_console.print(Text.assemble(("failed: ", "red"), f"{name}: {reason}"), soft_wrap=True)
+    if report.failed:
+        raise typer.Exit(1)
 
 
 def _show_dependencies(manifest: Manifest) -> None:

@@ -102,7 +102,7 @@ def _check_processes(config, gpus: int) -> None:  # type: ignore[no-untyped-def]
 
 @app.command("run")
 def run_command(
-    recipe: str = typer.Argument(..., help="Recipe YAML (recipes/hebrew.yaml) or a bundled recipe name (hebrew, free/icelandic)."),
+    recipe: str = typer.Argument(..., help="Recipe YAML (recipes/hebrew.yaml), a bundled recipe name (hebrew, free/icelandic), or ud/<treebank> (the generic UD recipe for any prepared treebank, e.g. ud/UD_Finnish-TDT)."),
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where run directories go: <runs-dir>/<recipe name>/<run id>/."),
     max_minutes: Optional[float] = typer.Option(
         None, "--max-minutes", help="Bound the training time (minutes; overrides train.max_minutes). The best "

@@ -32,7 +32,8 @@ def parse_seeds(text: Optional[str]) -> Optional[List[int]]:
 
 @app.command("sweep")
 def sweep_command(
-    suite_name: str = typer.Argument(..., metavar="SUITE", help="A suite file, or a bundled suite: spmrl, free, ud, demo."),
+    suite_name: str = typer.Argument(..., metavar="SUITE", help="A suite file, or a bundled suite: spmrl, free, ud, "
+                                     "ud-all (every prepared UD treebank with a train split), demo."),
     seeds_text: Optional[str] = typer.Option(None, "--seeds", help="Run every member once per seed, e.g. 1,2,3 "
                                              "(overrides the suite's seeds)."),
     overrides: List[str] = typer.Option([], "--set", help="Override a recipe key of every member (repeatable)."),

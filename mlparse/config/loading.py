@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import copy
 import difflib
+import re
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import yaml
 
@@ -200,15 +201,43 @@ def resolve_recipe(name_or_path: Union[str, Path]) -> Path:
     return resolve_bundled(name_or_path, recipes_dir(), bundled_recipe_names, "recipe", ConfigError)
 
 
+#: ``ud/<treebank>`` names the generic UD recipe for that treebank (a bundled recipe of that name wins).
+TREEBANK_RECIPE = re.compile(r"^ud/(UD_[^/]+?)(?:\.yaml)?$")
+#: The generic recipe for any UD treebank (``mlparse run ud --set data.language=UD_Finnish-TDT``).
+GENERIC_UD_RECIPE = "ud"
+
+
+def treebank_recipe(name: Union[str, Path]) -> Optional[Tuple[Path, List[str]]]:
+    """``ud/UD_Finnish-TDT`` → (the generic ``ud`` recipe, ``["data.language=UD_Finnish-TDT"]``); None for a
+    file, a bundled recipe, or any other name."""
+    text = str(name)
+    match = TREEBANK_RECIPE.match(text)
+    if match is None or Path(text).is_file():
+        return None
+    if (recipes_dir() / (text if text.endswith(".yaml") else f"{text}.yaml")).is_file():
+        return None
+    return recipes_dir() / f"{GENERIC_UD_RECIPE}.yaml", [f"data.language={match.group(1)}"]
+
+
 def load_recipe(path: Union[str, Path], overrides: Sequence[str] = ()) -> RecipeConfig:
     """Load a recipe file (or bundled recipe name) with its ``base:`` chain and ``--set`` overrides.
 
-    The recipe's name defaults to the file stem; an unset ``data.evalb_params`` is the treebank catalog's
-    (:mod:`mlparse.config.catalog_defaults`)."""
+    ``ud/<treebank>`` is the generic ``ud`` recipe with ``data.language=<treebank>`` (:func:`treebank_recipe`).
+    The recipe's name defaults to the file stem; ``{language}`` in a name is replaced by ``data.language``
+    (the generic recipe is named ``ud-{language}``, so each treebank's runs have their own folder and sweep
+    label).  An unset ``data.evalb_params`` is the treebank catalog's (:mod:`mlparse.config.catalog_defaults`)."""
+    generic = treebank_recipe(path)
+    if generic is not None:
+        path, overrides = generic[0], [*generic[1], *overrides]
     path = resolve_recipe(path)
     data = apply_overrides(load_raw(path), overrides)
     if not data.get("name"):
         data["name"] = path.stem
+    if "{language}" in str(data["name"]):
+        language = (data.get("data") or {}).get("language")
+        if not language:
+            raise ConfigError(f"{path}: the name {data['name']!r} needs data.language (--set data.language=...).")
+        data["name"] = str(data["name"]).replace("{language}", str(language))
     return apply_catalog_defaults(from_dict(data, source=str(path)), data, str(path))
 
 

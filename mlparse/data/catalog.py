@@ -68,7 +68,7 @@ LANGUAGE_KEYS = ("folder", "files", "reader", "split", "pipeline", "evalb", "out
                  "punctuation")
 PUNCTUATION_KEYS = ("tags", "column")
 PUNCTUATION_COLUMNS = ("xpos", "upos")
-SOURCE_KEYS = ("search_shared", "required_hint")
+SOURCE_KEYS = ("search_shared", "required_hint", "discover")
 
 
 def catalog_dir() -> Path:
@@ -124,7 +124,9 @@ def parse_family(data: Any, path: Path) -> FamilySpec:
     defaults = data.get("defaults") or {}
     _check_keys(defaults, LANGUAGE_KEYS, f"{where}: defaults")
     languages_data = data.get("languages")
-    if not isinstance(languages_data, dict) or not languages_data:
+    if languages_data is None and source.discover:
+        languages_data = {}  # every treebank is discovered; none needs an entry
+    if not isinstance(languages_data, dict) or (not languages_data and not source.discover):
         raise CatalogError(f"{where}: 'languages' must be a non-empty mapping")
     languages = {}
     for language, body in languages_data.items():
@@ -134,7 +136,8 @@ def parse_family(data: Any, path: Path) -> FamilySpec:
         merged = _expand({**defaults, **body}, str(language))
         languages[str(language)] = _language(name, str(language), merged, context)
     default_punctuation = _punctuation(defaults.get("punctuation"), f"{where}: defaults")
-    return FamilySpec(name, str(data.get("description", "")), source, languages, path, default_punctuation)
+    return FamilySpec(name, str(data.get("description", "")), source, languages, path, default_punctuation,
+                      dict(defaults))
 
 
 def _punctuation(data: Any, context: str) -> Optional[PunctuationSpec]:
@@ -165,6 +168,12 @@ def punctuation_for(family: str, language: str, directory: Optional[Path] = None
     if language_spec is not None:
         return language_spec.punctuation
     return spec.punctuation
+
+
+def generic_language(family: FamilySpec, name: str) -> LanguageSpec:
+    """The spec of a treebank the catalog does not list: the family's defaults, in the folder ``name``."""
+    context = f"{family.path}: defaults (for {name})"
+    return _language(family.name, name, _expand({**family.defaults, "folder": name}, name), context)
 
 
 def _language(family: str, name: str, data: Mapping[str, Any], context: str) -> LanguageSpec:

@@ -8,7 +8,8 @@ For CoNLL-U the label inventory is the dependency relations and POS is UPOS.
 A constituency treebank with heads (a head table, or heads marked by the treebank) also has
 its dependency version: ``SplitStats.dependencies`` names the split's ``.conllu`` file and
 ``Manifest.heads`` (:class:`HeadsInfo`) says where the heads and relations come from.  Both
-are left out of the JSON when absent, so the manifests of other treebanks are as before.
+are left out of the JSON when absent, so the manifests of other treebanks are as before; so is
+``Manifest.ud`` (:class:`UdInfo`), which only Universal Dependencies treebanks have.
 """
 
 from __future__ import annotations
@@ -66,6 +67,25 @@ class HeadsInfo:
 
 
 @dataclass
+class UdInfo:
+    """What a Universal Dependencies treebank says about itself (:mod:`mlparse.data.ud_metadata`), and
+    what preparing it decided: ``test_only`` (no train split) and ``dev_carved`` (no dev split: the rule
+    that carved one from train and its counts, :mod:`mlparse.data.ud_dev`)."""
+
+    treebank: str
+    language_code: Optional[str] = None  # the file prefix before "_": "en" for en_ewt-ud-train.conllu
+    file_prefix: Optional[str] = None  # "en_ewt"
+    readme: Optional[str] = None  # the README file the metadata came from
+    license: Optional[str] = None
+    includes_text: Optional[bool] = None  # None: the README does not say
+    annotation_sources: Dict[str, str] = field(default_factory=dict)  # Lemmas/UPOS/XPOS/Features/Relations
+    contributors: List[str] = field(default_factory=list)
+    metadata: Dict[str, str] = field(default_factory=dict)  # the whole machine-readable block
+    test_only: bool = False
+    dev_carved: Optional[Dict[str, Any]] = None
+
+
+@dataclass
 class SourceFile:
     path: str
     sha256: str
@@ -94,6 +114,7 @@ class Manifest:
     notes: str = ""
     manifest_version: int = MANIFEST_VERSION
     heads: Optional[HeadsInfo] = None
+    ud: Optional[UdInfo] = None  # Universal Dependencies treebanks only
 
     def to_json(self) -> Dict[str, Any]:
         data = asdict(self)
@@ -104,6 +125,8 @@ class Manifest:
             del data["heads"]
         else:
             data["heads"] = self.heads.to_json()
+        if self.ud is None:
+            del data["ud"]
         return data
 
     @classmethod
@@ -112,6 +135,8 @@ class Manifest:
         data["splits"] = {name: SplitStats(**stats) for name, stats in data["splits"].items()}
         if data.get("heads") is not None:
             data["heads"] = HeadsInfo(**data["heads"])
+        if data.get("ud") is not None:
+            data["ud"] = UdInfo(**data["ud"])
         data["repairs"] = [Issue(**item) for item in data.get("repairs", [])]
         data["exclusions"] = [Issue(**item) for item in data.get("exclusions", [])]
         data["source_files"] = [SourceFile(**item) for item in data.get("source_files", [])]
@@ -166,6 +191,7 @@ __all__ = [
     "Issue",
     "Manifest",
     "HeadsInfo",
+    "UdInfo",
     "SplitStats",
     "SourceFile",
     "TreeStatsAccumulator",

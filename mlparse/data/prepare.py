@@ -27,7 +27,7 @@ from mlparse.data.manifest import (
     sha256_bytes,
 )
 from mlparse.data.output import write_prepared
-from mlparse.data.prepared import LanguageResult, ProgressHook, build_manifest
+from mlparse.data.prepared import LanguageResult, PrepareReport, ProgressHook, build_manifest
 from mlparse.data.sources import (
     Candidate,
     SourceNotFoundError,
@@ -40,15 +40,8 @@ from mlparse.data.sources import (
 from mlparse.data.splits import SPLITS, SplitPlan, plan_splits
 from mlparse.data.steps import build_pipeline, run_fused
 from mlparse.data.ud import prepare_ud_language
+from mlparse.data.ud_release import prepare_release
 from mlparse.trees.reader import paused_gc
-
-
-@dataclass
-class PrepareReport:
-    family: str
-    found: List[str]
-    not_found: Dict[str, str]  # language -> where it was looked for
-    results: List[LanguageResult] = field(default_factory=list)
 
 
 @dataclass
@@ -129,9 +122,16 @@ def prepare_family(
     languages: Optional[Sequence[str]] = None,
     out: Path = Path("data"),
     progress: Optional[ProgressHook] = None,
+    jobs: int = 1,
 ) -> PrepareReport:
-    """Prepare every requested (default: every found) language of a family; see the module doc."""
+    """Prepare every requested (default: every found) language of a family; see the module doc.
+
+    A family whose catalog says ``discover`` (UD) prepares every treebank folder found, catalog entry or not
+    (:mod:`mlparse.data.ud_release`), ``jobs`` at a time."""
     family = load_family(family_name)
+    if family.source.discover:
+        return prepare_release(family, source=source, languages=languages, out=out,
+                               progress=progress or ProgressHook(), jobs=jobs)
     names = select_languages(family, languages)
     found, not_found = locate_languages(family, names, source)
     if not found or (languages and not_found):

@@ -5,14 +5,14 @@ the manifest they write.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Dict, List, Optional
 
 import mlparse
 from mlparse.data.issues import Issue
-from mlparse.data.manifest import HeadsInfo, Manifest, SourceFile, SplitStats
+from mlparse.data.manifest import HeadsInfo, Manifest, SourceFile, SplitStats, UdInfo
 from mlparse.data.specs import LanguageSpec
 from mlparse.data.splits import SplitPlan
 
@@ -37,6 +37,23 @@ class LanguageResult:
     manifest: Manifest
 
 
+@dataclass
+class PrepareReport:
+    """What ``mlparse prepare`` did: the languages found and prepared, and those it could not prepare.
+
+    ``skipped``: treebanks left out on purpose, with the reason (released without text);
+    ``failed``: treebanks whose preparation stopped, with the error (only when several were prepared
+    at once: a single treebank's error is raised); ``test_only``: prepared treebanks without train."""
+
+    family: str
+    found: List[str]
+    not_found: Dict[str, str]  # language -> where it was looked for
+    results: List[LanguageResult] = field(default_factory=list)
+    skipped: Dict[str, str] = field(default_factory=dict)
+    failed: Dict[str, str] = field(default_factory=dict)
+    test_only: List[str] = field(default_factory=list)
+
+
 def build_manifest(
     spec: LanguageSpec,
     root: Path,
@@ -47,6 +64,7 @@ def build_manifest(
     sources: List[SourceFile],
     missing: List[str],
     heads: Optional[HeadsInfo] = None,
+    ud: Optional[UdInfo] = None,
 ) -> Manifest:
     return Manifest(
         family=spec.family,
@@ -67,4 +85,5 @@ def build_manifest(
         source_files=sources,
         notes=spec.notes,
         heads=heads,
+        ud=ud,
     )

@@ -84,6 +84,9 @@ class SourceSpec:
 
     search_shared: bool = False
     required_hint: str = ""
+    #: Every treebank folder found under the source is prepared, catalog entry or not
+    #: (:mod:`mlparse.data.ud_release`); the catalog's languages are then overrides, not the list.
+    discover: bool = False
 
 
 @dataclass(frozen=True)
@@ -95,3 +98,5 @@ class FamilySpec:
     path: Path
     #: ``defaults: punctuation``: for languages the family finds without listing them (any ``UD_*`` folder).
     punctuation: Optional[PunctuationSpec] = None
+    #: The family's ``defaults:`` (language keys), which a discovered treebank without an entry gets.
+    defaults: Dict[str, Any] = field(default_factory=dict, compare=False)

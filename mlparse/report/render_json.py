@@ -7,6 +7,7 @@ import math
 from dataclasses import asdict
 from typing import Any, Dict
 
+from mlparse.report.macro import macro_json
 from mlparse.report.model import Report
 
 
@@ -49,7 +50,7 @@ def report_dict(report: Report) -> Dict[str, Any]:
     return _finite({
         "generator": report.generator, "runs_dir": report.runs_dir.as_posix(), "split": report.split,
         "select": report.select, "leaderboards": boards, "runs": runs, "citations": citations,
-        "warnings": report.warnings,
+        "warnings": report.warnings, "macro_averages": macro_json(report),
     })
 
 

@@ -8,6 +8,7 @@ from typing import Dict, List, Optional, Sequence
 from mlparse.compare.marks import legend_lines
 from mlparse.report.details import detail_columns, detail_table, run_messages
 from mlparse.report.leaderboard import MEASURED, Leaderboard
+from mlparse.report.macro import macro_markdown
 from mlparse.report.model import (Report, citation_text, fmt_delta, fmt_score, footnotes, language_label,
                                   marked_cell_text, source_text, summary_line)
 
@@ -64,6 +65,7 @@ def render_markdown(report: Report, plot_paths: Optional[Dict[str, Path]] = None
         lines += leaderboard_lines(board, report) + [""]
     lines += ["**Bold**: measured by mlparse (runs marked * below); plain: published (see References). "
               "A state in parentheses marks a run that is not complete.", ""]
+    lines += macro_markdown(report)
     lines += ["## Runs", ""]
     if report.records:
         headers, rows = detail_table(report)

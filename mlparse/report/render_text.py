@@ -11,6 +11,7 @@ from rich.text import Text
 from mlparse.compare.marks import legend_lines
 from mlparse.report.details import detail_columns, detail_table, run_messages
 from mlparse.report.leaderboard import MEASURED, Leaderboard
+from mlparse.report.macro import print_macro
 from mlparse.report.model import (Report, citation_text, fmt_delta, fmt_score, footnotes, language_label,
                                   marked_cell_text, source_text, summary_line)
 
@@ -115,6 +116,7 @@ def print_report(report: Report, console: Console) -> None:
         for note in footnotes(board) + legend_lines(board):
             console.print(Text(note, style="dim"))
         console.print()
+    print_macro(report, console)
     console.print(Text("Source \"run …\": measured by mlparse (bold cyan); \"[n]\": published, see References",
                        style="dim"))
     console.print()

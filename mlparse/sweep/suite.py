@@ -11,6 +11,8 @@ A suite is a YAML file (bundled ones in ``recipes/suites/``, found by name)::
       - free/english           # a recipe: a path (relative to the suite file) or a bundled recipe name
       - recipe: free/icelandic
         set: [train.lr=0.001]  # this member's own overrides
+    discover: {family: ud, require: train, recipe: ud}   # optional: members found in the prepared data
+                               # when the sweep starts (mlparse.sweep.discover), besides or instead of members
 
 Every member is loaded (``base:`` chain, overrides) when the suite is read, so an unknown recipe or
 a bad override is reported before anything runs, naming the suite file and the line.
@@ -28,8 +30,10 @@ import yaml
 from mlparse.config import ConfigError, RecipeConfig, load_recipe
 from mlparse.config.loading import SUITES_FOLDER, recipes_dir, resolve_bundled
 from mlparse.config.schema import unknown_key_error
+from mlparse.sweep.discover import Discover, discovered_recipes
 
-SUITE_KEYS = ("name", "description", "seeds", "max_minutes", "set", "slurm", "members")
+SUITE_KEYS = ("name", "description", "seeds", "max_minutes", "set", "slurm", "members", "discover")
+DISCOVER_KEYS = ("family", "require", "recipe")
 MEMBER_KEYS = ("recipe", "set", "seeds")
 LAUNCHERS = ("local", "slurm")
 
@@ -84,13 +88,23 @@ class Suite:
     overrides: List[str] = field(default_factory=list)
     slurm: SlurmSettings = field(default_factory=SlurmSettings)
     entries: List[Tuple[str, List[str], Optional[List[int]], int]] = field(default_factory=list)  # recipe, set, seeds, line
+    discover: Optional[Discover] = None  # members found in the prepared data when the sweep starts
+    discover_line: int = 0
 
     def members(self, seeds: Optional[Sequence[int]] = None, overrides: Sequence[str] = ()) -> List[Member]:
         """Every member: each entry × each seed (``seeds`` wins over the suite's and the entry's), with the
         suite's overrides, then the entry's, then ``overrides`` (``--set``), then the seed."""
         members: List[Member] = []
         seen: Dict[Tuple[str, str], str] = {}
-        for recipe, own, entry_seeds, line in self.entries:
+        entries = list(self.entries)
+        if self.discover is not None:
+            where = f"{self.path}, line {self.discover_line}"
+            try:
+                found = discovered_recipes(self.discover, [*self.overrides, *overrides], where)
+            except ConfigError as error:
+                raise SuiteError(str(error)) from None
+            entries += [(name, [], None, self.discover_line) for name in found]
+        for recipe, own, entry_seeds, line in entries:
             chosen = list(seeds) if seeds else (entry_seeds or self.seeds or [None])
             for seed in chosen:
                 sets = [*self.overrides, *own, *overrides] + ([f"train.seed={seed}"] if seed is not None else [])
@@ -166,11 +180,29 @@ def load_suite(name_or_path: str) -> Suite:
         suite.overrides = _overrides(data["set"], where("set"))
     if "slurm" in top:
         suite.slurm = _slurm(top["slurm"][1], data["slurm"], path)
+    if "discover" in top:
+        suite.discover, suite.discover_line = _discover(top["discover"][1], data["discover"], path), _line(top["discover"][0])
+        if "members" not in top:
+            return suite
     if "members" not in top or not isinstance(top["members"][1], yaml.SequenceNode) or not top["members"][1].value:
-        raise SuiteError(f"{path}: a suite needs a non-empty 'members:' list of recipes.")
+        raise SuiteError(f"{path}: a suite needs a non-empty 'members:' list of recipes (or 'discover:').")
     for node, value in zip(top["members"][1].value, data["members"]):
         suite.entries.append(_entry(node, value, path))
     return suite
+
+
+def _discover(node: yaml.Node, value: Any, path: Path) -> Discover:
+    if not isinstance(node, yaml.MappingNode):
+        raise SuiteError(f"{path}, line {_line(node)}: discover must be a mapping (family, require, recipe).")
+    for key, (key_node, value_node) in _mapping(node).items():
+        where = f"{path}, line {_line(key_node)}"
+        if key not in DISCOVER_KEYS:
+            raise SuiteError(str(unknown_key_error(key, DISCOVER_KEYS, f"{where}: discover")))
+        if not isinstance(value[key], str) or not value[key]:
+            raise SuiteError(f"{where}: discover.{key} must be a name, got {value[key]!r}.")
+    if value.get("require", "train") not in ("train", "dev", "test"):
+        raise SuiteError(f"{path}, line {_line(node)}: discover.require must be train, dev or test.")
+    return Discover(**value)
 
 
 def _number(value: Any) -> bool:
@@ -233,11 +265,13 @@ def _entry(node: yaml.Node, value: Any, path: Path) -> Tuple[str, List[str], Opt
 
 def _recipe_path(name: str, suite_path: Path, where: str) -> str:
     """A member's recipe: a file beside the suite, else a path or bundled name (checked now, with the line)."""
-    from mlparse.config.loading import resolve_recipe
+    from mlparse.config.loading import resolve_recipe, treebank_recipe
 
     for candidate in (suite_path.parent / name, suite_path.parent / f"{name}.yaml"):
         if not Path(name).is_absolute() and candidate.is_file() and suite_path.parent != suites_dir():
             return str(candidate)
+    if treebank_recipe(name) is not None:
+        return name  # ud/UD_Finnish-TDT: the generic recipe, resolved by load_recipe
     try:
         return str(resolve_recipe(name))
     except ConfigError as error:

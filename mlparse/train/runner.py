@@ -38,6 +38,7 @@ from mlparse.train.folds import fold_record, training_indices
 from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tags_notes
 from mlparse.train.environment import hardware_info, now_iso, versions
 from mlparse.train.run_lock import RunLock, RunLocked
+from mlparse.train.split_record import carved_dev, carved_dev_note, data_sizes
 from mlparse.train.profiling import PROFILE_FILE, UpdateProfiler
 from mlparse.train.trainer import (DistInfo, Reporter, Trainer, TrainState, predict_in_batches, resolve_decoder,
                                    subbatch_budgets)
@@ -258,6 +259,9 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     notes: List[str] = []
     task = task_for(config.task)
     train, dev, test = load_splits(config, task, notes)
+    results.dev_carved, results.data_sizes = carved_dev(config), data_sizes(config)
+    if results.dev_carved is not None:
+        notes.append(carved_dev_note(results.dev_carved))
     eval_tags = choose_eval_tags(config)
     if eval_tags.files and config.task not in ("constituency", "joint"):
         raise RunError("data.eval_tags: predicted reads tag files for constituency splits; a dependency parser "
