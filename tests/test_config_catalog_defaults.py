@@ -44,7 +44,7 @@ BUNDLED_RUN_IDS = {
     "lal/ptb-sample": ("e29025207980", "COLLINS.prm"),
     "polish": ("d73e07946b13", "spmrl.prm"),
     "swedish": ("ff4715d9f32b", "spmrl.prm"),
-    "ud": ("daa3703423e8", "COLLINS.prm"),  # the generic UD recipe (data.language of ud/base: UD_English-EWT)
+    "ud": ("4e2f8ab64706", "COLLINS.prm"),  # the generic UD recipe (data.language of ud/base: UD_English-EWT)
     "ud/base": ("c56b0a4105e2", "COLLINS.prm"),
     "ud/basque-v2": ("46df493deb05", "COLLINS.prm"),
     "ud/basque": ("2531da5d7cb8", "COLLINS.prm"),
