@@ -215,3 +215,16 @@ def test_compare_an_ensemble_with_its_member(span_runs: tuple, tmp_path: Path) -
     assert result.exit_code == 0, result.output
     (row,) = json.loads(result.output)
     assert row["score_b"] == json.loads((out / "results.json").read_text())["test"]["f1"]
+
+
+def test_clas_on_relations_that_are_not_ud_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dependency task counts CLAS only over UD relations; asking for it elsewhere names the run, not a KeyError."""
+    from types import SimpleNamespace
+
+    from mlparse.compare import comparison
+
+    ref = SimpleNamespace(label="runs/dep/abc", gold=lambda split: Path(f"/data/{split}.conllu"))
+    monkeypatch.setattr(comparison, "run_statistics", lambda ref, split: {"uas": [(1, 1, 1)], "las": [(1, 1, 1)]})
+    with pytest.raises(comparison.CompareError, match=r"runs/dep/abc: CLAS is not scored on this data .*uas, las"):
+        comparison.metric_rows(ref, "test", "clas")
+    assert comparison.metric_rows(ref, "test", "uas") == [(1, 1, 1)]

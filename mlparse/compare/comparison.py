@@ -98,6 +98,16 @@ def run_statistics(ref: RunRef, split: str) -> Dict[str, List[Tuple[int, int, in
         raise CompareError(f"{ref.path}: {error}") from None
 
 
+def metric_rows(ref: RunRef, split: str, metric: str) -> List[Tuple[int, int, int]]:
+    """Per-sentence counts of ``metric``; a clear error where the scorer does not count it for this data
+    (CLAS over relations that are not UD's: :mod:`mlparse.tasks.dependency_protocol`)."""
+    rows = run_statistics(ref, split)
+    if metric not in rows:
+        raise CompareError(f"{ref.label}: {metric.upper()} is not scored on this data (it is defined over UD "
+                           f"relations, and {ref.gold(split)} has others); compare {', '.join(rows)} instead")
+    return rows[metric]
+
+
 def check_same_gold(refs: Sequence[RunRef], split: str) -> None:
     """A clear error unless every run's gold file of ``split`` has the same sha256."""
     first = refs[0].gold_sha256(split)
@@ -138,7 +148,7 @@ def compare(refs: Sequence[RunRef], options: CompareOptions) -> List[Comparison]
         raise CompareError(f"unknown method {options.method!r}; methods: {', '.join(METHODS)}")
     metric = _metric_for(refs, options.metric)
     check_same_gold(refs, options.split)
-    stats: List[SentenceStats] = [stats_from_rows(metric, run_statistics(ref, options.split)[metric]) for ref in refs]
+    stats: List[SentenceStats] = [stats_from_rows(metric, metric_rows(ref, options.split, metric)) for ref in refs]
     test = METHODS[options.method]
     results = [test(stats[0], other, options.samples, options.seed) for other in stats[1:]]
     adjusted = holm([r.p_value for r in results]) if len(results) > 1 else [None] * len(results)

@@ -30,7 +30,7 @@ _METRICS = {"f1": "f1", "recall": "lr", "precision": "lp", "uas": "uas", "las": 
 
 def _stats(run_dir: Path, split: str, metric: str, cache: Dict[Any, Any]) -> Optional[Any]:
     """(gold sha256, SentenceStats) of a run, or None when it cannot be tested."""
-    from mlparse.compare.comparison import run_statistics
+    from mlparse.compare.comparison import metric_rows
     from mlparse.compare.runs import CompareError, load_ref
     from mlparse.compare.statistics import stats_from_rows
 
@@ -40,7 +40,7 @@ def _stats(run_dir: Path, split: str, metric: str, cache: Dict[Any, Any]) -> Opt
             ref = load_ref(run_dir)
             if not ref.pred(split).is_file():
                 raise CompareError("no predictions")
-            cache[key] = (ref.gold_sha256(split), stats_from_rows(metric, run_statistics(ref, split)[metric]))
+            cache[key] = (ref.gold_sha256(split), stats_from_rows(metric, metric_rows(ref, split, metric)))
         except (CompareError, OSError, ValueError, KeyError):
             cache[key] = None
     return cache[key]
