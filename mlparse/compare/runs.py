@@ -9,12 +9,12 @@ only when their gold files' sha256 checksums agree.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from mlparse.data.manifest import sha256_file
 from mlparse.results import COMPLETE, RunResults
 from mlparse.run_dir import RECIPE_FILE, RESULTS_FILE, RunDir
 
@@ -27,13 +27,7 @@ class CompareError(ValueError):
     """A run that cannot be compared, with a message for the user (names the file)."""
 
 
-def sha256_of(path: Path) -> str:
-    """The sha256 of a file's bytes (hex)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+sha256_of = sha256_file  # the sha256 of a file's bytes (hex), as manifests record it
 
 
 def scoring_recipe(task: str, family: str, language: str, gold: Dict[str, str], evalb_params: Optional[str] = None,
