@@ -9,7 +9,7 @@ import torch
 
 from mlparse.config import ModelConfig
 from mlparse.data.vocab import ParserVocab
-from mlparse.models.dense_reference import dense_hinge_cython
+from benchmarks.instrumentation.dense_reference import dense_hinge_cython
 from mlparse.models.span_parser import SentenceTooLongError, SpanParser
 from mlparse.structs.chart import LabelVocab, gold_spans
 from mlparse.train.corpus import sentence_of

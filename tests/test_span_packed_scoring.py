@@ -8,8 +8,8 @@ from typing import Dict, List, Tuple
 import pytest
 import torch
 
-from mlparse.models.dense_reference import dense_forward, dense_loss, dense_parse
-from mlparse.models.memory_meter import saved_tensor_bytes
+from benchmarks.instrumentation.dense_reference import dense_forward, dense_loss, dense_parse
+from benchmarks.instrumentation.memory_meter import saved_tensor_bytes
 from mlparse.modules import span_scorer
 from mlparse.modules.span_scorer import SpanScorer, dense_span_scores, span_indices
 from mlparse.structs.chart import gold_spans

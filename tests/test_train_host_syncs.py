@@ -16,8 +16,8 @@ from mlparse.modules.char_lstm import CharLSTM
 from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.train.checkpoint import CheckpointFiles
 from mlparse.train.corpus import Split, golds_of, sentence_of
-from mlparse.train.dispatch_count import DispatchCounter
-from mlparse.train.step_count import count_parse, count_update
+from benchmarks.instrumentation.dispatch_count import DispatchCounter
+from benchmarks.instrumentation.step_count import count_parse, count_update
 from mlparse.train.trainer import Trainer
 from test_run_fixtures import tiny_trees, write_tiny_recipe
 

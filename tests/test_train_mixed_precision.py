@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from mlparse.train.mixed_precision import UpdateAutocast
-from mlparse.train.step_count import count_weight_casts
+from benchmarks.instrumentation.step_count import count_weight_casts
 from test_train_host_syncs import generic_trainer, tiny_trainer
 
 
