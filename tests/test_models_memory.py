@@ -21,8 +21,8 @@ from mlparse.train.corpus import Split, golds_of, sentence_of
 from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.train.trainer import Trainer
 from mlparse.trees.reader import parse_bracketed
-from test_run_fixtures import REPO, TINY_TREES, write_tiny_recipe
-from test_span_packed_scoring import random_gold
+from helpers.run_fixtures import REPO, TINY_TREES, write_tiny_recipe
+from helpers.span_fixtures import random_gold
 
 
 def recipe_model(name: str) -> ModelConfig:

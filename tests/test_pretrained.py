@@ -18,7 +18,7 @@ from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.train.checkpoint import CheckpointFiles
 from mlparse.train.corpus import Split, golds_of
 from mlparse.train.trainer import Trainer
-from test_run_fixtures import tiny_trees, write_tiny_recipe
+from helpers.run_fixtures import tiny_trees, write_tiny_recipe
 
 pytest.importorskip("transformers")
 

@@ -11,7 +11,7 @@ import torch
 
 from mlparse.train.mixed_precision import UpdateAutocast
 from benchmarks.instrumentation.step_count import count_weight_casts
-from test_train_host_syncs import generic_trainer, tiny_trainer
+from helpers.trainers import generic_trainer, tiny_trainer
 
 
 class PerSubBatchAutocast(UpdateAutocast):
