@@ -53,8 +53,8 @@ from mlparse.train.checkpoint import CheckpointFiles, seed_everything  # noqa: E
 from mlparse.train.corpus import Split, golds_of, read_split, sentence_of  # noqa: E402
 from mlparse.structs import cky_torch  # noqa: E402
 from mlparse.train.compile import compile_encoder, compiled_graphs, uncompile_encoder  # noqa: E402
-from mlparse.train.dispatch_count import DispatchCounter  # noqa: E402
-from mlparse.train.step_count import count_parse, count_update, count_weight_casts  # noqa: E402
+from benchmarks.instrumentation.dispatch_count import DispatchCounter  # noqa: E402
+from benchmarks.instrumentation.step_count import count_parse, count_update, count_weight_casts  # noqa: E402
 from mlparse.train.trainer import Trainer, predict_in_batches  # noqa: E402
 from mlparse.trees.tree import Tree  # noqa: E402
 

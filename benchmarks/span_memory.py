@@ -4,7 +4,7 @@ Base model sizes (recipes/base.yaml, untrained, labels of the ptb-sample trainin
 sentence of 300 and one of 500 words (ptb-sample dev words, a random binary gold tree).
 Side by side in the same run, on the same sentence and weights:
 
-* *dense*: the former computation (:mod:`mlparse.models.dense_reference`), the label MLP over
+* *dense*: the former computation (:mod:`benchmarks.instrumentation.dense_reference`), the label MLP over
   the whole ``[N+1, N+1, d_hidden]`` square with gradient, the loss through that chart;
 * *packed*: the current one, the decoder's chart scored without gradient over the upper
   triangle in chunks, the label MLP with gradient on the predicted and gold spans only.
@@ -41,9 +41,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.parse_speed import make_model  # noqa: E402
-from mlparse.models.dense_reference import dense_loss, dense_parse  # noqa: E402
+from benchmarks.instrumentation.dense_reference import dense_loss, dense_parse  # noqa: E402
 from mlparse.models.memory import parsing_memory, training_memory  # noqa: E402
-from mlparse.models.memory_meter import peak_allocated_bytes, saved_tensor_bytes  # noqa: E402
+from benchmarks.instrumentation.memory_meter import peak_allocated_bytes, saved_tensor_bytes  # noqa: E402
 from mlparse.models.span_parser import SpanParser  # noqa: E402
 from mlparse.train.corpus import golds_of, read_split, sentence_of  # noqa: E402
 

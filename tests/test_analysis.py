@@ -27,7 +27,7 @@ from mlparse.models.span_parser import SpanParser, build_parser
 from mlparse.modules.attention import AttentionWindow
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
-from test_run_fixtures import TINY_MODEL, tiny_trees, write_tiny_recipe
+from helpers.run_fixtures import TINY_MODEL, tiny_trees, write_tiny_recipe
 
 runner = CliRunner()
 

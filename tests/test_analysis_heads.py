@@ -10,7 +10,7 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-from joint_fixtures import write_joint_recipe
+from helpers.joint_fixtures import write_joint_recipe
 from mlparse.analysis.head_contributions import span_contributions
 from mlparse.cli import app
 from mlparse.config import load_recipe

@@ -24,8 +24,8 @@ from mlparse.package import PACKAGE_FORMAT_VERSION, IncompatiblePackage, ModelNo
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
 from mlparse.trees.reader import parse_bracketed
-from test_run_dependency import write_dep_recipe
-from test_run_fixtures import write_tiny_recipe
+from helpers.dep_fixtures import write_dep_recipe
+from helpers.run_fixtures import write_tiny_recipe
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -17,8 +17,8 @@ from mlparse.package import PackageError
 from mlparse.trees.dependency import parse_conllu
 from mlparse.trees.reader import parse_bracketed
 from mlparse.trees.writer import format_tree
-from test_run_dependency import write_dep_recipe
-from test_run_fixtures import write_tiny_recipe
+from helpers.dep_fixtures import write_dep_recipe
+from helpers.run_fixtures import write_tiny_recipe
 
 runner = CliRunner()
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from joint_fixtures import write_joint_recipe
+from helpers.joint_fixtures import write_joint_recipe
 from mlparse.config import load_recipe
 from mlparse.models.dep_parser import BiaffineParser, dependency_losses, mask_arc_scores
 from mlparse.models.ensemble import EnsembleParser
@@ -20,7 +20,7 @@ from mlparse.models.joint_parser import JointParser
 from mlparse.models.targets import dependency_targets
 from mlparse.tasks import task_for
 from mlparse.tasks.dependency import DependencyTask
-from test_run_dependency import write_dep_recipe
+from helpers.dep_fixtures import write_dep_recipe
 
 
 def _dep_parser(tmp_path: Path, seed: int) -> tuple:

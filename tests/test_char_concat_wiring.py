@@ -16,7 +16,7 @@ from mlparse.models.span_parser import CheckpointFormatError, SpanParser
 from mlparse.structs.chart import LabelVocab
 from mlparse.train.corpus import sentence_of
 from mlparse.trees.reader import parse_bracketed
-from test_run_fixtures import TINY_MODEL
+from helpers.run_fixtures import TINY_MODEL
 
 REPO = Path(__file__).resolve().parents[1]
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"

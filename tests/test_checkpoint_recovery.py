@@ -21,8 +21,8 @@ from mlparse.train.resume import ResumeError
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
 from mlparse.train.trainer import Reporter
-from checkpoint_fixtures import truncate
-from test_run_fixtures import Record, write_tiny_recipe
+from helpers.checkpoint_fixtures import truncate
+from helpers.run_fixtures import Record, write_tiny_recipe
 
 #: 8 tiny trees, batches of 4, two dev checks per epoch: checks at steps 1..8; the check at step 7 is
 #: the only one that does not improve (asserted by the ``reference`` fixture).

@@ -19,8 +19,8 @@ from mlparse.results import RunResults
 from mlparse.train import checkpoint
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
-from checkpoint_fixtures import to_format_1, write_crafted
-from test_run_fixtures import write_tiny_recipe
+from helpers.checkpoint_fixtures import to_format_1, write_crafted
+from helpers.run_fixtures import write_tiny_recipe
 
 runner = CliRunner()
 

@@ -12,7 +12,7 @@ from mlparse.cli import app
 from mlparse.config import load_recipe
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
-from tests.test_run_fixtures import write_tiny_recipe
+from helpers.run_fixtures import write_tiny_recipe
 
 runner = CliRunner()
 

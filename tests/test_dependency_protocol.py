@@ -21,7 +21,7 @@ from mlparse.tasks.dependency import DependencyTask
 from mlparse.tasks.dependency_protocol import UD_RELATIONS, non_ud_relations, resolve_punctuation
 from mlparse.train.runner import RunOptions, run_recipe
 from mlparse.trees.dependency import DependencyPrediction
-from test_run_dependency import write_dep_recipe
+from helpers.dep_fixtures import write_dep_recipe
 
 
 def block(words: List[str], xpos: List[str], heads: List[int], deprels: List[str], upos: Optional[List[str]] = None) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from depeval import align_words, evaluate_text, read_conllu
-from test_depeval_metrics import mwt, row
+from helpers.depeval_fixtures import mwt, row
 
 
 def aligned(gold: str, system: str) -> list[tuple[int, int]]:

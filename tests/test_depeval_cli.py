@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from depeval import SCORER_VERSION
 from depeval.cli import main
 from mlparse.cli import app
-from test_depeval_metrics import GOLD, SYSTEM
-from test_depeval_report import VERBOSE
+from helpers.depeval_fixtures import GOLD, SYSTEM
+from helpers.depeval_fixtures import VERBOSE
 
 
 @pytest.fixture

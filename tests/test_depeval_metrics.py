@@ -9,26 +9,7 @@ from __future__ import annotations
 import pytest
 
 from depeval import SCORER_VERSION, Metric, evaluate_lines, evaluate_text
-
-
-def row(word_id, form, head, deprel, lemma="_", upos="X", xpos="_", feats="_"):
-    return f"{word_id}\t{form}\t{lemma}\t{upos}\t{xpos}\t{feats}\t{head}\t{deprel}\t_\t_\n"
-
-
-def mwt(span, form):
-    return f"{span}\t{form}\t_\t_\t_\t_\t_\t_\t_\t_\n"
-
-
-BARKS_FEATS = "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"
-GOLD = (row(1, "The", 2, "det", "the", "DET", "DT", "Definite=Def|PronType=Art")
-        + row(2, "dog", 3, "nsubj", "dog", "NOUN", "NN", "Number=Sing")
-        + row(3, "barks", 0, "root", "bark", "VERB", "VBZ", BARKS_FEATS)
-        + row(4, ".", 3, "punct", ".", "PUNCT", ".") + "\n")
-# Word 2: wrong XPOS, features and lemma, relation right in its universal part; word 4: wrong head.
-SYSTEM = (row(1, "The", 2, "det", "the", "DET", "DT", "PronType=Art|Definite=Def")
-          + row(2, "dog", 3, "nsubj:pass", "dogs", "NOUN", "NNS", "Number=Plur")
-          + row(3, "barks", 0, "root", "bark", "VERB", "VBZ", BARKS_FEATS + "|Typo=Yes")
-          + row(4, ".", 2, "punct", ".", "PUNCT", ".") + "\n")
+from helpers.depeval_fixtures import GOLD, SYSTEM, mwt, row
 
 
 def counts(metric: Metric) -> tuple:

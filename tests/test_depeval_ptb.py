@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from depeval import PTB_PUNCT_TAGS, evaluate_text, format_report
-from test_depeval_metrics import row
+from helpers.depeval_fixtures import row
 
 
 def sentence(heads, deprels, xpos, upos=None):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from depeval_cases import break_text, perturb, random_sentence, read_sentences, write_file
+from helpers.depeval_cases import break_text, perturb, random_sentence, read_sentences, write_file
 
 from depeval.cli import main as depeval_main
 

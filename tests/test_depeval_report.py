@@ -3,25 +3,7 @@
 from __future__ import annotations
 
 from depeval import evaluate_text, format_report
-from test_depeval_metrics import GOLD, SYSTEM
-
-VERBOSE = """\
-Metric     | Precision |    Recall |  F1 Score | AligndAcc
------------+-----------+-----------+-----------+-----------
-Tokens     |    100.00 |    100.00 |    100.00 |
-Sentences  |    100.00 |    100.00 |    100.00 |
-Words      |    100.00 |    100.00 |    100.00 |
-UPOS       |    100.00 |    100.00 |    100.00 |    100.00
-XPOS       |     75.00 |     75.00 |     75.00 |     75.00
-UFeats     |     75.00 |     75.00 |     75.00 |     75.00
-AllTags    |     75.00 |     75.00 |     75.00 |     75.00
-Lemmas     |     75.00 |     75.00 |     75.00 |     75.00
-UAS        |     75.00 |     75.00 |     75.00 |     75.00
-LAS        |     75.00 |     75.00 |     75.00 |     75.00
-CLAS       |    100.00 |    100.00 |    100.00 |    100.00
-MLAS       |     50.00 |     50.00 |     50.00 |     50.00
-BLEX       |     50.00 |     50.00 |     50.00 |     50.00
-"""
+from helpers.depeval_fixtures import GOLD, SYSTEM, VERBOSE
 
 # Tokens and Sentences print an empty aligned column padded to 10 spaces; Words its correct count.
 COUNTS = """\
@@ -70,7 +52,7 @@ def test_no_words_at_all():
 
 def test_rounding_is_pythons_format():
     # 2 of 3 words: 66.666... prints 66.67; 1 of 3: 33.33.
-    from test_depeval_metrics import row
+    from helpers.depeval_fixtures import row
 
     gold = row(1, "a", 0, "root") + row(2, "b", 1, "dep") + row(3, "c", 1, "dep") + "\n"
     system = row(1, "a", 0, "root") + row(2, "b", 3, "dep") + row(3, "c", 1, "obj") + "\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from mlparse.train.dispatch_count import DispatchCounter
+from benchmarks.instrumentation.dispatch_count import DispatchCounter
 
 
 def test_counts_every_operation_of_a_toy_module_and_the_syncs():

@@ -25,8 +25,8 @@ from mlparse.run_dir import RunDir
 from mlparse.tasks.dependency import DependencyTask
 from mlparse.train.folds import fold_of, fold_record, kept_indices
 from mlparse.train.runner import RunOptions, load_splits, run_recipe
-from test_run_dependency import SENTENCES, write_dep_recipe
-from test_run_fixtures import TINY_MODEL, TINY_TREES, tiny_trees, write_tiny_recipe
+from helpers.dep_fixtures import SENTENCES, write_dep_recipe
+from helpers.run_fixtures import TINY_MODEL, TINY_TREES, tiny_trees, write_tiny_recipe
 
 runner = CliRunner()
 
@@ -298,7 +298,7 @@ def test_mlparse_ensemble_refuses_runs_trained_on_files_with_different_labels(tm
 def test_the_report_reads_members_tolerantly_and_names_an_ensemble_row(tmp_path: Path) -> None:
     from mlparse.report.collect import collect_runs
     from mlparse.report.leaderboard import build_leaderboards
-    from test_report_fixtures import write_raw, write_run
+    from helpers.report_fixtures import write_raw, write_run
 
     runs = tmp_path / "runs"
     member = {"run_dir": "runs/demo/a", "run_id": "a", "recipe": "demo", "recipe_hash": "h", "system": "mlparse span"}

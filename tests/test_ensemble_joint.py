@@ -12,7 +12,7 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-from joint_fixtures import TINY_HEADS, conllu_of, write_joint_data, write_joint_recipe
+from helpers.joint_fixtures import TINY_HEADS, conllu_of, write_joint_data, write_joint_recipe
 from mlparse.cli import app
 from mlparse.config import load_recipe
 from mlparse.models.dep_parser import decode_heads
@@ -25,7 +25,7 @@ from mlparse.structs.joint import decode_joint
 from mlparse.tasks import task_for
 from mlparse.train.runner import RunOptions, run_recipe
 from mlparse.run_dir import RunDir
-from test_run_fixtures import TINY_TREES
+from helpers.run_fixtures import TINY_TREES
 
 runner = CliRunner()
 

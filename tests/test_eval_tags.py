@@ -24,8 +24,8 @@ from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunError, RunOptions, run_recipe
 from mlparse.train.tag_files import read_tags
 from mlparse.trees.reader import parse_bracketed
-from test_report_fixtures import write_run
-from test_run_fixtures import REPO, TINY_TREES, Record, tiny_trees, write_tiny_recipe
+from helpers.report_fixtures import write_run
+from helpers.run_fixtures import REPO, TINY_TREES, Record, tiny_trees, write_tiny_recipe
 
 DEMO = REPO / "recipes" / "demo.yaml"
 OLD_DEMO_TAGS_ID = "a7d5bbce5ed5"  # recipes/demo.yaml with model.use_tags=true, before data.eval_tags existed

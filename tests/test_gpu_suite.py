@@ -8,7 +8,7 @@ import sys
 import pytest
 import torch
 
-from test_run_fixtures import REPO
+from helpers.run_fixtures import REPO
 
 sys.path.insert(0, str(REPO))
 from benchmarks import gpu_suite  # noqa: E402

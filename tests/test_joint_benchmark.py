@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from test_run_fixtures import REPO
+from helpers.run_fixtures import REPO
 
 sys.path.insert(0, str(REPO))
 from benchmarks import joint_decoder_speed as bench  # noqa: E402

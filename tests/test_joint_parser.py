@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from joint_fixtures import TINY_HEADS, conllu_of, write_joint_data, write_joint_recipe
+from helpers.joint_fixtures import TINY_HEADS, conllu_of, write_joint_data, write_joint_recipe
 from mlparse.config import ConfigError, load_recipe
 from mlparse.models.joint_parser import JointParser
 from mlparse.models.registry import parser_class
@@ -21,8 +21,8 @@ from mlparse.train import checkpoint
 from mlparse.train.runner import RunError, RunOptions, run_recipe
 from mlparse.trees.dependency import DependencyPrediction
 from mlparse.trees.tree import Leaf
-from test_run_fixtures import TINY_TREES, Record
-from test_train_loop import Interrupt, StopAfter, log_without_times, same_weights, weights
+from helpers.run_fixtures import TINY_TREES, Record
+from helpers.train_fixtures import Interrupt, StopAfter, log_without_times, same_weights, weights
 
 
 @pytest.fixture(scope="module")

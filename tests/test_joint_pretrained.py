@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from joint_fixtures import write_joint_recipe
+from helpers.joint_fixtures import write_joint_recipe
 from mlparse.config import load_recipe
 from mlparse.models.inference import load_parser
 from mlparse.models.joint_parser import JointParser
@@ -18,7 +18,7 @@ from mlparse.run_dir import RunDir
 from mlparse.tasks import task_for
 from mlparse.train import checkpoint
 from mlparse.train.runner import RunOptions, run_recipe
-from test_train_loop import Interrupt, StopAfter, same_weights, weights
+from helpers.train_fixtures import Interrupt, StopAfter, same_weights, weights
 
 pytest.importorskip("transformers")
 

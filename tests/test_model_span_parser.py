@@ -7,24 +7,12 @@ import dataclasses
 import pytest
 import torch
 
-from mlparse.config import ModelConfig
-from mlparse.data.vocab import ParserVocab
-from mlparse.models.dense_reference import dense_hinge_cython
+from benchmarks.instrumentation.dense_reference import dense_hinge_cython
 from mlparse.models.span_parser import SentenceTooLongError, SpanParser
-from mlparse.structs.chart import LabelVocab, gold_spans
+from mlparse.structs.chart import gold_spans
 from mlparse.train.corpus import sentence_of
 from mlparse.train.evaluate import score_trees
-from test_run_fixtures import TINY_MODEL, tiny_trees
-
-
-def make_model(**overrides: object) -> tuple:
-    torch.manual_seed(0)
-    torch.set_num_threads(1)
-    trees = tiny_trees()
-    vocab = ParserVocab.build([sentence_of(t) for t in trees])
-    labels = LabelVocab.from_trees(trees)
-    config = ModelConfig(**{**TINY_MODEL, **overrides})  # type: ignore[arg-type]
-    return SpanParser(config, vocab, labels), trees, labels
+from helpers.span_fixtures import make_model
 
 
 def test_forward_shapes_and_empty_label_zero() -> None:

@@ -10,9 +10,9 @@ import torch
 
 from mlparse.config import ModelConfig, load_recipe
 from mlparse.data.batching import pack_by_tokens, padded_tokens
-from mlparse.models.dense_reference import dense_loss
+from benchmarks.instrumentation.dense_reference import dense_loss
 from mlparse.models.memory import parsing_memory, subbatch_cost, training_memory
-from mlparse.models.memory_meter import peak_allocated_bytes
+from benchmarks.instrumentation.memory_meter import peak_allocated_bytes
 from mlparse.models.span_parser import build_parser
 from mlparse.structs.chart import gold_spans
 from mlparse.train.budget import resolve_budget
@@ -21,8 +21,8 @@ from mlparse.train.corpus import Split, golds_of, sentence_of
 from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.train.trainer import Trainer
 from mlparse.trees.reader import parse_bracketed
-from test_run_fixtures import REPO, TINY_TREES, write_tiny_recipe
-from test_span_packed_scoring import random_gold
+from helpers.run_fixtures import REPO, TINY_TREES, write_tiny_recipe
+from helpers.span_fixtures import random_gold
 
 
 def recipe_model(name: str) -> ModelConfig:

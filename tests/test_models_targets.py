@@ -14,8 +14,8 @@ from mlparse.models.targets import IGNORED, DependencyTargets, JointTargets, Spa
 from mlparse.structs.cky_torch import gold_label_tensor
 from mlparse.structs.chart import gold_spans
 from mlparse.train.corpus import sentence_of
-from test_model_span_parser import make_model
-from test_train_host_syncs import generic_trainer, tiny_trainer
+from helpers.span_fixtures import make_model
+from helpers.trainers import generic_trainer, tiny_trainer
 
 
 def test_span_targets_hold_the_gold_spans_their_chart_and_the_words() -> None:

@@ -18,7 +18,7 @@ from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.train.checkpoint import CheckpointFiles
 from mlparse.train.corpus import Split, golds_of
 from mlparse.train.trainer import Trainer
-from test_run_fixtures import tiny_trees, write_tiny_recipe
+from helpers.run_fixtures import tiny_trees, write_tiny_recipe
 
 pytest.importorskip("transformers")
 
@@ -223,7 +223,7 @@ def test_without_transformers_a_pretrained_recipe_says_how_to_install_it(tiny_pr
 
 @pytest.mark.parametrize("fine_tune", [True, False])
 def test_the_memory_estimate_follows_the_measured_memory(tiny_pretrained: Path, fine_tune: bool) -> None:
-    from mlparse.models.memory_meter import peak_allocated_bytes, saved_tensor_bytes
+    from benchmarks.instrumentation.memory_meter import peak_allocated_bytes, saved_tensor_bytes
 
     enc = encoder(tiny_pretrained, fine_tune=fine_tune).train()
     for n in (10, 40):
@@ -335,7 +335,7 @@ def test_an_update_over_a_pretrained_encoder_uploads_without_waiting(tiny_pretra
                                                                      overrides: tuple) -> None:
     """Subword batches (and their word mask) go to the device non_blocking; the update reads back only
     each sub-batch's chart for decoding and its loss."""
-    from mlparse.train.step_count import count_update
+    from benchmarks.instrumentation.step_count import count_update
 
     trainer = tiny_trainer(tmp_path, tiny_pretrained, "train.subbatch_tokens=30", *overrides)
     batch = list(range(len(trainer.train_sentences)))

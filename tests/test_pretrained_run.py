@@ -21,9 +21,9 @@ from mlparse.results import COMPLETE
 from mlparse.run_dir import RunDir
 from mlparse.train import checkpoint
 from mlparse.train.runner import RunOptions, run_recipe
-from test_run_dependency import TINY_BIAFFINE, TINY_DEP_MODEL, TINY_DEP_TRAIN, write_dep_recipe
-from test_run_fixtures import TINY_MODEL, TINY_TRAIN, write_tiny_recipe
-from test_train_loop import Interrupt, StopAfter, same_weights, weights
+from helpers.dep_fixtures import TINY_BIAFFINE, TINY_DEP_MODEL, TINY_DEP_TRAIN, write_dep_recipe
+from helpers.run_fixtures import TINY_MODEL, TINY_TRAIN, write_tiny_recipe
+from helpers.train_fixtures import Interrupt, StopAfter, same_weights, weights
 
 pytest.importorskip("transformers")
 

@@ -23,7 +23,7 @@ from mlparse.report.render_text import runs_tables
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunError, RunOptions, ensure_prepared, run_recipe
 from mlparse.trees.reader import parse_bracketed
-from test_run_fixtures import REPO, TINY_TREES, write_tiny_recipe
+from helpers.run_fixtures import REPO, TINY_TREES, write_tiny_recipe
 
 runner = CliRunner()
 PTB_FIXTURE = Path(__file__).parent / "fixtures" / "ptb_ldc" / "treebank_3" / "parsed" / "mrg" / "wsj"
@@ -466,7 +466,7 @@ def test_span_scores_under_bf16_autocast_decode_in_float(tmp_path: Path) -> None
     from mlparse.config import ModelConfig
     from mlparse.models.span_parser import build_parser
     from mlparse.train.corpus import golds_of, sentence_of
-    from test_run_fixtures import TINY_MODEL, tiny_trees
+    from helpers.run_fixtures import TINY_MODEL, tiny_trees
 
     trees = tiny_trees()
     torch.manual_seed(0)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mlparse.report.collect import NO_RESULTS, UNKNOWN, UNREADABLE, collect_runs, read_log
 from mlparse.results import RunResults
-from test_report_fixtures import write_raw, write_run
+from helpers.report_fixtures import write_raw, write_run
 
 
 def test_states_of_real_run_folders(tmp_path: Path) -> None:

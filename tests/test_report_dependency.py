@@ -17,11 +17,7 @@ from mlparse.report.model import build_report
 from mlparse.report.output import render, write_report
 from mlparse.report.published import load_published
 from mlparse.report.render_markdown import render_markdown
-from test_report_fixtures import write_raw, write_run
-
-CONLL18 = "depeval conll18-v1.2+depeval-1.0 (conll18)"
-PTB = "depeval conll18-v1.2+depeval-1.0 (ptb)"
-BIAFFINE = "mlparse biaffine (self-attentive, words + tags)"
+from helpers.report_fixtures import BIAFFINE, CONLL18, PTB, dependency_run, write_raw, write_run
 
 #: A hand-written table of UD scores (no paper in published.yaml has one): to check that published rows
 #: sit beside runs scored the same way, and only those.
@@ -46,15 +42,6 @@ tables:
       - {system: Old parser, values: [88.0, 85.0, 81.0, 76.0]}
       - {system: Other, values: [89.0, 86.9, null, null], notes: {UD_English-EWT: gold tokens}}
 """
-
-
-def dependency_run(runs: Path, recipe: str, language: str, *, scorer: str = CONLL18, dataset: str = "ud",
-                   dev=None, test=None, **fields):
-    """A dependency run as the biaffine parser writes it (constituency fields null)."""
-    return write_run(runs, recipe, "r1", task="dependency", model="biaffine", dataset=dataset, language=language,
-                     system=fields.pop("system", BIAFFINE),
-                     dev=dict(dev, scorer=scorer) if dev else None, test=dict(test, scorer=scorer) if test else None,
-                     **fields)
 
 
 def write_mixed_runs(runs: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from mlparse.report.collect import collect_runs
 from mlparse.report.leaderboard import build_leaderboards
 from mlparse.report.published import load_published
-from test_report_fixtures import write_run
+from helpers.report_fixtures import write_run
 
 JOINT_SCORER = "evalb COLLINS.prm + depeval conll18-v1.2+depeval-1.0 (ptb)"
 JOINT = "mlparse joint LAL (CharLSTM)"

@@ -9,7 +9,7 @@ import pytest
 from mlparse.report.collect import collect_runs
 from mlparse.report.leaderboard import average, build_leaderboards, select_runs
 from mlparse.report.published import load_published
-from test_report_fixtures import SMALL_PUBLISHED_YAML, write_run
+from helpers.report_fixtures import SMALL_PUBLISHED_YAML, write_run
 
 
 @pytest.fixture()

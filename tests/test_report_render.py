@@ -20,7 +20,7 @@ from mlparse.report.published import load_published
 from mlparse.report.render_csv import render_csv
 from mlparse.report.render_markdown import render_markdown
 from mlparse.report.render_text import render_text
-from test_report_fixtures import SMALL_PUBLISHED_YAML, write_raw, write_run
+from helpers.report_fixtures import SMALL_PUBLISHED_YAML, write_raw, write_run
 
 
 def write_small_runs(runs: Path, reverse: bool = False) -> None:

@@ -25,7 +25,7 @@ from mlparse.train import checkpoint
 from mlparse.train.corpus import sentence_of
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunError, RunOptions, run_recipe
-from test_run_fixtures import REPO, TINY_TREES, Record, tiny_trees, write_tiny_recipe
+from helpers.run_fixtures import REPO, TINY_TREES, Record, tiny_trees, write_tiny_recipe
 
 runner = CliRunner()
 

@@ -14,7 +14,7 @@ from mlparse.train.evaluate import EvaluationError, check_scorable
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunError, RunOptions, run_recipe
 from mlparse.trees.tree import Leaf, Tree
-from test_run_fixtures import TINY_TREES, Record, write_tiny_recipe
+from helpers.run_fixtures import TINY_TREES, Record, write_tiny_recipe
 
 #: IcePaHC's dev split has two of these (lines 1534 and 6906): COLLINS.prm deletes "." and its word.
 PUNCTUATION_ONLY = "(TOP (. .))"

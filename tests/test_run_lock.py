@@ -21,7 +21,7 @@ from mlparse.train import run_lock
 from mlparse.run_dir import RunDir
 from mlparse.train.run_lock import Holder, RunLock, RunLocked
 from mlparse.train.runner import RunOptions, run_recipe
-from test_run_fixtures import REPO, Record, write_tiny_recipe
+from helpers.run_fixtures import REPO, Record, write_tiny_recipe
 
 runner = CliRunner()
 

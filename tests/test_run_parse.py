@@ -13,7 +13,7 @@ from mlparse.config import load_recipe
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
 from mlparse.trees.reader import parse_bracketed
-from test_run_fixtures import TINY_TREES, write_tiny_recipe
+from helpers.run_fixtures import TINY_TREES, write_tiny_recipe
 
 runner = CliRunner()
 

@@ -10,7 +10,7 @@ import pytest
 from mlparse.config import load_recipe
 from mlparse.train import runner
 from mlparse.train.runner import RunOptions, run_recipe
-from test_run_fixtures import TINY_TREES, write_tiny_recipe
+from helpers.run_fixtures import TINY_TREES, write_tiny_recipe
 
 FIRST_PASS_SECONDS = 1.0
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from mlparse.cli.app import app
 from mlparse.config import load_recipe
 from mlparse.run_dir import RunDir
-from test_run_fixtures import write_tiny_recipe
+from helpers.run_fixtures import write_tiny_recipe
 
 OVERRIDES = ["train.max_epochs=1", "train.device=cpu"]  # 8 trees in batches of 4: two updates
 

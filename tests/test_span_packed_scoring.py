@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import random
-from typing import Dict, List, Tuple
+from typing import List
 
 import pytest
 import torch
 
-from mlparse.models.dense_reference import dense_forward, dense_loss, dense_parse
-from mlparse.models.memory_meter import saved_tensor_bytes
+from benchmarks.instrumentation.dense_reference import dense_forward, dense_loss, dense_parse
+from benchmarks.instrumentation.memory_meter import saved_tensor_bytes
 from mlparse.modules import span_scorer
 from mlparse.modules.span_scorer import SpanScorer, dense_span_scores, span_indices
 from mlparse.structs.chart import gold_spans
 from mlparse.train.corpus import sentence_of
-from test_model_span_parser import make_model
+from helpers.span_fixtures import make_model, random_gold
 
 
 def valid_spans(lengths: List[int], fenceposts: int) -> torch.Tensor:
@@ -33,20 +33,6 @@ def random_scorer(seed: int) -> SpanScorer:
         scorer.norm.bias.uniform_(-0.5, 0.5)
         scorer.hidden_bias.uniform_(-0.5, 0.5)
     return scorer
-
-
-def random_gold(length: int, n_labels: int, rng: random.Random) -> Dict[Tuple[int, int], int]:
-    """A random binary bracketing, about half of its spans labelled, the root always."""
-    gold: Dict[Tuple[int, int], int] = {}
-    stack = [(0, length)]
-    while stack:
-        i, j = stack.pop()
-        if (i, j) == (0, length) or rng.random() < 0.5:
-            gold[i, j] = rng.randrange(1, n_labels)
-        if j - i > 1:
-            k = rng.randrange(i + 1, j)
-            stack += [(i, k), (k, j)]
-    return gold
 
 
 def test_span_indices_list_each_sentences_upper_triangle() -> None:

@@ -153,7 +153,7 @@ def test_batched_decoder_matches_single_sentences(ties: bool) -> None:
 def test_batched_decoder_launches_three_operations_per_width() -> None:
     """Each width of the loop adds children, takes the max over split points and adds the label values:
     three operations that compute (kernel launches on a GPU), whatever the batch; the rest are views."""
-    from mlparse.train.dispatch_count import DispatchCounter
+    from benchmarks.instrumentation.dispatch_count import DispatchCounter
 
     rng = np.random.default_rng(4)
     computing = {}

@@ -22,7 +22,7 @@ from mlparse.sweep.prepare import needs_preparing, prepare_treebanks
 from mlparse.sweep.status import QUEUED, STOPPED, SweepState, member_statuses
 from mlparse.sweep.suite import SuiteError, bundled_suites, load_suite
 from mlparse.train.run_lock import RunLock
-from test_run_fixtures import REPO, write_tiny_recipe
+from helpers.run_fixtures import REPO, write_tiny_recipe
 
 runner = CliRunner()
 BROKEN_TREE = "(TOP (S (NP (DT the)\n"

@@ -25,7 +25,7 @@ from mlparse.run_dir import RunDir
 from mlparse.sweep.slurm_queue import slurm_answers
 from mlparse.sweep.status import SweepState, member_statuses
 from mlparse.sweep.suite import load_suite
-from test_run_fixtures import REPO, write_tiny_recipe
+from helpers.run_fixtures import REPO, write_tiny_recipe
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow,
               pytest.mark.skipif(not slurm_answers(), reason="no Slurm controller answers sinfo "

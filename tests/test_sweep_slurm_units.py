@@ -20,7 +20,7 @@ from mlparse.sweep.slurm import (EXIT_FILE, SlurmJobHandle, job_parameters, memb
 from mlparse.sweep.slurm_queue import JobState, QueueUnavailable, SlurmQueue, job_number, parse_scontrol, parse_squeue
 from mlparse.sweep.status import QUEUED, SweepState, member_statuses
 from mlparse.sweep.suite import SlurmSettings, SuiteError, load_suite
-from test_run_fixtures import write_tiny_recipe
+from helpers.run_fixtures import write_tiny_recipe
 
 runner = CliRunner()
 #: sbatch's stderr on Slurm 22.05 (Debian's slurm-wlm), as submitit's FailedJobError carries it.

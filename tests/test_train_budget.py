@@ -24,7 +24,7 @@ from mlparse.train.budget import CPU_BUDGETS, SAFETY_FRACTION, resolve_budget
 from mlparse.train.checkpoint import CheckpointFiles
 from mlparse.train.corpus import Split, golds_of
 from mlparse.train.trainer import Trainer, subbatch_budgets
-from test_run_fixtures import REPO, tiny_trees, write_tiny_recipe
+from helpers.run_fixtures import REPO, tiny_trees, write_tiny_recipe
 
 GIB = 1 << 30
 CUDA = torch.device("cuda")  # a device name only: nothing is allocated on it

@@ -18,7 +18,7 @@ from mlparse.train.checkpoint import CheckpointFiles
 from mlparse.train.compile import BACKEND_VARIABLE, BUCKETS, bucket, compile_encoder, compiled_graphs, uncompile_encoder
 from mlparse.train.corpus import Split, golds_of, sentence_of
 from mlparse.train.trainer import Trainer
-from test_run_fixtures import tiny_trees, write_tiny_recipe
+from helpers.run_fixtures import tiny_trees, write_tiny_recipe
 
 
 @pytest.fixture(autouse=True)

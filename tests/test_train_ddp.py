@@ -27,7 +27,7 @@ from mlparse.train.corpus import Split, golds_of, sentence_of
 from mlparse.train.runner import RunError, pick_device
 from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.train.trainer import DistInfo, Trainer
-from test_run_fixtures import tiny_trees, write_tiny_recipe
+from helpers.run_fixtures import tiny_trees, write_tiny_recipe
 
 WORLD = 2
 UNEVEN = [0, 1, 3, 4, 6]  # 5 sentences: 3 + 2 over two processes

@@ -4,39 +4,19 @@ DispatchCounter (operations that would synchronise a GPU), so a regression shows
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Dict, Optional, Sequence
-
 import numpy as np
 import pytest
 import torch
 
-from mlparse.config import load_recipe
-from mlparse.models.span_parser import build_parser
 from mlparse.modules.char_lstm import CharLSTM
-from mlparse.tasks.constituency import ConstituencyTask
-from mlparse.train.checkpoint import CheckpointFiles
-from mlparse.train.corpus import Split, golds_of, sentence_of
-from mlparse.train.dispatch_count import DispatchCounter
-from mlparse.train.step_count import count_parse, count_update
-from mlparse.train.trainer import Trainer
-from test_run_fixtures import tiny_trees, write_tiny_recipe
+from mlparse.train.corpus import sentence_of
+from benchmarks.instrumentation.dispatch_count import DispatchCounter
+from benchmarks.instrumentation.step_count import count_parse, count_update
+from helpers.run_fixtures import tiny_trees
+from helpers.trainers import generic_trainer, tiny_trainer
 
 #: Host synchronisations allowed per training update: reading the update's summed loss, once.
 MAX_SYNCS_PER_UPDATE = 1
-
-
-def tiny_trainer(tmp_path: Path, decoder: str, device: str = "cpu", train: Optional[Dict[str, Any]] = None,
-                 **model: object) -> Trainer:
-    """A Trainer of a tiny span parser on hand-made trees, several sub-batches per update, on ``device``
-    (``train``: more train settings of its recipe)."""
-    settings = {"decoder": decoder, "subbatch_tokens": 30, "device": device, **(train or {})}
-    config = load_recipe(write_tiny_recipe(tmp_path, model=dict(model), train=settings))
-    trees = tiny_trees()
-    torch.manual_seed(0)
-    parser = build_parser(config.model, trees).to(device)
-    split = Split(path=tmp_path / "train.trees", trees=trees)
-    return Trainer(config, parser, ConstituencyTask(), split, golds_of(trees, parser.labels), split,
-                   CheckpointFiles(tmp_path / "checkpoints"), torch.device(device, 0) if device == "cuda" else torch.device(device))
 
 
 @pytest.mark.parametrize("decoder", ["torch", "cython"])
@@ -94,23 +74,6 @@ def test_on_a_gpu_the_optimizer_is_fused_and_an_update_waits_at_most_once(tmp_pa
     figures = count_update(trainer, batch)
     assert figures.host_syncs <= MAX_SYNCS_PER_UPDATE
     assert_copies_wait_only_for_the_decoder(figures)
-
-
-def generic_trainer(tmp_path: Path, kind: str, overrides: Sequence[str] = ()) -> Trainer:
-    """A Trainer for a tiny biaffine or joint model on hand-made data, several sub-batches per update."""
-    from joint_fixtures import write_joint_recipe
-    from mlparse.models.registry import parser_class
-    from mlparse.tasks import task_for
-    from test_run_dependency import write_dep_recipe
-
-    path = write_dep_recipe(tmp_path) if kind == "biaffine" else write_joint_recipe(tmp_path)
-    config = load_recipe(path, ["train.subbatch_tokens=30", *overrides])
-    task = task_for(config.task)
-    train = task.read_split(Path(config.data.train))
-    torch.manual_seed(0)
-    model = parser_class(kind).build(config, train.examples)
-    return Trainer(config, model, task, train, [model.gold(e) for e in train.examples], train,
-                   CheckpointFiles(tmp_path / "checkpoints"), torch.device("cpu"))
 
 
 @pytest.mark.parametrize("kind", ["biaffine", "joint"])

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-import torch
 
 from mlparse.config import load_recipe
 from mlparse.results import COMPLETE, FAILED
@@ -15,44 +14,13 @@ from mlparse.train.runner import RunOptions, run_recipe
 from mlparse.run_dir import RunDir
 from mlparse.train.schedule import WarmupPlateauSchedule
 from mlparse.train.trainer import Reporter
-from test_run_fixtures import TINY_TREES, Record, write_tiny_recipe
+from helpers.run_fixtures import TINY_TREES, Record, write_tiny_recipe
+from helpers.train_fixtures import Interrupt, StopAfter, log_without_times, same_weights, weights
 
 #: Dropout and UNK replacement on, so that results depend on the random streams; on the CPU,
 #: where training is deterministic for a seed (also on a machine with a GPU).
 NOISY_MODEL = {"residual_dropout": 0.1, "word_emb_dropout": 0.2, "char_input_dropout": 0.1}
 NOISY_TRAIN = {"unk_word_dropout": True, "batch_size": 3, "evals_per_epoch": 2, "max_epochs": 4, "device": "cpu"}
-
-
-class Interrupt(Exception):
-    pass
-
-
-class StopAfter(Reporter):
-    """Raises after ``steps`` updates (simulates a crash between checkpoints)."""
-
-    def __init__(self, steps: int) -> None:
-        self.steps = steps
-        self.seen: list = []
-
-    def on_step(self, info) -> None:  # type: ignore[no-untyped-def]
-        self.seen.append(info.step)
-        if info.step >= self.steps:
-            raise Interrupt()
-
-
-def weights(path: Path) -> dict:
-    return checkpoint.load(path)["model"]
-
-
-def same_weights(a: dict, b: dict) -> bool:
-    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
-
-
-def log_without_times(run_dir: RunDir) -> list:
-    entries = [json.loads(line) for line in run_dir.log.read_text().splitlines()]
-    for entry in entries:
-        entry.pop("elapsed_seconds")
-    return entries
 
 
 def test_cpu_training_is_deterministic_for_a_seed(tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from mlparse.train.mixed_precision import UpdateAutocast
-from mlparse.train.step_count import count_weight_casts
-from test_train_host_syncs import generic_trainer, tiny_trainer
+from benchmarks.instrumentation.step_count import count_weight_casts
+from helpers.trainers import generic_trainer, tiny_trainer
 
 
 class PerSubBatchAutocast(UpdateAutocast):

@@ -15,8 +15,8 @@ from mlparse.models.span_parser import SpanParser
 from mlparse.train.corpus import sentence_of
 from mlparse.train.overlap import ENVIRONMENT_SWITCH, THREAD_NAME, HostWorker, decoded_behind, live_workers
 from mlparse.train.trainer import Trainer, predict_in_batches
-from test_run_fixtures import tiny_trees
-from test_train_host_syncs import tiny_trainer as tiny_span_trainer
+from helpers.run_fixtures import tiny_trees
+from helpers.trainers import tiny_trainer as tiny_span_trainer
 
 
 def tiny_trainer(tmp_path: Path, overlap: bool, decoder: str = "cython", device: str = "cpu") -> Trainer:

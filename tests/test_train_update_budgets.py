@@ -12,7 +12,7 @@ from mlparse.config import ConfigError, load_recipe
 from mlparse.results import COMPLETE
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
-from test_run_dependency import write_dep_recipe
+from helpers.dep_fixtures import write_dep_recipe
 
 
 def _log(tmp_path: Path, config) -> list:

@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from mlparse.models.transfer import to_device
-from mlparse.train.transfer_count import TransferCounter
+from benchmarks.instrumentation.transfer_count import TransferCounter
 
 
 def test_blocking_uploads_are_counted_and_non_blocking_ones_are_not() -> None:

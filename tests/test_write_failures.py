@@ -20,7 +20,7 @@ from mlparse.results import COMPLETE, RunResults
 from mlparse.train import checkpoint
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
-from test_run_fixtures import Record, write_tiny_recipe
+from helpers.run_fixtures import Record, write_tiny_recipe
 
 runner = CliRunner()
 

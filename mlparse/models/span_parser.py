@@ -18,7 +18,7 @@ Memory: the decoder reads a chart scored without gradient, span by span over
 the upper triangles only (:meth:`SpanScorer.chart`); the label MLP is then run
 again, with gradient, on the predicted and gold spans alone, so the training
 graph holds O(n) span activations instead of O(n^2).  The former dense
-computation is kept in :mod:`mlparse.models.dense_reference` for tests and
+computation is kept in ``benchmarks/instrumentation/dense_reference.py`` (repository only) for tests and
 benchmarks.
 
 A *sentence* here is a list of ``(tag, word)`` pairs; the tag is the gold (or
@@ -272,7 +272,7 @@ class SpanParser(Parser):
 
         The loss-augmented decoder reads a chart scored without gradient; the predicted and gold
         spans are then scored again with gradient. Same value as the loss over a differentiable
-        dense chart (:func:`mlparse.models.dense_reference.dense_loss_from_scores`), with O(n) span activations
+        dense chart (``dense_loss_from_scores`` of ``benchmarks/instrumentation/dense_reference.py``), with O(n) span activations
         kept for backward.
         What the host learns from decoding (the predicted spans, the Hamming costs) goes to the
         device in one non-blocking copy; the gold side was put there by :meth:`make_targets`.

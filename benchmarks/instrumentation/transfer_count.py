@@ -1,6 +1,6 @@
 """Device-independent measure of the host waits that a dispatch counter cannot see: copies between host and device.
 
-:class:`~mlparse.train.dispatch_count.DispatchCounter` sees operations that read a value back
+:class:`~benchmarks.instrumentation.dispatch_count.DispatchCounter` sees operations that read a value back
 (``.item()``, ``nonzero``), but on a CPU a copy to "the device" dispatches nothing, and on a GPU
 two kinds of copy stall the step as surely:
 

@@ -64,3 +64,18 @@ tables:
       - {system: Old system, values: [90.0, 93.5]}
       - {system: Other, values: [89.5, null], notes: {hebrew: predicted tags}}
 """
+
+
+#: The scorer names of depeval's two conventions, and the system name of the biaffine parser's runs.
+CONLL18 = "depeval conll18-v1.2+depeval-1.0 (conll18)"
+PTB = "depeval conll18-v1.2+depeval-1.0 (ptb)"
+BIAFFINE = "mlparse biaffine (self-attentive, words + tags)"
+
+
+def dependency_run(runs: Path, recipe: str, language: str, *, scorer: str = CONLL18, dataset: str = "ud",
+                   dev=None, test=None, **fields):
+    """A dependency run as the biaffine parser writes it (constituency fields null)."""
+    return write_run(runs, recipe, "r1", task="dependency", model="biaffine", dataset=dataset, language=language,
+                     system=fields.pop("system", BIAFFINE),
+                     dev=dict(dev, scorer=scorer) if dev else None, test=dict(test, scorer=scorer) if test else None,
+                     **fields)

@@ -1,10 +1,10 @@
 """Operations dispatched and host synchronisations of one training update and of one parsed batch.
 
-The device-independent measures of issue 16 (:class:`~mlparse.train.dispatch_count.DispatchCounter`):
+The device-independent measures of issue 16 (:class:`~benchmarks.instrumentation.dispatch_count.DispatchCounter`):
 on a GPU every dispatched operation is at least one kernel launch, and every host synchronisation
 stalls the step until the GPU has caught up, so both bound the speed whatever the GPU.  Copies
 between host and device that make it wait are counted apart
-(:class:`~mlparse.train.transfer_count.TransferCounter`): uploads without ``non_blocking`` and reads
+(:class:`~benchmarks.instrumentation.transfer_count.TransferCounter`): uploads without ``non_blocking`` and reads
 of device memory, which a dispatch counter on a CPU does not see.  Used by
 ``benchmarks/gpu_suite.py`` and by the test that keeps host synchronisations out of the training step.
 """
@@ -20,9 +20,9 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from mlparse.data.batching import pack_by_tokens
 from mlparse.models.base import Parser
-from mlparse.train.dispatch_count import DispatchCounter
+from benchmarks.instrumentation.dispatch_count import DispatchCounter
 from mlparse.train.mixed_precision import UpdateAutocast
-from mlparse.train.transfer_count import TransferCounter
+from benchmarks.instrumentation.transfer_count import TransferCounter
 
 
 @dataclass

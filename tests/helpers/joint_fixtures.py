@@ -1,4 +1,4 @@
-"""Hand-made joint data: the tiny trees of test_run_fixtures with hand-written heads and relations (Collins-style
+"""Hand-made joint data: the tiny trees of helpers/run_fixtures.py with hand-written heads and relations (Collins-style
 heads: the verb heads S and VP, the noun NP, the preposition PP), written as a .trees file and the .conllu beside it."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional
 
 import yaml
 
-from test_run_fixtures import REPO, TINY_MODEL, TINY_TREES, tiny_trees
+from helpers.run_fixtures import REPO, TINY_MODEL, TINY_TREES, tiny_trees
 
 #: (heads, relations) of each tree of TINY_TREES, in order.
 TINY_HEADS = [

@@ -1,0 +1,73 @@
+"""Tiny hand-written treebank, recipe and recording reporter shared by the span-parser, trainer and run tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List
+
+import yaml
+
+from mlparse.train.trainer import Reporter, StepInfo
+from mlparse.trees.reader import parse_bracketed
+from mlparse.trees.tree import Tree
+
+REPO = Path(__file__).resolve().parents[2]
+
+TINY_TREES = [
+    "(TOP (S (NP (DT the) (NN dog)) (VP (VBZ barks)) (. .)))",
+    "(TOP (S (NP (NNP John)) (VP (VBD saw) (NP (DT a) (NN cat))) (. .)))",
+    "(TOP (NP (NN hello)))",
+    "(TOP (S (NP (PRP it)) (VP (VBZ is) (ADJP (JJ red)))))",
+    "(TOP (S (NP (DT a) (NN cat)) (VP (VBD saw) (NP (NNP John))) (. .)))",
+    "(TOP (S (NP (PRP he)) (VP (VBZ runs) (ADVP (RB fast)))))",
+    "(TOP (S (NP (DT the) (JJ big) (NN dog)) (VP (VBD slept) (PP (IN on) (NP (DT the) (NN mat)))) (. .)))",
+    "(TOP (SQ (VBZ is) (NP (PRP it)) (ADJP (JJ red)) (. ?)))",
+]
+
+#: A model small enough to train in a second on one CPU thread, no dropout (deterministic comparisons).
+TINY_MODEL: Dict[str, Any] = {
+    "num_layers": 1, "d_model": 32, "num_heads": 2, "d_kv": 8, "d_ff": 32, "d_label_hidden": 32, "d_char_emb": 8,
+    "use_words": True, "max_len": 40, "attention_dropout": 0.0, "relu_dropout": 0.0, "residual_dropout": 0.0,
+    "word_emb_dropout": 0.0, "tag_emb_dropout": 0.0, "morpho_emb_dropout": 0.0, "char_input_dropout": 0.0,
+}
+TINY_TRAIN: Dict[str, Any] = {
+    "lr": 0.01, "batch_size": 4, "warmup_steps": 2, "max_epochs": 6, "patience_epochs": 100, "num_threads": 1,
+    "evals_per_epoch": 1, "unk_word_dropout": False, "subbatch_tokens": 20,
+}
+
+
+class Record(Reporter):
+    """A reporter that keeps the step of every update and every note, in order."""
+
+    def __init__(self) -> None:
+        self.steps: List[int] = []
+        self.notes: List[str] = []
+
+    def on_step(self, info: StepInfo) -> None:
+        self.steps.append(info.step)
+
+    def on_note(self, message: str) -> None:
+        self.notes.append(message)
+
+
+def tiny_trees() -> List[Tree]:
+    return [parse_bracketed(text).trees[0] for text in TINY_TREES]
+
+
+def write_tiny_recipe(tmp_path: Path, name: str = "tiny", model: Dict[str, Any] | None = None,
+                      train: Dict[str, Any] | None = None, dev_trees: List[str] | None = None) -> Path:
+    """Write train/dev/test files and a recipe inheriting recipes/base.yaml; returns the recipe path."""
+    data_dir = tmp_path / "data"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    for split in ("train", "dev", "test"):
+        lines = TINY_TREES if split == "train" or dev_trees is None else dev_trees
+        (data_dir / f"{split}.trees").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    recipe = {
+        "base": str(REPO / "recipes" / "base.yaml"),
+        "data": {"family": "tiny", "language": "english", **{s: str(data_dir / f"{s}.trees") for s in ("train", "dev", "test")}},
+        "model": {**TINY_MODEL, **(model or {})},
+        "train": {**TINY_TRAIN, **(train or {})},
+    }
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(recipe, sort_keys=False), encoding="utf-8")
+    return path
