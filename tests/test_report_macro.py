@@ -13,7 +13,7 @@ from mlparse.report.model import build_report
 from mlparse.report.render_json import report_dict
 from mlparse.report.render_markdown import render_markdown
 from mlparse.report.render_text import render_text
-from test_report_dependency import dependency_run
+from helpers.report_fixtures import dependency_run
 
 OTHER = "mlparse biaffine (BiLSTM, words + tags)"
 

@@ -10,7 +10,7 @@ from mlparse.data.prepare import prepare_family
 from mlparse.results import COMPLETE
 from mlparse.sweep.suite import SuiteError, load_suite
 from mlparse.train.runner import RunOptions, run_recipe
-from test_run_dependency import TINY_BIAFFINE, TINY_DEP_MODEL, TINY_DEP_TRAIN, conllu_text
+from helpers.dep_fixtures import TINY_BIAFFINE, TINY_DEP_MODEL, TINY_DEP_TRAIN, conllu_text
 
 TINY = ([f"model.{k}={v}" for k, v in TINY_DEP_MODEL.items()] + [f"biaffine.{k}={v}" for k, v in TINY_BIAFFINE.items()]
         + [f"train.{k}={v}" for k, v in {**TINY_DEP_TRAIN, "max_epochs": 2}.items()])
