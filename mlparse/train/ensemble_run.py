@@ -272,7 +272,7 @@ def evaluate_ensemble(run_dirs: Sequence[Path], average: str = "probability", na
 
 def _evaluate(ensemble: EnsembleParser, members: Sequence[LoadedMember], config: RecipeConfig, run: RunDir,
               name: str, identifier: str, average: str, union: bool, device: torch.device) -> RunResults:
-    task = task_for(config.task)
+    task = task_for(config.task, config.tagger.column)
     eval_tags = choose_eval_tags(config)
     summaries = [MemberSummary(run_dir=str(m.run_dir), run_id=m.results.run_id, recipe=m.results.recipe,
                                recipe_hash=m.results.recipe_hash, system=m.results.system, dev=m.results.dev,

@@ -33,7 +33,7 @@ def choose_eval_tags(config: RecipeConfig) -> EvalTags:
     data = config.data
     if not config.model.use_tags:
         return EvalTags()
-    if data.eval_tags != PREDICTED:
+    if data.eval_tags != PREDICTED and data.tags != "files":  # data.tags: files is data.eval_tags: predicted
         return EvalTags(GOLD)
     return EvalTags(PREDICTED, {split: str(getattr(data, f"{split}_tags")) for split in ("dev", "test")})
 

@@ -256,7 +256,7 @@ def extends_budget(previous: RunResults, budget_minutes: Optional[float]) -> boo
 def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunDir, results: RunResults,
                         device: torch.device, info: DistInfo, reporter: Optional[Reporter]) -> RunResults:
     notes: List[str] = []
-    task = task_for(config.task)
+    task = task_for(config.task, config.tagger.column)
     train, dev, test = load_splits(config, task, notes)
     eval_tags = choose_eval_tags(config)
     if eval_tags.files and config.task not in ("constituency", "joint"):
