@@ -319,8 +319,10 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
             raise RunError(f"{train.where(index)}: {error}") from None
     check_lengths(task, {"train": train, "dev": dev, "test": test}, model.max_words)
     if tagged is not None:
+        full = [t for t in tagged.manifest.get("taggers", []) if t.get("fold") is None]
         results.input_tags = {"source": "jackknife", "folds": config.tagger.folds, "accuracy": tagged.accuracy,
-                              "folder": str(tagged.folder)}
+                              "folder": str(tagged.folder),  # the tagger of dev and test: mlparse export bundles it
+                              "tagger_run_dir": full[0]["run_dir"] if full else None}
         notes.append(f"the parser reads jack-knifed {tagged.manifest.get('column', '').upper()} tags, in training too "
                      f"({config.tagger.folds} folds; tag accuracy train {tagged.accuracy.get('train')}, dev "
                      f"{tagged.accuracy.get('dev')}, test {tagged.accuracy.get('test')}; {tagged.folder})")
