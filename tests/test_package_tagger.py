@@ -136,3 +136,28 @@ def test_the_spacy_component_writes_the_pipelines_tags_into_trees(tmp_path: Path
     doc = nlp("dog barks .")
     parse = list(doc.sents)[0]._.parse_string
     assert "(NN dog)" in parse and "(NN barks)" in parse and "UNK" not in parse
+
+
+def test_mlparse_parse_tags_tokenized_text_with_the_carried_tagger(jackknifed_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "pkg"
+    export_package(jackknifed_run, out)
+    source = tmp_path / "input.txt"
+    source.write_text("John saw a cat .\n\nthe dog barks\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["parse", "--model", str(out), "--input", str(source), "--format", "text"])
+    assert result.exit_code == 0, result.output
+    rows = [line.split("\t") for line in result.stdout.splitlines() if line and not line.startswith("#")]
+    assert [row[1] for row in rows] == "John saw a cat . the dog barks".split()
+    assert [row[3] for row in rows[:5]] == ["PROPN", "VERB", "DET", "NOUN", "PUNCT"]  # the tags the parser read
+    assert all(row[6].isdigit() for row in rows)
+
+
+def test_mlparse_parse_writes_the_carried_taggers_tags_into_trees(tmp_path: Path) -> None:
+    config = load_recipe(write_tiny_recipe(tmp_path, train={"max_epochs": 1}))
+    run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
+    out = tmp_path / "pkg"
+    export_package(RunDir.for_recipe(tmp_path / "runs", config).path, out, tagger=pos_tagger_run(tmp_path))
+    source = tmp_path / "input.txt"
+    source.write_text("John saw a cat .\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["parse", "--model", str(out), "--input", str(source), "--format", "text"])
+    assert result.exit_code == 0, result.output
+    assert "(NNP John)" in result.stdout and "(VBD saw)" in result.stdout and "UNK" not in result.stdout
