@@ -193,3 +193,16 @@ def test_jackknife_needs_a_model_that_reads_tags_and_two_folds() -> None:
         load_recipe("demo-dep", ["data.tags=jackknife"]).hash()
     assert load_recipe("demo-dep", ["data.tags=jackknife", "tagger.max_minutes=3"]).hash() == \
         load_recipe("demo-dep", ["data.tags=jackknife"]).hash()
+
+
+def test_jackknife_works_on_a_joint_recipe(tmp_path: Path) -> None:
+    from joint_fixtures import write_joint_recipe
+
+    path = write_joint_recipe(tmp_path, train={"max_epochs": 1})
+    tagger = write_tagger_recipe(tmp_path)
+    config = load_recipe(path, ["model.use_tags=true", "data.tags=jackknife", "tagger.folds=2",
+                                f"tagger.recipe={tagger}"])
+    results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
+    assert results.status == COMPLETE and results.input_tags["source"] == "jackknife"
+    assert results.dev.tagging_accuracy == pytest.approx(results.input_tags["accuracy"]["dev"], abs=0.005)  # the
+    # predicted trees carry the tags the parser read
