@@ -124,7 +124,8 @@ class MemberSummary:
 
 
 #: The dev metric that selects checkpoints (and that ``log.jsonl`` records), per task.
-DEV_METRIC: Dict[str, str] = {"constituency": "f1", "dependency": "las", "joint": "f1"}
+DEV_METRIC: Dict[str, str] = {"constituency": "f1", "dependency": "las", "joint": "f1",
+                              "tagging": "tagging_accuracy"}
 
 
 @dataclass

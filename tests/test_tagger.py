@@ -103,3 +103,15 @@ def test_accuracy_and_column_errors(tmp_path: Path) -> None:
     # a tagger recipe on trees reads .trees, on CoNLL-U .conllu
     assert load_recipe("tagger", ["tagger.column=pos"]).split_path("dev").suffix == ".trees"
     assert load_recipe("tagger").split_path("dev").suffix == ".conllu"
+
+
+def test_the_report_shows_a_tagger_run(tmp_path: Path) -> None:
+    from mlparse.report.model import build_report
+    from mlparse.report.render_markdown import render_markdown
+
+    config = load_recipe(tagger_recipe(tmp_path, max_epochs=3))
+    results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
+    text = render_markdown(build_report(tmp_path / "runs", published_mode="none"))
+    assert "### tagging · tiny · test · Tag" in text  # a leaderboard of its own, on tag accuracy
+    row = next(line for line in text.splitlines() if line.startswith("| **mlparse tagger (BiLSTM, words, UPOS)**"))
+    assert f"**{results.test.tagging_accuracy:.2f}**" in row
