@@ -188,7 +188,8 @@ def _check_input_tags(config: RecipeConfig, source: str) -> None:
     if d.tags == "jackknife":
         if not m.use_tags:
             raise ConfigError(f"{source}: data.tags=jackknife, but the model takes no POS tags as input "
-                              "(model.use_tags is false): there are no input tags to predict.")
+                              "(model.use_tags is false): there are no input tags to predict; add "
+                              "--set model.use_tags=true to train it on jack-knifed tags.")
         if d.eval_tags != "gold" or d.dev_tags or d.test_tags:
             raise ConfigError(f"{source}: data.tags=jackknife makes the dev and test tags itself; leave out "
                               "data.eval_tags, data.dev_tags and data.test_tags (those are data.tags=files).")
