@@ -160,10 +160,10 @@ def test_a_tag_file_that_does_not_match_the_data_names_file_and_line(tmp_path: P
     rows[2] = rows[2] + " NOUN"
     tags.write_text("\n".join(rows) + "\n", encoding="utf-8")
     with pytest.raises(DataError, match=rf"{tags}:3: 2 tags for the 1 words of sentence 3 \({data}:"):
-        read_tag_lines(tags, split.examples, split.where)
+        read_tag_lines(tags, split)
     tags.write_text("\n".join(rows[:2]) + "\n", encoding="utf-8")
-    with pytest.raises(DataError, match="2 lines of tags for 8 sentences"):
-        read_tag_lines(tags, split.examples, split.where)
+    with pytest.raises(DataError, match=rf"{tags}: 2 lines of tags for the 8 sentences of {data}"):
+        read_tag_lines(tags, split)
 
 
 def test_jackknife_works_on_a_span_recipe_with_tree_tags(tmp_path: Path) -> None:

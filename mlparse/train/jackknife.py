@@ -27,7 +27,7 @@ from mlparse.config import RecipeConfig, from_dict, load_recipe
 from mlparse.io_utils import atomic_write_json, atomic_write_text
 from mlparse.results import COMPLETE, RunResults
 from mlparse.run_dir import RunDir, run_id_for
-from mlparse.tasks.base import DataError
+from mlparse.tasks.base import DataError, Split
 from mlparse.tasks.tagging import TaggedSentence, tag_accuracy, tagged_sentences
 from mlparse.train.folds import fold_of
 
@@ -35,6 +35,8 @@ MANIFEST = "manifest.json"
 SPLITS = ("train", "dev", "test")
 #: Version of the tagged folder's layout (in the manifest and the key).
 FORMAT_VERSION = 1
+#: Token-equivalents of one tagging forward pass.
+TAGGING_BUDGET = 5000
 #: The data keys a tagger takes from the parser's recipe: where the data is, nothing about how it is used.
 LOCATION_KEYS = ("family", "language", "root", "train", "dev", "test")
 
@@ -115,10 +117,11 @@ def tags_folder(config: RecipeConfig, taggers: Sequence[RecipeConfig]) -> Path:
     return train.parent / "tags" / f"{tag_column(config)}-{tags_key(config, taggers)}"
 
 
-def read_tag_lines(path: Path, sentences: Sequence[TaggedSentence], where: Callable[[int], str]) -> List[List[str]]:
-    """The tags of ``path`` (line k: the tags of sentence k), checked against the words of ``sentences``:
+def read_tag_lines(path: Path, split: Split[TaggedSentence]) -> List[List[str]]:
+    """The tags of ``path`` (line k: the tags of sentence k), checked against the words of ``split``:
     a line whose tag count differs, or a file with another number of lines, is a :class:`DataError`
-    naming the tag file and line and the sentence's place in its split (``where(k)``)."""
+    naming the tag file and line and the sentence's place in its split."""
+    sentences = split.examples
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
@@ -131,9 +134,9 @@ def read_tag_lines(path: Path, sentences: Sequence[TaggedSentence], where: Calla
     for index, (row, sentence) in enumerate(zip(tags, sentences)):
         if len(row) != len(sentence.words):
             raise DataError(f"{path}:{index + 1}: {len(row)} tags for the {len(sentence.words)} words of sentence "
-                            f"{index + 1} ({where(index)})")
+                            f"{index + 1} ({split.where(index)})")
     if len(tags) != len(sentences):
-        raise DataError(f"{path}: {len(tags)} lines of tags for {len(sentences)} sentences ({where(0).split(':')[0]})")
+        raise DataError(f"{path}: {len(tags)} lines of tags for the {len(sentences)} sentences of {split.path}")
     return tags
 
 
@@ -148,29 +151,32 @@ def load_tags(config: RecipeConfig) -> Optional[JackknifedTags]:
     tags = {}
     for split in SPLITS:
         sentences = tagged_sentences(tagger_split_path(taggers[-1], split))
-        tags[split] = read_tag_lines(folder / f"{split}.tags", sentences.examples, sentences.where)
+        tags[split] = read_tag_lines(folder / f"{split}.tags", sentences)
     return JackknifedTags(folder, tags, manifest)
 
 
-def _tag(run_dir: RunDir, sentences: Sequence[TaggedSentence]) -> List[List[str]]:
-    """The tags the best checkpoint of the tagger in ``run_dir`` gives ``sentences``."""
+def _tag(run_dir: RunDir, sentences: Sequence[TaggedSentence], device: Any = "cpu",
+         budget: int = TAGGING_BUDGET) -> List[List[str]]:
+    """The tags the best checkpoint of the tagger in ``run_dir`` gives ``sentences`` (on ``device``, in sub-batches
+    of ``budget`` token-equivalents)."""
     import torch
 
     from mlparse.models.registry import parser_from_spec
     from mlparse.train import checkpoint
     from mlparse.train.trainer import predict_in_batches
 
-    saved = checkpoint.load(run_dir.best if run_dir.best.is_file() else run_dir.last)
+    saved = checkpoint.load(run_dir.best if run_dir.best.is_file() else run_dir.last, map_location=device)
     tagger = parser_from_spec(saved["spec"])
     tagger.load_state_dict(saved["model"])
+    tagger.to(device)
     if not sentences:
         return []
     with torch.no_grad():
-        return predict_in_batches(tagger, list(sentences), [len(s.words) for s in sentences], 5000, "cython", False)
+        return predict_in_batches(tagger, list(sentences), [len(s.words) for s in sentences], budget, "cython", False)
 
 
 def make_tags(config: RecipeConfig, run: Callable[[RecipeConfig, str], Tuple[RunResults, Path]],
-              note: Callable[[str], None] = lambda text: None) -> JackknifedTags:
+              note: Callable[[str], None] = lambda text: None, device: Any = "cpu") -> JackknifedTags:
     """The jack-knifed tags of ``config``: reused when their folder is complete, else made.
 
     ``run(tagger_config, what)`` trains (or resumes, or finds finished) one tagger run and returns its
@@ -204,21 +210,20 @@ def make_tags(config: RecipeConfig, run: Callable[[RecipeConfig, str], Tuple[Run
                   "dev_accuracy": results.dev.tagging_accuracy if results.dev else None}
         if index < k:
             held = [i for i in range(len(train)) if fold[i] == index]
-            for i, tags in zip(held, _tag(run_dir, [train[i] for i in held])):
+            for i, tags in zip(held, _tag(run_dir, [train[i] for i in held], device)):
                 train_tags[i] = tags
             record.update(fold=index, tagged_sentences=len(held))
         else:
             record.update(fold=None)
             for split in ("dev", "test"):
                 atomic_write_text(folder / f"{split}.tags",
-                                  "".join(" ".join(t) + "\n" for t in _tag(run_dir, splits[split].examples)))
+                                  "".join(" ".join(t) + "\n" for t in _tag(run_dir, splits[split].examples, device)))
         records.append(record)
     missing = [i for i, tags in enumerate(train_tags) if tags is None]
     if missing:  # cannot happen while the folds partition the file; never train on missing tags
         raise TaggerFailed(f"{splits['train'].where(missing[0])}: no fold tagger tagged this sentence")
     atomic_write_text(folder / "train.tags", "".join(" ".join(t) + "\n" for t in train_tags))  # type: ignore[arg-type]
-    tags = {split: read_tag_lines(folder / f"{split}.tags", splits[split].examples, splits[split].where)
-            for split in SPLITS}
+    tags = {split: read_tag_lines(folder / f"{split}.tags", splits[split]) for split in SPLITS}
     accuracy = {}
     for split in SPLITS:
         correct, total = tag_accuracy([s.tags(column) for s in splits[split].examples], tags[split])

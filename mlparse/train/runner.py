@@ -244,7 +244,7 @@ def _run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Re
             run_dir.write_results(results)
             ensure_prepared(config)
             if config.data.tags == "jackknife":
-                jackknifed_tags(config, options, reporter)
+                jackknifed_tags(config, options, reporter, device)
         if info.active:
             dist.barrier()
         return _train_and_evaluate(config, options, run_dir, results, device, info, reporter)
@@ -258,7 +258,8 @@ def _run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Re
         raise
 
 
-def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optional[Reporter]) -> Any:
+def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optional[Reporter],
+                   device: Any = "cpu") -> Any:
     """The jack-knifed tags of ``config`` (:mod:`mlparse.train.jackknife`): made by ordinary tagger runs under
     ``options.runs_dir`` (resumed, locked, reused), or read when they exist.  A tagger that fails stops this
     run with the tagger's error."""
@@ -275,7 +276,7 @@ def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optiona
 
     note = (lambda text: reporter.on_note(text)) if reporter is not None else (lambda text: None)
     try:
-        return jackknife.make_tags(config, run, note)
+        return jackknife.make_tags(config, run, note, device)
     except (jackknife.TaggerFailed, DataError) as error:
         raise RunError(f"jack-knifed tags: {error}") from None
 
