@@ -206,3 +206,13 @@ def test_jackknife_works_on_a_joint_recipe(tmp_path: Path) -> None:
     assert results.status == COMPLETE and results.input_tags["source"] == "jackknife"
     assert results.dev.tagging_accuracy == pytest.approx(results.input_tags["accuracy"]["dev"], abs=0.005)  # the
     # predicted trees carry the tags the parser read
+
+
+def test_more_time_for_the_taggers_makes_the_tags_again(tmp_path: Path) -> None:
+    from mlparse.train.jackknife import tags_folder
+
+    config = jackknife_recipe(tmp_path, folds=2, sentences=SENTENCES)
+    longer = jackknife_recipe(tmp_path, folds=2, sentences=SENTENCES, overrides=["tagger.max_minutes=9"])
+    assert longer.hash() == config.hash()  # the same parser run ...
+    assert [t.hash() for t in tagger_configs(longer)] == [t.hash() for t in tagger_configs(config)]  # ... and taggers
+    assert tags_folder(longer, tagger_configs(longer)) != tags_folder(config, tagger_configs(config))  # new tags

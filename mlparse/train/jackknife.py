@@ -11,7 +11,7 @@ holds its run lock and is reused by its run id.
 The tags are written beside the prepared data, in ``<prepared folder>/tags/<column>-<key>/``:
 ``train.tags``, ``dev.tags``, ``test.tags`` (tag lines: line k holds the tags of sentence k) and
 ``manifest.json`` (the taggers' run ids and folders, the fold of every training sentence, the accuracy
-of the tags on each split).  ``key`` hashes the taggers' recipes and the split files' contents, so the
+of the tags on each split).  ``key`` hashes the taggers' recipes (and time budgets) and the split files' contents, so the
 same taggers on the same data reuse the files, and anything else makes new ones.
 """
 
@@ -100,9 +100,11 @@ def _file_digest(path: Path) -> str:
 
 
 def tags_key(config: RecipeConfig, taggers: Sequence[RecipeConfig]) -> str:
-    """12 hex digits over the taggers' run ids and the split files' contents."""
+    """12 hex digits over the taggers' run ids and time budgets and the split files' contents."""
     paths = {split: tagger_split_path(taggers[-1], split) for split in SPLITS}
     payload = {"format": FORMAT_VERSION, "taggers": [run_id_for(t) for t in taggers],
+               # a tagger given more time trains on in the same run: its tags are made again
+               "minutes": [t.train.max_minutes for t in taggers],
                "data": {split: _file_digest(path) for split, path in paths.items()}}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
 
