@@ -216,3 +216,28 @@ def test_more_time_for_the_taggers_makes_the_tags_again(tmp_path: Path) -> None:
     assert longer.hash() == config.hash()  # the same parser run ...
     assert [t.hash() for t in tagger_configs(longer)] == [t.hash() for t in tagger_configs(config)]  # ... and taggers
     assert tags_folder(longer, tagger_configs(longer)) != tags_folder(config, tagger_configs(config))  # new tags
+
+
+def test_a_tagger_that_another_run_trains_is_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from mlparse.train import runner
+    from mlparse.train.run_lock import RunLock
+
+    monkeypatch.setattr(runner, "LOCK_POLL_SECONDS", 0.05)
+    config = jackknife_recipe(tmp_path, folds=2, sentences=SENTENCES)
+    first = RunDir.for_recipe(tmp_path / "runs", tagger_configs(config)[0]).path
+    first.mkdir(parents=True)
+    lock = RunLock(first)
+    lock.acquire()  # another parser run trains this tagger ...
+
+    class ReleaseWhenWaiting(Record):
+        def on_note(self, message: str) -> None:
+            super().on_note(message)
+            if message.startswith("waiting for"):  # ... and finishes with it a little later
+                threading.Timer(0.2, lock.release).start()
+
+    record = ReleaseWhenWaiting()
+    results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"), record)
+    assert results.status == COMPLETE
+    assert any(note.startswith("waiting for the fold tagger 1 of 2") for note in record.notes)

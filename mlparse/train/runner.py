@@ -269,6 +269,7 @@ def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optiona
         tagger_options = RunOptions(runs_dir=options.runs_dir, trust_checkpoint=options.trust_checkpoint,
                                     warn=options.warn, max_minutes=config.tagger.max_minutes)
         path = RunDir.for_recipe(options.runs_dir, tagger).path
+        _wait_for_lock(path, what, note)  # parsers on the same data share their taggers (seeds of a sweep, say)
         try:
             return run_recipe(tagger, tagger_options, reporter), path
         except RunError as error:
@@ -279,6 +280,26 @@ def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optiona
         return jackknife.make_tags(config, run, note, device)
     except (jackknife.TaggerFailed, DataError) as error:
         raise RunError(f"jack-knifed tags: {error}") from None
+
+
+#: Seconds between looks at a tagger run that another process holds.
+LOCK_POLL_SECONDS = 10.0
+
+
+def _wait_for_lock(path: Path, what: str, note: Callable[[str], None]) -> None:
+    """Return once no live process holds the run lock of ``path`` (another parser run training the same tagger)."""
+    from mlparse.train.run_lock import RunLocked, check_free
+
+    told = False
+    while True:
+        try:
+            check_free(path)
+            return
+        except RunLocked as error:
+            if not told:
+                note(f"waiting for the {what}: {error}")
+                told = True
+            time.sleep(LOCK_POLL_SECONDS)
 
 
 def extends_budget(previous: RunResults, budget_minutes: Optional[float]) -> bool:
