@@ -163,6 +163,10 @@ def test_a_run_with_predicted_tags_parses_dev_and_test_with_them_and_records_it(
     assert saved.eval_tag_files == {"dev": str(tmp_path / "dev.tags"), "test": str(tmp_path / "test.pred.trees")}
     assert any("parsed with predicted POS tags" in note for note in saved.notes)
     assert any("parsed with predicted POS tags" in note for note in record.notes)
+    assert saved.input_tags["source"] == "files"  # issue 23: the same, as data.tags: files writes it
+    assert saved.input_tags["accuracy"]["dev"] == pytest.approx(accuracy, abs=0.01)
+    assert load_recipe(tag_recipe(tmp_path / "files", {"tags": "files", "dev_tags": str(tmp_path / "dev.tags"),
+                                                       "test_tags": str(tmp_path / "test.pred.trees")})).data.tags == "files"
 
 
 def test_a_run_with_gold_tags_says_so(tmp_path: Path) -> None:
@@ -170,6 +174,7 @@ def test_a_run_with_gold_tags_says_so(tmp_path: Path) -> None:
     record = Record()
     results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"), record)
     assert results.eval_tags == "gold" and results.system == "mlparse span (CharLSTM + words + gold tags)"
+    assert results.input_tags == {"source": "gold"}
     assert results.dev is not None and results.dev.tagging_accuracy is None
     note = next(note for note in record.notes if "gold POS tags" in note)
     assert "not comparable" in note and note in results.notes

@@ -282,6 +282,20 @@ def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optiona
         raise RunError(f"jack-knifed tags: {error}") from None
 
 
+def _made_tags(config: RecipeConfig) -> Any:
+    """The jack-knifed tags that rank 0 made (or found) before training, read and checked against the data."""
+    from mlparse.train import jackknife
+
+    try:
+        tagged = jackknife.load_tags(config)
+    except DataError as error:
+        raise RunError(f"jack-knifed tags: {error}") from None
+    if tagged is None:
+        raise RunError("jack-knifed tags: their folder has no manifest.json (removed while this run started?); "
+                       "the same command makes them again")
+    return tagged
+
+
 #: Seconds between looks at a tagger run that another process holds.
 LOCK_POLL_SECONDS = 10.0
 
@@ -313,7 +327,7 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
                         device: torch.device, info: DistInfo, reporter: Optional[Reporter]) -> RunResults:
     notes: List[str] = []
     task = task_for(config.task, config.tagger.column)
-    tagged = jackknifed_tags(config, options, None) if config.data.tags == "jackknife" else None  # made already
+    tagged = _made_tags(config) if config.data.tags == "jackknife" else None
     train, dev, test = load_splits(config, task, notes, tagged.tags if tagged is not None else None)
     eval_tags = choose_eval_tags(config)
     if eval_tags.files and config.task not in ("constituency", "joint"):
@@ -349,7 +363,7 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
                      f"({config.tagger.folds} folds; tag accuracy train {tagged.accuracy.get('train')}, dev "
                      f"{tagged.accuracy.get('dev')}, test {tagged.accuracy.get('test')}; {tagged.folder})")
     else:
-        results.input_tags = input_tags_record(config, eval_tags.kind, {"dev": dev, "test": test}, task)
+        results.input_tags = input_tags_record(eval_tags.kind, {"dev": dev, "test": test})
         notes += eval_tags_notes(eval_tags, {"dev": dev, "test": test}, model.vocab.tags.to_list(), config.task)
     if info.is_main:
         if config.data.folds is not None:
@@ -411,8 +425,7 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     return results
 
 
-def input_tags_record(config: RecipeConfig, eval_kind: Optional[str], splits: Dict[str, Any],
-                      task: Task) -> Optional[Dict[str, Any]]:
+def input_tags_record(eval_kind: Optional[str], splits: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     """``results.json``'s ``input_tags`` for a model that reads tags without jack-knifing: gold, or the tag files'
     (``data.tags: files`` / ``data.eval_tags: predicted``) with their accuracy against the data's tags."""
     if eval_kind is None:
