@@ -58,7 +58,7 @@ BUNDLED_RUN_IDS = {
     "ud/hungarian-szeged": ("f50f0d565ed0", "COLLINS.prm"),
     "ud/korean": ("f8d66e6562b7", "COLLINS.prm"),
     "ud/polish": ("2fcd85cb290b", "COLLINS.prm"),
-    "tagger": ("e7cc9091db03", "COLLINS.prm"),
+    "tagger": ("52bcc17e84b4", "COLLINS.prm"),
     "ud/swedish": ("b227f68ba363", "COLLINS.prm"),
 }
 
