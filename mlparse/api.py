@@ -6,7 +6,8 @@ averaged, as the ensemble was scored).  A sentence is
 
 - a list of words (strings), e.g. ``["The", "dog", "barks", "."]``;
 - a list of ``(word, tag)`` pairs, whose tags feed a model that takes POS tags as input (other
-  models ignore them);
+  models ignore them);  a model that takes tags and carries its tagger (a package of a parser trained on
+  jack-knifed tags, or exported with ``--tagger``) tags words and raw text itself first, as in training;
 - raw text (a string), split into words by spaCy's tokenizer for the model's language (needs the
   ``spacy`` extra; no spaCy model is downloaded, only the language's rules are used).
 
@@ -79,7 +80,17 @@ def load(path: Any, device: Optional[Union[str, torch.device]] = None) -> "Loade
     :class:`~mlparse.package.IncompatiblePackage` (all :class:`~mlparse.package.PackageError`).
     """
     parser, info = load_package(path, device)
-    return LoadedParser(parser, info)
+    tagger = None
+    if info.tagger:
+        from pathlib import Path
+
+        location = Path(info.tagger) if Path(info.tagger).is_absolute() else Path(path) / info.tagger
+        tagger, _ = load_package(location, device)
+        if tagger.kind != "tagger":
+            from mlparse.package import NotAModel
+
+            raise NotAModel(f"{location}: the bundled tagger is a {tagger.kind} model, not a tagger")
+    return LoadedParser(parser, info, tagger)
 
 
 def escape_word(word: str) -> str:
@@ -92,9 +103,10 @@ def escape_word(word: str) -> str:
 class LoadedParser:
     """A trained parser (any kind) with a sentence-level interface; see the module doc."""
 
-    def __init__(self, parser: Any, info: PackageInfo) -> None:
+    def __init__(self, parser: Any, info: PackageInfo, tagger: Any = None) -> None:
         self.parser = parser
         self.info = info
+        self.tagger = tagger  # a TaggerParser that tags sentences given without tags, or None
         self.kind: str = parser.kind
         self.task: str = parser.task
         self.language: str = info.language
@@ -182,8 +194,8 @@ class LoadedParser:
             for number, tag in enumerate(tags, start=1):
                 if not tag or any(char.isspace() or char in "()" for char in tag):
                     raise InputError(index, f"the tag of word {number} ({tag!r}) is empty or holds white space or brackets")
-        elif self._takes_tags():
-            raise InputError(index, "this model takes POS tags as input: give (word, tag) pairs")
+        elif self._takes_tags() and self.tagger is None:
+            raise InputError(index, "this model takes POS tags as input and carries no tagger: give (word, tag) pairs")
         return words, tags
 
     def _members(self) -> List[Any]:
@@ -202,14 +214,43 @@ class LoadedParser:
     def _parse_window(self, window: List[Tuple[List[str], Optional[List[str]]]], budget: int, output: str) -> Iterator[Any]:
         from mlparse.data.batching import pack_by_tokens
 
+        window = self._tag_first(window, budget)
         examples = [self._example(words, tags) for words, tags in window]
         results: List[Any] = [None] * len(examples)
         with torch.no_grad():
             for group in pack_by_tokens([len(words) for words, _ in window], budget, self._cost):
                 for index, result in zip(group, self.parser.predict([examples[i] for i in group], decoder=self.decoder)):
                     results[index] = result
-        for (words, _), example, result in zip(window, examples, results):
+        for (words, tags), example, result in zip(window, examples, results):
+            if tags is not None and self._writes_input_tags():
+                result = _with_tags(result, tags)
             yield self._convert(words, example, result, output)
+
+    def _writes_input_tags(self) -> bool:
+        """Does a constituency model's tree carry the tags it was given (no tagging head of its own)?"""
+        return self.task in ("constituency", "joint") and not any(
+            getattr(member.config, "predict_tags", False) for member in self._members())
+
+    def _tag_first(self, window: List[Tuple[List[str], Optional[List[str]]]],
+                   budget: int) -> List[Tuple[List[str], Optional[List[str]]]]:
+        """The window with the bundled tagger's tags for sentences given without tags, when the parser reads
+        tags or writes them into trees (a tagger is bundled only with such parsers)."""
+        untagged = [k for k, (_, tags) in enumerate(window) if tags is None]
+        if self.tagger is None or not untagged or not (self._takes_tags() or self._writes_input_tags()):
+            return window
+        from mlparse.data.batching import pack_by_tokens
+
+        cost = self.tagger.memory_cost(training=False, decoder="cython")
+        words = [window[k][0] for k in untagged]
+        tagged: List[Any] = [None] * len(words)
+        with torch.no_grad():
+            for group in pack_by_tokens([len(w) for w in words], budget, cost):
+                for index, tags in zip(group, self.tagger.predict([words[i] for i in group])):
+                    tagged[index] = tags
+        out = list(window)
+        for k, tags in zip(untagged, tagged):
+            out[k] = (window[k][0], list(tags))
+        return out
 
     def _example(self, words: List[str], tags: Optional[List[str]]) -> Any:
         if self.task in ("constituency", "joint"):
@@ -239,6 +280,15 @@ class LoadedParser:
         from mlparse.trees.dependency import format_sentence
 
         return conllu.parse(format_sentence(example, result))[0]
+
+
+def _with_tags(result: Any, tags: List[str]) -> Any:
+    """A constituency (or joint) prediction whose preterminals carry ``tags`` (the bundled tagger's or the
+    caller's) instead of what the parser wrote (the placeholder ``UNK`` of a parser without a tagging head)."""
+    tree = getattr(result, "tree", result)
+    for leaf, tag in zip(tree.leaves(), tags):
+        leaf.tag = tag
+    return result
 
 
 def to_nltk(tree: Any) -> Any:

@@ -14,7 +14,10 @@ recipe search path)::
                    the model hub or the directory it was trained from; a fine-tuned encoder's weights are
                    in model.pt
     recipe.yaml    the run's resolved recipe, as it was
-    README.md      a model card: data, scores, how to load it
+    README.md      a model card: data, scores, where its part-of-speech tags come from, how to load it
+    tagger/        only for a parser that carries its tagger: the tagger's own package (a ``model.kind: tagger``
+                   run), which tags raw text or words before the parser reads them: the tagger of dev and test of
+                   a parser trained on jack-knifed tags, or one given to ``mlparse export --tagger``
 
 :func:`export_package` writes all of it into a temporary folder beside ``OUT_DIR`` and renames it
 into place, so an interrupted export leaves no half-written package.  :func:`load_package` reads a
@@ -43,6 +46,7 @@ PACKAGE_FORMAT_VERSION = 1
 
 INFO_FILE, SPEC_FILE, WEIGHTS_FILE, RECIPE_FILE, CARD_FILE = "package.json", "spec.json", "model.pt", "recipe.yaml", "README.md"
 PRETRAINED_DIR = "pretrained"
+TAGGER_DIR = "tagger"
 
 #: The budget of one forward pass (token-equivalents) when the recipe does not say.
 DEFAULT_PARSE_BUDGET = 5000
@@ -85,6 +89,10 @@ class PackageInfo:
     test: Dict[str, Any] = field(default_factory=dict)
     parse_budget: int = DEFAULT_PARSE_BUDGET  # eval.subbatch_tokens of the recipe
     exported_at: str = ""
+    tagger: str = ""  # the folder of the bundled tagger's package (TAGGER_DIR), or "" without one
+    # where the part-of-speech tags of its output / input come from: "tagging head" | "bundled tagger" |
+    # "input" (the caller's tags) | "none" (constituency trees then carry the placeholder UNK)
+    tags: str = ""
 
     @classmethod
     def from_json_dict(cls, data: Dict[str, Any]) -> "PackageInfo":
@@ -94,10 +102,12 @@ class PackageInfo:
 
 # -- export ------------------------------------------------------------------------------------------
 
-def export_package(run_dir: PathLike, out_dir: PathLike) -> PackageInfo:
+def export_package(run_dir: PathLike, out_dir: PathLike, tagger: Optional[PathLike] = None) -> PackageInfo:
     """Write the package of the finished run ``run_dir`` (its ``checkpoints/best.pt``) to ``out_dir``.
 
-    ``out_dir`` must not exist yet (or be an empty folder).  Raises :class:`PackageError`.
+    ``out_dir`` must not exist yet (or be an empty folder).  ``tagger``: the run directory of a tagger
+    (``model.kind: tagger``) to bundle; by default a parser trained on jack-knifed tags bundles the tagger that
+    tagged its dev and test (``results.json``'s ``input_tags.tagger_run_dir``).  Raises :class:`PackageError`.
     """
     from mlparse.results import DEV_METRIC, RunResults
     from mlparse.train import checkpoint
@@ -142,6 +152,9 @@ def export_package(run_dir: PathLike, out_dir: PathLike) -> PackageInfo:
         info.task = parser_class(info.kind).task
     except ValueError as error:
         raise NotAModel(f"{best}: {error}") from None
+    tagger_run = _tagger_run(run, results, tagger, info.kind)
+    info.tagger = TAGGER_DIR if tagger_run is not None else ""
+    info.tags = tags_source(spec, info.kind, tagger_run is not None)
     out.parent.mkdir(parents=True, exist_ok=True)
     temporary = out.parent / f".{out.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     temporary.mkdir()
@@ -153,6 +166,8 @@ def export_package(run_dir: PathLike, out_dir: PathLike) -> PackageInfo:
                 save_copy(spec["pretrained"], temporary / PRETRAINED_DIR)
             except PretrainedError as error:
                 raise PackageError(f"cannot export {run}: {error}") from None
+        if tagger_run is not None:
+            export_package(tagger_run, temporary / TAGGER_DIR)
         checkpoint.save({"spec": spec, "model": weights}, temporary / WEIGHTS_FILE)
         atomic_write_json(temporary / SPEC_FILE, spec)
         atomic_write_text(temporary / RECIPE_FILE, recipe_text)
@@ -165,6 +180,45 @@ def export_package(run_dir: PathLike, out_dir: PathLike) -> PackageInfo:
         shutil.rmtree(temporary, ignore_errors=True)
         raise
     return info
+
+
+def _tagger_run(run: Path, results: Any, given: Optional[PathLike], kind: str) -> Optional[Path]:
+    """The tagger run directory a package of ``run`` bundles (see :func:`export_package`), checked to be a tagger's."""
+    if kind == "tagger":
+        if given is not None:
+            raise PackageError(f"{run} is a tagger itself: --tagger bundles a tagger with a parser")
+        return None
+    if given is None:
+        recorded = (results.input_tags or {}).get("tagger_run_dir") if isinstance(results.input_tags, dict) else None
+        if not recorded:
+            return None
+        given = recorded
+        if not Path(given).is_dir():
+            raise PackageError(f"{run} was trained on jack-knifed tags, but the tagger of its dev and test ({given}) is "
+                               "gone; export it with --tagger RUN_DIR of another tagger, or train the run again")
+    path = Path(given)
+    recipe_path = path / RECIPE_FILE
+    if not recipe_path.is_file():
+        raise NotAModel(f"--tagger {path}: not a run directory (it has no {RECIPE_FILE})")
+    recipe = _recipe_dict(_read_text(recipe_path), recipe_path)
+    if (recipe.get("model") or {}).get("kind") != "tagger":
+        raise PackageError(f"--tagger {path}: a {(recipe.get('model') or {}).get('kind', 'span')} run, not a tagger "
+                           "(model.kind: tagger)")
+    return path
+
+
+def tags_source(spec: Dict[str, Any], kind: str, bundled: bool) -> str:
+    """Where the POS tags a package reads or writes come from (``PackageInfo.tags``)."""
+    model = spec.get("model_config") or spec.get("config") or {}
+    if kind == "tagger":
+        return "tagging head"
+    if model.get("predict_tags") and not model.get("use_tags"):
+        return "tagging head"
+    if bundled:
+        return "bundled tagger"
+    if model.get("use_tags"):
+        return "input"
+    return "none" if kind in ("span", "joint") else ""
 
 
 def _read_text(path: Path) -> str:
@@ -212,6 +266,7 @@ def model_card(info: PackageInfo, members: int = 0, average: str = "") -> str:
            f"- Ensemble `{info.recipe}` (run {info.run_id}) of {members} members trained on the {info.dataset} treebank, "
            f"{info.language}, each a package of its own under `members/` (its recipe, checkpoint and scores); their "
            f"scores are averaged ({average}) and decoded once\n")
+        + _tags_line(info)
         + f"- Dev: {scores(info.dev)}\n"
         f"- Test: {scores(info.test)}\n"
         f"- Written by mlparse {info.mlparse_version} (package format {info.format_version})\n\n"
@@ -226,6 +281,19 @@ def model_card(info: PackageInfo, members: int = 0, average: str = "") -> str:
         + ("or `nlp.add_pipe(\"mlparse\", config={\"model\": \"PATH/TO/THIS/FOLDER\"})` in a spaCy pipeline that sets "
            "sentence boundaries. `mlparse parse --model PATH/TO/THIS/FOLDER` parses files.\n" if not members else
            "(`mlparse parse --model` takes single models only; parse files with a member, or from Python.)\n"))
+
+
+def _tags_line(info: PackageInfo) -> str:
+    """The model card's line on part-of-speech tags."""
+    text = {
+        "tagging head": "its own tagging head predicts them",
+        "bundled tagger": f"the tagger bundled in `{info.tagger}/` tags raw text and words first (as in training, "
+                          "where the parser read a tagger's tags); give (word, tag) pairs to use your own",
+        "input": "the model reads them as input: give (word, tag) pairs (no tagger is bundled)",
+        "none": "none: the trees' part-of-speech tags are the placeholder `UNK` (no tagging head, no tagger; in a "
+                "spaCy pipeline, the `Token.tag_` of a tagger before it is used)",
+    }.get(info.tags)
+    return f"- Part-of-speech tags: {text}\n" if text else ""
 
 
 # -- loading -----------------------------------------------------------------------------------------
@@ -309,6 +377,14 @@ def _run_info(run: Path) -> PackageInfo:
         data = recipe.get("data") or {}
         info.dataset, info.language = str(data.get("family", "")), str(data.get("language", ""))
         info.parse_budget = _recipe_parse_budget(recipe)
+    results_path = run / "results.json"
+    if results_path.is_file():  # a parser trained on jack-knifed tags: the tagger of its dev and test
+        try:
+            recorded = (json.loads(_read_text(results_path)).get("input_tags") or {}).get("tagger_run_dir")
+        except (ValueError, AttributeError):
+            recorded = None
+        if isinstance(recorded, str) and Path(recorded).is_dir():
+            info.tagger = str(Path(recorded).resolve())
     return info
 
 

@@ -67,6 +67,10 @@ class RunResults:
     # None for models without tag input, and in files written before it was recorded
     eval_tags: Optional[str] = None
     eval_tag_files: Dict[str, str] = field(default_factory=dict)  # split -> tag file, when predicted
+    # the POS tags the parser read (models with model.use_tags): {"source": gold | jackknife | files, "folds": k
+    # (jackknife), "accuracy": {"train": %, "dev": %, "test": %} (predicted tags against the data's), "folder": the
+    # tagged files (jackknife)}; None for models without tag input and in files written before it was recorded
+    input_tags: Optional[Dict[str, Any]] = None
     hardware: Dict[str, Any] = field(default_factory=dict)  # device, gpu name, cpu count
     versions: Dict[str, str] = field(default_factory=dict)  # python, torch, mlparse
     started_at: Optional[str] = None  # ISO 8601
@@ -120,6 +124,8 @@ class RunResults:
                 kwargs[split] = SplitScores(**{k: v for k, v in value.items() if k in split_known})
             elif value is not None:
                 kwargs[split] = None
+        if not isinstance(kwargs.get("input_tags"), (dict, type(None))):
+            kwargs["input_tags"] = None
         if not isinstance(kwargs.get("eval_tag_files", {}), dict):
             kwargs["eval_tag_files"] = {}
         if not isinstance(kwargs.get("data_sizes", {}), dict):
@@ -167,7 +173,8 @@ class MemberSummary:
 
 
 #: The dev metric that selects checkpoints (and that ``log.jsonl`` records), per task.
-DEV_METRIC: Dict[str, str] = {"constituency": "f1", "dependency": "las", "joint": "f1"}
+DEV_METRIC: Dict[str, str] = {"constituency": "f1", "dependency": "las", "joint": "f1",
+                              "tagging": "tagging_accuracy"}
 
 
 @dataclass

@@ -163,6 +163,10 @@ def test_a_run_with_predicted_tags_parses_dev_and_test_with_them_and_records_it(
     assert saved.eval_tag_files == {"dev": str(tmp_path / "dev.tags"), "test": str(tmp_path / "test.pred.trees")}
     assert any("parsed with predicted POS tags" in note for note in saved.notes)
     assert any("parsed with predicted POS tags" in note for note in record.notes)
+    assert saved.input_tags["source"] == "files"  # issue 23: the same, as data.tags: files writes it
+    assert saved.input_tags["accuracy"]["dev"] == pytest.approx(accuracy, abs=0.01)
+    assert load_recipe(tag_recipe(tmp_path / "files", {"tags": "files", "dev_tags": str(tmp_path / "dev.tags"),
+                                                       "test_tags": str(tmp_path / "test.pred.trees")})).data.tags == "files"
 
 
 def test_a_run_with_gold_tags_says_so(tmp_path: Path) -> None:
@@ -170,6 +174,7 @@ def test_a_run_with_gold_tags_says_so(tmp_path: Path) -> None:
     record = Record()
     results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"), record)
     assert results.eval_tags == "gold" and results.system == "mlparse span (CharLSTM + words + gold tags)"
+    assert results.input_tags == {"source": "gold"}
     assert results.dev is not None and results.dev.tagging_accuracy is None
     note = next(note for note in record.notes if "gold POS tags" in note)
     assert "not comparable" in note and note in results.notes
@@ -201,6 +206,10 @@ def test_the_report_shows_which_tags_runs_were_given(tmp_path: Path) -> None:
     write_run(runs, "pred", "r1", test={"f1": 89.0}, eval_tags="predicted", eval_tag_files={"dev": "d", "test": "t"},
               system="mlparse span (words + predicted tags)")
     write_run(runs, "older", "r1", test={"f1": 88.0}, system="mlparse span (words + tags)")
+    write_run(runs, "jack", "r1", test={"f1": 87.0}, eval_tags="predicted", system="mlparse span (words + jack-knifed tags)",
+              input_tags={"source": "jackknife", "folds": 10, "accuracy": {"train": 96.93, "dev": 97.12, "test": 97.0}})
+    write_run(runs, "goldnew", "r1", test={"f1": 86.0}, eval_tags="gold", system="mlparse span (words + gold tags)",
+              input_tags={"source": "gold"})
     older = json.loads((runs / "older" / "r1" / "results.json").read_text())
     for key in ("eval_tags", "eval_tag_files"):  # a results.json written before these fields existed
         del older[key]
@@ -211,7 +220,8 @@ def test_the_report_shows_which_tags_runs_were_given(tmp_path: Path) -> None:
              for line in itertools.takewhile(lambda text: text.startswith("|"), lines[start:])]
     column = table[0].index("Input tags")
     shown = {row[0].rstrip(" *"): row[column] for row in table[2:]}
-    assert shown == {"gold/r1": "gold", "older/r1": "–", "pred/r1": "predicted"}
+    assert shown == {"gold/r1": "gold tags", "older/r1": "–", "pred/r1": "predicted (tag files)",
+                     "jack/r1": "jack-knifed, 10 folds, 97.1%", "goldnew/r1": "gold tags"}
     board = next(line for line in lines if "predicted tags" in line and line.startswith("| **"))
     assert "89.00" in board and "90.00" not in board  # gold- and predicted-tag runs never share a leaderboard row
 

@@ -52,7 +52,7 @@ def tiny_span_overrides(tmp_path: Path, model_dir: Path) -> List[str]:
 
 def tiny_dep_overrides(tmp_path: Path, model_dir: Path) -> List[str]:
     data = load_recipe(write_dep_recipe(tmp_path)).data
-    return overrides({"data": {"train": data.train, "dev": data.dev, "test": data.test}, "model": TINY_DEP_MODEL,
+    return overrides({"data": {"train": data.train, "dev": data.dev, "test": data.test, "tags": "gold"}, "model": TINY_DEP_MODEL,
                       "biaffine": TINY_BIAFFINE, "train": {**TINY_DEP_TRAIN, "max_epochs": 6},
                       "pretrained": {"model": str(model_dir), "dropout": 0.0}})
 

@@ -17,6 +17,9 @@ console = Console(stderr=True)
 def export_command(
     run_dir: Path = typer.Argument(..., help="A finished run directory (its checkpoints/best.pt is exported)."),
     out_dir: Path = typer.Argument(..., help="The package folder to write (must not exist yet)."),
+    tagger: Path = typer.Option(None, "--tagger", help="A tagger's run directory (model.kind: tagger) to bundle, so "
+                                "that the package tags words and raw text itself. Default: the tagger of dev and "
+                                "test of a parser trained on jack-knifed tags (data.tags: jackknife), else none."),
 ) -> None:
     """Write a model package: weights, spec, resolved recipe, treebank and scores, a model card.
 
@@ -26,10 +29,11 @@ def export_command(
     from mlparse.package import PackageError, export_package
 
     try:
-        info = export_package(run_dir, out_dir)
+        info = export_package(run_dir, out_dir, tagger)
     except PackageError as error:
         fail(error, 1)
     except OSError as error:
         fail(os_error_message(error, "cannot write", out_dir), 1)
-    console.print(f"{info.kind} {info.task} model ({info.language}, {info.dataset}) exported to {out_dir}",
+    carried = f", with its tagger in {out_dir / info.tagger}" if info.tagger else ""
+    console.print(f"{info.kind} {info.task} model ({info.language}, {info.dataset}) exported to {out_dir}{carried}",
                   highlight=False, soft_wrap=True)

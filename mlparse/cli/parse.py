@@ -97,23 +97,26 @@ def parse_command(
     """Parse tokenized text or re-parse bracketed trees (their words and POS tags are used).
 
     Output line k answers input sentence k; an empty input line gives an empty output line.
-    Tokenized input gets POS tags from the model's tagging head when it has one, else the
+    Tokenized input gets POS tags from the model's tagging head when it has one, else from the
+    tagger the model carries (a package of a parser trained on predicted tags), else the
     placeholder tag UNK.  Words holding ( or ) are written -LRB- / -RRB-, as in the Penn
     Treebank, so that every output tree reads back.  A sentence longer than the model's
     position table (model.max_len - 2 words) is an error naming its line.  A dependency model
     reads CoNLL-U or tokenized text and writes CoNLL-U (the input's other columns as read).
     """
-    from mlparse.models.inference import ParseInputError, load_parser, parse_input, read_input
+    from mlparse.models.inference import ParseInputError, bundled_tagger, load_parser, parse_input, read_input
 
     text, name = _read_input(input_file)
     try:
         parser = load_parser(model, trust=trust_checkpoint, warn=print_warning)
+        tagger = bundled_tagger(model, parser.device(), trust=trust_checkpoint, warn=print_warning) \
+            if parser.kind != "tagger" else None
     except ParseInputError as error:
         fail(error, 1)
     if parser.task == "dependency":
-        return _parse_dependency(parser, text, name, input_format.value, subbatch_tokens, output_file)
+        return _parse_dependency(parser, text, name, input_format.value, subbatch_tokens, output_file, tagger)
     try:
-        sentences = read_input(text, parser, source=name, input_format=input_format.value)
+        sentences = read_input(text, parser, source=name, input_format=input_format.value, tagger=tagger)
         count = sum(item.sentence is not None for item in sentences)
         with _Progress(count) as progress:
             trees = parse_input(parser, sentences, budget=subbatch_tokens, source=name, progress=progress)
@@ -142,14 +145,14 @@ def _emit(output: str, output_file: Optional[Path], name: str, count: int, what:
 
 
 def _parse_dependency(parser, text: str, name: str, input_format: str, budget: int,  # type: ignore[no-untyped-def]
-                      output_file: Optional[Path]) -> None:
+                      output_file: Optional[Path], tagger=None) -> None:  # type: ignore[no-untyped-def]
     """A dependency model: CoNLL-U or tokenized text in, CoNLL-U out (the input's layout kept)."""
     from mlparse.models.dep_inference import DependencyInputError, parse_document, read_dependency_input
 
     if input_format == "trees":
         fail("--format trees is for constituency models; a dependency model reads conllu or text", 2)
     try:
-        document = read_dependency_input(text, parser, source=name, input_format=input_format)
+        document = read_dependency_input(text, parser, source=name, input_format=input_format, tagger=tagger)
         with _Progress(len(document.sentences)) as progress:
             output = parse_document(parser, document, budget=budget, progress=progress)
     except DependencyInputError as error:

@@ -30,6 +30,7 @@ from mlparse.config.schema import (
     JointConfig,
     ModelConfig,
     RecipeConfig,
+    TaggerConfig,
     TrainConfig,
     from_dict,
 )
@@ -37,7 +38,7 @@ from mlparse.config.validation import validate
 
 __all__ = [
     "SECTIONS", "TOP_LEVEL_KEYS", "VALID_CHOICES", "BiaffineConfig", "ConfigError", "DataConfig", "EvalConfig", "JointConfig",
-    "ModelConfig", "PretrainedConfig", "RecipeConfig", "TrainConfig", "apply_overrides", "deep_merge", "from_dict", "load_raw",
+    "ModelConfig", "PretrainedConfig", "RecipeConfig", "TaggerConfig", "TrainConfig", "apply_overrides", "deep_merge", "from_dict", "load_raw",
     "load_recipe",
     "parse_override", "recipe_from_yaml_text", "recipes_dir", "resolve_recipe", "validate",
 ]

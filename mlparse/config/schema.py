@@ -42,6 +42,7 @@ class DataConfig:
     fold: Optional[int] = None  # which fold (0..folds-1) is held out
     fold_assignment: str = "modulo"  # modulo: sentence i is in fold i mod N | permutation: a permutation seeded by fold_seed
     fold_seed: int = 1  # the permutation's seed (the same for every member, so that the folds partition)
+    tags: str = "gold"  # input POS tags: gold (the data's) | jackknife (a built-in tagger's, mlparse/train/jackknife.py) | files (data.dev_tags/test_tags, as data.eval_tags: predicted)
 
     def split_path(self, split: str, suffix: str = ".trees") -> Path:
         """The prepared file of ``split``; ``suffix`` is the task's (``.trees``, ``.conllu``)."""
@@ -176,6 +177,24 @@ class PretrainedConfig:
 
 
 @dataclass
+class TaggerConfig:
+    """A part-of-speech tagger (``model.kind: tagger``, :mod:`mlparse.models.tagger`) and, for a parser with
+    ``data.tags: jackknife``, the taggers that tag its data (:mod:`mlparse.train.jackknife`)."""
+
+    column: str = "upos"  # what a tagger predicts: pos (the trees' preterminals) | upos | xpos (CoNLL-U columns)
+    d_word_emb: int = 100  # word (+ CharLSTM) vectors
+    d_hidden: Optional[int] = 250  # the tag head's hidden layer (null: one linear layer)
+    embedding_dropout: float = 0.33
+    lstm_hidden: int = 200  # model.encoder: bilstm
+    lstm_layers: int = 2
+    lstm_dropout: float = 0.33
+    # data.tags: jackknife (a parser's recipe): which taggers tag its data
+    recipe: str = "tagger"  # the taggers' recipe (a bundled name or a path); its data section is the parser's
+    folds: int = 10  # fold taggers tag the held-out fold of train; a tagger on all of train tags dev and test
+    max_minutes: Optional[float] = None  # each tagger's training-time bound (not part of the recipe hash)
+
+
+@dataclass
 class EvalConfig:
     """How dev/test are decoded."""
 
@@ -200,6 +219,7 @@ class RecipeConfig:
     biaffine: BiaffineConfig = field(default_factory=BiaffineConfig)
     joint: JointConfig = field(default_factory=JointConfig)
     pretrained: PretrainedConfig = field(default_factory=PretrainedConfig)
+    tagger: TaggerConfig = field(default_factory=TaggerConfig)
 
     def system_name(self, described: str) -> str:
         """A parser's description (``describe``) with the recipe's deviation from the paper, when it has one:
@@ -213,6 +233,8 @@ class RecipeConfig:
 
     def split_path(self, split: str) -> Path:
         """The prepared file of ``split`` for this recipe's task."""
+        if self.task == "tagging":  # a tagger reads trees (pos) or CoNLL-U (upos, xpos)
+            return self.data.split_path(split, ".trees" if self.tagger.column == "pos" else ".conllu")
         return self.data.split_path(split, TASK_SUFFIXES[self.task])
 
     def to_dict(self) -> Dict[str, Any]:
@@ -240,6 +262,12 @@ class RecipeConfig:
         for section, kind in KIND_SECTIONS.items():  # a parser's own section counts only for that parser
             if self.model.kind != kind:
                 data.pop(section, None)
+        tagger = data.pop("tagger")  # a tagger's own keys count for a tagger, and all but the time for a
+        tagger.pop("max_minutes", None)  # parser whose tags jack-knifed taggers make; otherwise nothing
+        if self.model.kind == "tagger":
+            data["tagger"] = {k: v for k, v in tagger.items() if k not in TAGGER_JACKKNIFE_KEYS}
+        elif self.data.tags == "jackknife":
+            data["tagger"] = tagger
         for (section, key), number in AUTO_BUDGETS_ON_CPU.items():  # auto hashes as the number it replaced:
             if data[section].get(key) == "auto":  # recipes written before it keep their run ids
                 data[section][key] = number
@@ -270,7 +298,11 @@ HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
     ("train", "compile"): "off",
     ("train", "max_updates"): None,
     ("train", "patience_updates"): None,
+    ("data", "tags"): "gold",
 }
+
+#: The keys of the ``tagger`` section that say how a parser's tags are made, not what a tagger is.
+TAGGER_JACKKNIFE_KEYS = ("recipe", "folds", "max_minutes")
 
 #: ``subbatch_tokens: auto`` (mlparse/train/budget.py) on a CPU: the defaults these keys had before ``auto``.
 #: Sub-batching does not change an update (the loss is normalised by the whole batch), so ``auto`` hashes as them.
@@ -288,15 +320,16 @@ HASH_REVISIONS: Dict[tuple, tuple] = {
 }
 
 #: Parser kinds and their tasks (the classes are in mlparse.models.registry).
-KIND_TASKS: Dict[str, str] = {"span": "constituency", "biaffine": "dependency", "joint": "joint"}
+KIND_TASKS: Dict[str, str] = {"span": "constituency", "biaffine": "dependency", "joint": "joint", "tagger": "tagging"}
 #: The prepared-file suffix of each task.
-TASK_SUFFIXES: Dict[str, str] = {"constituency": ".trees", "dependency": ".conllu", "joint": ".trees"}
+TASK_SUFFIXES: Dict[str, str] = {"constituency": ".trees", "dependency": ".conllu", "joint": ".trees",
+                                 "tagging": ".conllu"}  # tagging: .trees with tagger.column pos
 #: Sections that hold one parser kind's own settings.
 KIND_SECTIONS: Dict[str, str] = {"biaffine": "biaffine", "joint": "joint"}
 
 SECTIONS = {"data": DataConfig, "model": ModelConfig, "train": TrainConfig, "eval": EvalConfig, "biaffine": BiaffineConfig,
             "joint": JointConfig,
-            "pretrained": PretrainedConfig}
+            "pretrained": PretrainedConfig, "tagger": TaggerConfig}
 TOP_LEVEL_KEYS = ("name", "description", "deviation", "base", *SECTIONS)
 VALID_CHOICES = {
     ("model", "kind"): tuple(KIND_TASKS),
@@ -315,6 +348,8 @@ VALID_CHOICES = {
     ("pretrained", "combine"): ("concat", "replace"),
     ("model", "char_encoder"): ("lstm", "concat", "none"),
     ("data", "eval_tags"): ("gold", "predicted"),
+    ("data", "tags"): ("gold", "jackknife", "files"),
+    ("tagger", "column"): ("pos", "upos", "xpos"),
     ("data", "fold_assignment"): ("modulo", "permutation"),
     ("train", "decoder"): ("auto", "cython", "torch"),
     ("train", "device"): ("auto", "cpu", "cuda"),

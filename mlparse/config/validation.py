@@ -44,7 +44,10 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
         if not check(value):
             raise ConfigError(f"{source}: {key} {message}, got {value}.")
     _check_punctuation(e, source)
-    if m.kind != "biaffine":
+    if m.kind == "tagger":
+        if m.char_encoder == "concat":
+            raise ConfigError(f"{source}: model.char_encoder: concat is a span-parser input; the tagger takes lstm or none.")
+    elif m.kind != "biaffine":
         for key, default in (("encoder", "transformer"), ("positions", "learned")):
             if getattr(m, key) != default:
                 raise ConfigError(f"{source}: model.{key}: {getattr(m, key)} is for the dependency parser "
@@ -69,6 +72,7 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
         raise ConfigError(f"{source}: model.attention_window_relaxed needs a model.attention_window (a distance).")
     _check_char_concat(m, source)
     _check_eval_tags(config, source)
+    _check_input_tags(config, source)
     _check_folds(d, source)
     _check_pretrained(p, source)
 
@@ -142,13 +146,14 @@ def _check_eval_tags(config: RecipeConfig, source: str) -> None:
     """``data.eval_tags`` and the tag files must agree with each other and with ``model.use_tags``."""
     d, m = config.data, config.model
     files = [f"data.{split}_tags" for split in ("dev", "test") if getattr(d, f"{split}_tags")]
-    if d.eval_tags == "gold":
+    if d.eval_tags == "gold" and d.tags != "files":
         if files:
             raise ConfigError(f"{source}: {' and '.join(files)} {'is' if len(files) == 1 else 'are'} given but "
                               "data.eval_tags is gold; set data.eval_tags=predicted to parse with the tags of the file(s).")
         return
     if not m.use_tags:
-        raise ConfigError(f"{source}: data.eval_tags=predicted, but the model takes no POS tags as input "
+        raise ConfigError(f"{source}: data.{'tags=files' if d.tags == 'files' else 'eval_tags=predicted'}, but the model "
+                          "takes no POS tags as input "
                           "(model.use_tags is false): there are no input tags to predict.")
     missing = [f"data.{split}_tags" for split in ("dev", "test") if not getattr(d, f"{split}_tags")]
     if missing:
@@ -159,6 +164,40 @@ def _check_eval_tags(config: RecipeConfig, source: str) -> None:
         raise ConfigError(f"{source}: data.eval_tags=predicted needs {' and '.join(missing)}: a file of predicted "
                           "tags per split (one line of tags per sentence, or bracketed trees whose leaves carry "
                           f"them).{head}")
+
+
+def _check_input_tags(config: RecipeConfig, source: str) -> None:
+    """``data.tags`` (gold | jackknife | files) against the parser kind, ``model.use_tags`` and the ``tagger`` section."""
+    d, m, t = config.data, config.model, config.tagger
+    if t.folds < 2:
+        raise ConfigError(f"{source}: tagger.folds must be at least 2 (each fold tagger tags the sentences it did not "
+                          f"train on), got {t.folds}.")
+    if t.max_minutes is not None and t.max_minutes <= 0:
+        raise ConfigError(f"{source}: tagger.max_minutes must be positive, got {t.max_minutes}.")
+    for key in ("d_word_emb", "lstm_hidden", "lstm_layers"):
+        if getattr(t, key) <= 0:
+            raise ConfigError(f"{source}: tagger.{key} must be positive, got {getattr(t, key)}.")
+    for key in ("embedding_dropout", "lstm_dropout"):
+        if not 0.0 <= getattr(t, key) < 1.0:
+            raise ConfigError(f"{source}: tagger.{key} is a dropout probability, in [0, 1), got {getattr(t, key)}.")
+    if m.kind == "tagger":
+        if d.tags != "gold" or d.eval_tags != "gold":
+            raise ConfigError(f"{source}: a tagger (model.kind: tagger) reads words, not tags: data.tags must be gold.")
+        if m.use_tags:
+            raise ConfigError(f"{source}: a tagger (model.kind: tagger) cannot take POS tags as input "
+                              "(set model.use_tags: false).")
+        return
+    if d.tags == "jackknife":
+        if not m.use_tags:
+            raise ConfigError(f"{source}: data.tags=jackknife, but the model takes no POS tags as input "
+                              "(model.use_tags is false): there are no input tags to predict; add "
+                              "--set model.use_tags=true to train it on jack-knifed tags.")
+        if d.eval_tags != "gold" or d.dev_tags or d.test_tags:
+            raise ConfigError(f"{source}: data.tags=jackknife makes the dev and test tags itself; leave out "
+                              "data.eval_tags, data.dev_tags and data.test_tags (those are data.tags=files).")
+        if d.folds is not None:
+            raise ConfigError(f"{source}: data.tags=jackknife with data.folds: a fold of a jack-knifed parser would "
+                              "need taggers that never saw its own held-out fold; not supported.")
 
 
 def _check_name(name: str, source: str) -> None:

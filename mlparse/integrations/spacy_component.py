@@ -129,6 +129,9 @@ class MlparseComponent:
         self.batch_size = batch_size
         register_extensions()
 
+    def _pipeline_tags(self, doc: Doc) -> Optional[Any]:
+        return _tag_reader(self.parser, doc)
+
     def __call__(self, doc: Doc) -> Doc:
         if len(doc) == 0:
             return doc
@@ -141,6 +144,9 @@ class MlparseComponent:
             if positions:
                 sentences.append((sent, positions))
         words = [[doc[i].text for i in positions] for _, positions in sentences]
+        pipeline_tags = self._pipeline_tags(doc)
+        if pipeline_tags is not None:  # (word, tag) pairs: the tags of a tagger that ran before this component
+            words = [[(doc[i].text, pipeline_tags(doc[i])) for i in positions] for _, positions in sentences]
         if self.parser.task == "constituency":
             data = ParseData()
             for (_, positions), tree in zip(sentences, self.parser.parse_sents(words, self.batch_size, output="tree")):
@@ -165,6 +171,19 @@ class MlparseComponent:
             token.head = doc[heads[token.i]]
             token.dep_ = deps[token.i]
         return doc
+
+
+def _tag_reader(parser: LoadedParser, doc: Doc) -> Optional[Any]:
+    """How to read a token's tag from the pipeline, when the parser needs tags it has no tagger for: a
+    dependency model reads the column it was trained on (UPOS: ``Token.pos_``; XPOS: ``Token.tag_``), a
+    constituency model without a tagging head writes ``Token.tag_`` into its trees; None otherwise."""
+    if parser.tagger is not None or not (parser._takes_tags() or parser._writes_input_tags()):
+        return None
+    column = getattr(getattr(parser._members()[0], "dep_config", None), "tag_column", "xpos")
+    attribute, annotation = ("pos_", "POS") if parser.task == "dependency" and column == "upos" else ("tag_", "TAG")
+    if not doc.has_annotation(annotation):
+        return None
+    return lambda token: getattr(token, attribute) or "_"
 
 
 def make_component(nlp: Language, name: str, model: str, batch_size: Optional[int], device: Optional[str]) -> MlparseComponent:

@@ -33,8 +33,11 @@ def looks_like_conllu(text: str) -> bool:
     return False
 
 
-def read_dependency_input(text: str, parser: Parser, source: str = "<stdin>", input_format: str = "auto") -> ConlluDocument:
-    """The sentences to parse, as a CoNLL-U document (``input_format``: auto, conllu or text)."""
+def read_dependency_input(text: str, parser: Parser, source: str = "<stdin>", input_format: str = "auto",
+                          tagger: Optional[Parser] = None) -> ConlluDocument:
+    """The sentences to parse, as a CoNLL-U document (``input_format``: auto, conllu or text).  Tokenized text
+    for a model that takes tags is tagged by ``tagger`` (the model's bundled tagger), its tags written in
+    the column the model reads."""
     if input_format not in ("auto", "conllu", "text"):
         raise DependencyInputError(f"unknown input format {input_format!r} for a dependency model; use auto, conllu or text")
     if input_format == "conllu" or (input_format == "auto" and looks_like_conllu(text)):
@@ -42,20 +45,40 @@ def read_dependency_input(text: str, parser: Parser, source: str = "<stdin>", in
             return parse_conllu(text.lstrip("\ufeff"), source, bom=text.startswith("\ufeff"))
         except ConlluError as error:
             raise DependencyInputError(str(error)) from None
-    if parser.config.use_tags:
-        raise DependencyInputError(f"{source}: this model takes POS tags as input: give CoNLL-U with a "
-                                   f"{getattr(parser, 'dep_config').tag_column.upper()} column instead of tokenized text")
+    column = getattr(parser, "dep_config").tag_column
+    if parser.config.use_tags and tagger is None:
+        raise DependencyInputError(f"{source}: this model takes POS tags as input and carries no tagger: give "
+                                   f"CoNLL-U with a {column.upper()} column instead of tokenized text")
+    numbered = [(number, line.split()) for number, line in enumerate(text.splitlines(), start=1) if line.split()]
+    tags = None
+    if parser.config.use_tags and tagger is not None:
+        from mlparse.models.inference import tag_words
+
+        tags = tag_words(tagger, [words for _, words in numbered])
     sentences: List[DependencySentence] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        words = line.split()
-        if not words:
-            continue
+    for k, (number, words) in enumerate(numbered):
         try:
             sentence = sentence_from_words(words, source, number)
         except ValueError as error:
             raise DependencyInputError(str(error)) from None
+        if tags is not None:
+            sentence = _with_tags(sentence, column, tags[k])
         sentences.append(_with_comment(sentence, f"# sent_id = {number}\n"))
     return ConlluDocument(source, tuple(sentences), ("",) + ("\n",) * len(sentences))
+
+
+def _with_tags(sentence: DependencySentence, column: str, tags: List[str]) -> DependencySentence:
+    """``sentence`` (of tokenized text) with ``tags`` in its ``column`` (upos or xpos), in its lines too, so that the
+    output CoNLL-U shows the tags the parser read."""
+    from dataclasses import replace
+
+    index = 3 if column == "upos" else 4
+    lines = list(sentence.lines)
+    for position, tag in zip(sentence.word_lines, tags):
+        fields = lines[position].rstrip("\n").split("\t")
+        fields[index] = tag
+        lines[position] = "\t".join(fields) + "\n"
+    return replace(sentence, lines=tuple(lines), **{column: tuple(tags)})
 
 
 def _with_comment(sentence: DependencySentence, comment: str) -> DependencySentence:

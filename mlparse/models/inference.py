@@ -101,6 +101,45 @@ def load_parser(model: Union[str, Path], device: Optional[torch.device] = None, 
     return parser.to(device).eval()
 
 
+def bundled_tagger(model: Union[str, Path], device: Optional[torch.device] = None, trust: bool = False,
+                   warn: Optional[Callable[[str], None]] = None) -> Optional[Parser]:
+    """The tagger a model carries (:mod:`mlparse.package`): a package's ``tagger/`` folder, or for a run
+    directory of a parser trained on jack-knifed tags the tagger run of its dev and test; None without one."""
+    import json
+
+    from mlparse.package import INFO_FILE
+
+    path = Path(model)
+    location: Optional[Path] = None
+    if (path / INFO_FILE).is_file():
+        try:
+            folder = json.loads((path / INFO_FILE).read_text(encoding="utf-8")).get("tagger") or ""
+        except (OSError, ValueError, AttributeError):
+            folder = ""
+        location = path / folder if folder else None
+    elif (path / "results.json").is_file():
+        try:
+            recorded = (json.loads((path / "results.json").read_text(encoding="utf-8")).get("input_tags") or {}).get(
+                "tagger_run_dir")
+        except (OSError, ValueError, AttributeError):
+            recorded = None
+        location = Path(recorded) if isinstance(recorded, str) and Path(recorded).is_dir() else None
+    if location is None:
+        return None
+    tagger = load_parser(location, device, trust, warn)
+    if tagger.kind != "tagger":
+        raise ParseInputError(f"{location}: the bundled tagger is a {tagger.kind} model, not a tagger")
+    return tagger
+
+
+def tag_words(tagger: Parser, sentences: Sequence[Sequence[str]], budget: int = 5000) -> List[List[str]]:
+    """The tags ``tagger`` gives each sentence (a list of words), in order, in sub-batches under ``budget``."""
+    present = [list(words) for words in sentences]
+    cost = tagger.memory_cost(training=False, decoder="cython")
+    with torch.no_grad():
+        return map_in_batches(present, [len(w) for w in present], budget, lambda group: tagger.predict(group), cost)
+
+
 #: Input formats of ``mlparse parse``.
 INPUT_FORMATS = ("auto", "text", "trees")
 
@@ -127,7 +166,8 @@ def looks_like_trees(text: str) -> bool:
     return False
 
 
-def read_input(text: str, parser: SpanParser, source: str = "<stdin>", input_format: str = "auto") -> List[InputSentence]:
+def read_input(text: str, parser: SpanParser, source: str = "<stdin>", input_format: str = "auto",
+               tagger: Optional[Parser] = None) -> List[InputSentence]:
     """Sentences from bracketed trees or tokenized lines (see the module doc).
 
     ``input_format``: ``trees``, ``text``, or ``auto`` (trees when the first non-blank line starts a
@@ -147,13 +187,17 @@ def read_input(text: str, parser: SpanParser, source: str = "<stdin>", input_for
         lines = list(getattr(result, "lines", []) or range(1, len(result.trees) + 1))
         return [InputSentence(line, [(leaf.tag, leaf.word) for leaf in tree.leaves()])
                 for line, tree in zip(lines, result.trees)]
-    if parser.config.use_tags:
-        raise ParseInputError(f"{source}: this model takes POS tags as input: give bracketed trees, e.g. "
-                              "(S (DT the) (NN dog)), instead of tokenized text")
+    if parser.config.use_tags and tagger is None:
+        raise ParseInputError(f"{source}: this model takes POS tags as input and carries no tagger: give bracketed "
+                              "trees, e.g. (S (DT the) (NN dog)), instead of tokenized text")
     out = []
     for number, line in enumerate(text.splitlines(), start=1):
         words = line.split()
         out.append(InputSentence(number, [(UNKNOWN_TAG, escape_word(word)) for word in words] if words else None))
+    if tagger is not None and not parser.config.predict_tags:  # the tagger's tags: as input, and on the leaves
+        present = [item for item in out if item.sentence is not None]
+        for item, tags in zip(present, tag_words(tagger, [[w for _, w in item.sentence] for item in present])):
+            item.sentence = [(tag, word) for tag, (_, word) in zip(tags, item.sentence)]
     return out
 
 

@@ -17,6 +17,7 @@ _KINDS: Dict[str, str] = {
     "span": "mlparse.models.span_parser:SpanParser",
     "biaffine": "mlparse.models.dep_parser:BiaffineParser",
     "joint": "mlparse.models.joint_parser:JointParser",
+    "tagger": "mlparse.models.tagger:TaggerParser",
 }
 
 #: The kind of a spec saved before specs named their kind.

@@ -30,7 +30,8 @@ SELECT_MODES = ("latest", "best", "all-seeds")
 PUBLISHED_MODES = ("matching", "all", "none")
 
 #: The metrics a leaderboard shows, per task, one table each (``--select best`` uses :data:`DEV_METRIC`).
-TASK_METRICS: Dict[str, Tuple[str, ...]] = {"constituency": ("f1",), "dependency": ("uas", "las")}
+TASK_METRICS: Dict[str, Tuple[str, ...]] = {"constituency": ("f1",), "dependency": ("uas", "las"),
+                                            "tagging": ("tagging_accuracy",)}
 METRIC_NAMES = {"f1": "F1", "recall": "LR", "precision": "LP", "uas": "UAS", "las": "LAS", "clas": "CLAS",
                 "complete_match": "CM", "tagging_accuracy": "Tag"}
 #: How a dependency leaderboard's title names its scoring convention.

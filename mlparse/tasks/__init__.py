@@ -6,8 +6,9 @@ from __future__ import annotations
 from mlparse.tasks.base import DataError, EvalOutcome, Split, Task
 
 
-def task_for(name: str) -> Task:
-    """The task called ``name`` (``constituency``, ``dependency`` or ``joint``)."""
+def task_for(name: str, column: str = "upos") -> Task:
+    """The task called ``name`` (``constituency``, ``dependency``, ``joint`` or ``tagging``; ``column`` is the
+    tagging task's tag column, ``tagger.column``)."""
     if name == "constituency":
         from mlparse.tasks.constituency import ConstituencyTask
 
@@ -20,7 +21,11 @@ def task_for(name: str) -> Task:
         from mlparse.tasks.joint import JointTask
 
         return JointTask()
-    raise ValueError(f"unknown task {name!r}; tasks: constituency, dependency, joint")
+    if name == "tagging":
+        from mlparse.tasks.tagging import TaggingTask
+
+        return TaggingTask(column)
+    raise ValueError(f"unknown task {name!r}; tasks: constituency, dependency, joint, tagging")
 
 
 __all__ = ["DataError", "EvalOutcome", "Split", "Task", "task_for"]

@@ -28,6 +28,8 @@ class Split(Generic[Example]):
     examples: List[Example]
     lines: Optional[List[int]] = None  # 1-based line where each example starts in ``path``
     document: Any = None  # what the task needs to write predictions back in the file's layout (CoNLL-U)
+    input_tags: Optional[List[List[str]]] = None  # predicted tags the parser reads instead of the file's (data.tags)
+    input_tag_column: str = "upos"  # the column those tags replace
 
     def where(self, index: int) -> str:
         """``path:line`` of example ``index`` (for messages)."""
@@ -37,7 +39,9 @@ class Split(Generic[Example]):
 
     def subset(self, keep: Sequence[int]) -> "Split[Example]":
         lines = [self.lines[k] for k in keep] if self.lines is not None else None
-        return Split(self.path, [self.examples[k] for k in keep], lines)  # a subset: no whole document
+        tags = [self.input_tags[k] for k in keep] if self.input_tags is not None else None
+        return Split(self.path, [self.examples[k] for k in keep], lines,  # a subset: no whole document
+                     input_tags=tags, input_tag_column=self.input_tag_column)
 
 
 @dataclass

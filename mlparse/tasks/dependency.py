@@ -11,6 +11,7 @@ when the gold relations are UD relations.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Dict, List, Sequence, Tuple
 
@@ -54,6 +55,14 @@ class DependencyTask(Task):
 
     def length(self, example: DependencySentence) -> int:
         return len(example.words)
+
+    def inputs(self, split: Split[DependencySentence]) -> List[DependencySentence]:
+        """The sentences, with the predicted tags of ``split.input_tags`` in their ``input_tag_column`` when set
+        (jack-knifed tags, ``data.tags``); scoring always reads the file's own columns (``split.examples``)."""
+        if split.input_tags is None:
+            return list(split.examples)
+        column = split.input_tag_column
+        return [replace(s, **{column: tuple(tags)}) for s, tags in zip(split.examples, split.input_tags)]
 
     def write_predictions(self, path: Path, split: Split[DependencySentence],
                           predictions: Sequence[DependencyPrediction]) -> None:

@@ -272,7 +272,10 @@ def evaluate_ensemble(run_dirs: Sequence[Path], average: str = "probability", na
 
 def _evaluate(ensemble: EnsembleParser, members: Sequence[LoadedMember], config: RecipeConfig, run: RunDir,
               name: str, identifier: str, average: str, union: bool, device: torch.device) -> RunResults:
-    task = task_for(config.task)
+    task = task_for(config.task, config.tagger.column)
+    if config.data.tags == "jackknife":
+        raise EnsembleError("an ensemble of parsers with data.tags: jackknife is not supported yet: it would parse dev "
+                            "and test with their gold tags; ensemble members that read gold tags or tag files")
     eval_tags = choose_eval_tags(config)
     summaries = [MemberSummary(run_dir=str(m.run_dir), run_id=m.results.run_id, recipe=m.results.recipe,
                                recipe_hash=m.results.recipe_hash, system=m.results.system, dev=m.results.dev,

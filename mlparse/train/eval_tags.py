@@ -33,7 +33,9 @@ def choose_eval_tags(config: RecipeConfig) -> EvalTags:
     data = config.data
     if not config.model.use_tags:
         return EvalTags()
-    if data.eval_tags != PREDICTED:
+    if data.tags == "jackknife":  # predicted by jack-knifed taggers (mlparse/train/jackknife.py), no files given
+        return EvalTags(PREDICTED)
+    if data.eval_tags != PREDICTED and data.tags != "files":  # data.tags: files is data.eval_tags: predicted
         return EvalTags(GOLD)
     return EvalTags(PREDICTED, {split: str(getattr(data, f"{split}_tags")) for split in ("dev", "test")})
 

@@ -116,16 +116,24 @@ def _complete_preparation(config: RecipeConfig) -> bool:
     return (config.split_path("train").parent / "manifest.json").is_file()
 
 
-def load_splits(config: RecipeConfig, task: Task, notes: Optional[List[str]] = None) -> tuple:
+def load_splits(config: RecipeConfig, task: Task, notes: Optional[List[str]] = None,
+                input_tags: Optional[Dict[str, List[List[str]]]] = None) -> tuple:
     """Train, dev and test splits as ``task`` reads them, checked before any training (readable, well formed).
 
     Training sentences left out by ``data.folds``/``data.fold`` (jack-knifing, :mod:`mlparse.train.folds`),
     ``data.max_train_length`` / ``data.max_train_sentences`` are counted in ``notes`` (never dropped silently).  Lengths against the parser's limit are checked
-    by :func:`check_lengths` once the parser exists."""
+    by :func:`check_lengths` once the parser exists.  ``input_tags`` (split -> the tags of each of its
+    sentences, checked against them already: jack-knifed tags) are what the parser reads instead of the
+    data's own tags, in training too."""
     try:
         train, dev, test = (task.read_split(config.split_path(s)) for s in ("train", "dev", "test"))
     except DataError as error:
         raise RunError(str(error)) from None
+    for name, split in (("train", train), ("dev", dev), ("test", test)):
+        if input_tags is not None:
+            split.input_tags = input_tags[name]
+            if hasattr(split, "input_tag_column"):
+                split.input_tag_column = config.biaffine.tag_column
     lengths = [task.length(e) for e in train.examples]
     d = config.data
     candidates = training_indices(d, len(lengths))  # jack-knifing: fold d.fold of the whole file is left out
@@ -224,7 +232,9 @@ def _run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Re
     results = RunResults(
         mlparse_version=versions()["mlparse"], status=RUNNING, recipe=config.name, recipe_hash=config.hash(),
         run_id=run_id_for(config), task=config.task, model=config.model.kind,
-        system=config.system_name(parser_class(config.model.kind).describe(config, eval_tags.kind)), dataset=config.data.family,
+        system=config.system_name(parser_class(config.model.kind).describe(
+            config, "jack-knifed" if config.data.tags == "jackknife" and eval_tags.kind else eval_tags.kind)),
+        dataset=config.data.family,
         language=config.data.language, hardware=hardware_info(str(device)) | {"processes": info.world},
         versions=versions(), started_at=(previous.started_at if previous and previous.started_at else now_iso()),
         eval_tags=eval_tags.kind, eval_tag_files=eval_tags.files,
@@ -234,6 +244,8 @@ def _run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Re
             atomic_write_text(run_dir.recipe, config.to_yaml())
             run_dir.write_results(results)
             ensure_prepared(config)
+            if config.data.tags == "jackknife":
+                jackknifed_tags(config, options, reporter, device)
         if info.active:
             dist.barrier()
         return _train_and_evaluate(config, options, run_dir, results, device, info, reporter)
@@ -247,6 +259,64 @@ def _run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Re
         raise
 
 
+def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optional[Reporter],
+                   device: Any = "cpu") -> Any:
+    """The jack-knifed tags of ``config`` (:mod:`mlparse.train.jackknife`): made by ordinary tagger runs under
+    ``options.runs_dir`` (resumed, locked, reused), or read when they exist.  A tagger that fails stops this
+    run with the tagger's error."""
+    from mlparse.train import jackknife
+
+    def run(tagger: RecipeConfig, what: str) -> Tuple[RunResults, Path]:
+        tagger_options = RunOptions(runs_dir=options.runs_dir, trust_checkpoint=options.trust_checkpoint,
+                                    warn=options.warn, max_minutes=config.tagger.max_minutes)
+        path = RunDir.for_recipe(options.runs_dir, tagger).path
+        _wait_for_lock(path, what, note)  # parsers on the same data share their taggers (seeds of a sweep, say)
+        try:
+            return run_recipe(tagger, tagger_options, reporter), path
+        except RunError as error:
+            raise RunError(f"the {what} ({path}) failed: {error}") from None
+
+    note = (lambda text: reporter.on_note(text)) if reporter is not None else (lambda text: None)
+    try:
+        return jackknife.make_tags(config, run, note, device)
+    except (jackknife.TaggerFailed, DataError) as error:
+        raise RunError(f"jack-knifed tags: {error}") from None
+
+
+def _made_tags(config: RecipeConfig) -> Any:
+    """The jack-knifed tags that rank 0 made (or found) before training, read and checked against the data."""
+    from mlparse.train import jackknife
+
+    try:
+        tagged = jackknife.load_tags(config)
+    except DataError as error:
+        raise RunError(f"jack-knifed tags: {error}") from None
+    if tagged is None:
+        raise RunError("jack-knifed tags: their folder has no manifest.json (removed while this run started?); "
+                       "the same command makes them again")
+    return tagged
+
+
+#: Seconds between looks at a tagger run that another process holds.
+LOCK_POLL_SECONDS = 10.0
+
+
+def _wait_for_lock(path: Path, what: str, note: Callable[[str], None]) -> None:
+    """Return once no live process holds the run lock of ``path`` (another parser run training the same tagger)."""
+    from mlparse.train.run_lock import RunLocked, check_free
+
+    told = False
+    while True:
+        try:
+            check_free(path)
+            return
+        except RunLocked as error:
+            if not told:
+                note(f"waiting for the {what}: {error}")
+                told = True
+            time.sleep(LOCK_POLL_SECONDS)
+
+
 def extends_budget(previous: RunResults, budget_minutes: Optional[float]) -> bool:
     """Does a finished run that its time budget stopped get more time now (None: no budget)?"""
     if previous.stop_reason != "max_minutes":
@@ -257,8 +327,9 @@ def extends_budget(previous: RunResults, budget_minutes: Optional[float]) -> boo
 def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunDir, results: RunResults,
                         device: torch.device, info: DistInfo, reporter: Optional[Reporter]) -> RunResults:
     notes: List[str] = []
-    task = task_for(config.task)
-    train, dev, test = load_splits(config, task, notes)
+    task = task_for(config.task, config.tagger.column)
+    tagged = _made_tags(config) if config.data.tags == "jackknife" else None
+    train, dev, test = load_splits(config, task, notes, tagged.tags if tagged is not None else None)
     results.dev_carved, results.data_sizes = carved_dev(config), data_sizes(config)
     if results.dev_carved is not None:
         notes.append(carved_dev_note(results.dev_carved))
@@ -287,7 +358,17 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
         except ValueError as error:
             raise RunError(f"{train.where(index)}: {error}") from None
     check_lengths(task, {"train": train, "dev": dev, "test": test}, model.max_words)
-    notes += eval_tags_notes(eval_tags, {"dev": dev, "test": test}, model.vocab.tags.to_list(), config.task)
+    if tagged is not None:
+        full = [t for t in tagged.manifest.get("taggers", []) if t.get("fold") is None]
+        results.input_tags = {"source": "jackknife", "folds": config.tagger.folds, "accuracy": tagged.accuracy,
+                              "folder": str(tagged.folder),  # the tagger of dev and test: mlparse export bundles it
+                              "tagger_run_dir": full[0]["run_dir"] if full else None}
+        notes.append(f"the parser reads jack-knifed {tagged.manifest.get('column', '').upper()} tags, in training too "
+                     f"({config.tagger.folds} folds; tag accuracy train {tagged.accuracy.get('train')}, dev "
+                     f"{tagged.accuracy.get('dev')}, test {tagged.accuracy.get('test')}; {tagged.folder})")
+    else:
+        results.input_tags = input_tags_record(eval_tags.kind, {"dev": dev, "test": test})
+        notes += eval_tags_notes(eval_tags, {"dev": dev, "test": test}, model.vocab.tags.to_list(), config.task)
     if info.is_main:
         if config.data.folds is not None:
             d = config.data
@@ -347,6 +428,23 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     results.status, results.finished_at = COMPLETE, now_iso()
     run_dir.write_results(results)
     return results
+
+
+def input_tags_record(eval_kind: Optional[str], splits: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """``results.json``'s ``input_tags`` for a model that reads tags without jack-knifing: gold, or the tag files'
+    (``data.tags: files`` / ``data.eval_tags: predicted``) with their accuracy against the data's tags."""
+    if eval_kind is None:
+        return None
+    if eval_kind == "gold":
+        return {"source": "gold"}
+    from mlparse.tasks.tagging import tag_accuracy
+
+    accuracy = {}
+    for name, split in splits.items():
+        if split.input_tags is not None and hasattr(split, "trees"):
+            correct, total = tag_accuracy([t.tags() for t in split.trees], split.input_tags)
+            accuracy[name] = round(100.0 * correct / max(1, total), 2)
+    return {"source": "files", "accuracy": accuracy}
 
 
 def _final_checkpoint(run_dir: RunDir, device: torch.device, options: RunOptions,

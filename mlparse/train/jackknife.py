@@ -1,0 +1,242 @@
+"""Jack-knifed part-of-speech tags for a parser (``data.tags: jackknife``).
+
+The standard setup of parsers that read predicted tags (Li et al. 2019 on the PTB; Kitaev & Klein's
+Table 4) gives the parser, in training too, tags of a tagger that never saw the sentence: the training
+file is cut into ``tagger.folds`` folds (:mod:`mlparse.train.folds`, on the whole file), the tagger
+trained on all folds but k tags fold k, and a tagger trained on the whole training file tags dev and
+test.  Each tagger is an ordinary run of the recipe ``tagger.recipe`` (``model.kind: tagger``) whose
+data section is the parser's, with ``data.folds``/``data.fold`` for the fold taggers, so it resumes,
+holds its run lock and is reused by its run id.
+
+The tags are written beside the prepared data, in ``<prepared folder>/tags/<column>-<key>/``:
+``train.tags``, ``dev.tags``, ``test.tags`` (tag lines: line k holds the tags of sentence k) and
+``manifest.json`` (the taggers' run ids and folders, the fold of every training sentence, the accuracy
+of the tags on each split).  ``key`` hashes the taggers' recipes (and time budgets) and the split files' contents, so the
+same taggers on the same data reuse the files, and anything else makes new ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from mlparse.config import RecipeConfig, from_dict, load_recipe
+from mlparse.io_utils import atomic_write_json, atomic_write_text
+from mlparse.results import COMPLETE, RunResults
+from mlparse.run_dir import RunDir, run_id_for
+from mlparse.tasks.base import DataError, Split
+from mlparse.tasks.tagging import TaggedSentence, tag_accuracy, tagged_sentences
+from mlparse.train.folds import fold_of
+
+MANIFEST = "manifest.json"
+SPLITS = ("train", "dev", "test")
+#: Version of the tagged folder's layout (in the manifest and the key).
+FORMAT_VERSION = 1
+#: Token-equivalents of one tagging forward pass.
+TAGGING_BUDGET = 5000
+#: The data keys a tagger takes from the parser's recipe: where the data is, nothing about how it is used.
+LOCATION_KEYS = ("family", "language", "root", "train", "dev", "test")
+
+
+class TaggerFailed(RuntimeError):
+    """A tagger run did not finish: the parser run stops with this message (the tagger's own error)."""
+
+
+@dataclass
+class JackknifedTags:
+    """The tagged files of a parser recipe: ``folder``, the ``tags`` of every split (sentence by sentence)
+    and the ``manifest`` (see the module docstring)."""
+
+    folder: Path
+    tags: Dict[str, List[List[str]]]
+    manifest: Dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def accuracy(self) -> Dict[str, float]:
+        return dict(self.manifest.get("accuracy", {}))
+
+
+def tag_column(config: RecipeConfig) -> str:
+    """Which tags the parser of ``config`` reads: the trees' preterminals (pos) or a CoNLL-U column."""
+    if config.task == "dependency":
+        return config.biaffine.tag_column
+    return "pos"
+
+
+def tagger_configs(config: RecipeConfig) -> List[RecipeConfig]:
+    """The taggers of a parser recipe: fold 0 .. folds-1, then the tagger trained on all of train (last)."""
+    base = load_recipe(config.tagger.recipe)
+    if base.model.kind != "tagger":
+        raise DataError(f"tagger.recipe {config.tagger.recipe!r} is a {base.model.kind} recipe, not a tagger "
+                        "(model.kind: tagger)")
+    column = tag_column(config)
+    folds = config.tagger.folds
+    out = []
+    for fold in list(range(folds)) + [None]:
+        data = base.to_dict()
+        data.pop("base", None)
+        for key in LOCATION_KEYS:
+            data["data"][key] = getattr(config.data, key)
+        data["data"].update(folds=folds if fold is not None else None, fold=fold,
+                            fold_assignment=config.data.fold_assignment, fold_seed=config.data.fold_seed,
+                            max_train_sentences=None)
+        data["tagger"]["column"] = column
+        data["name"] = f"tagger-{Path(str(config.data.family)).name}-{Path(str(config.data.language)).name}"
+        if config.tagger.max_minutes is not None:
+            data["train"]["max_minutes"] = config.tagger.max_minutes
+        out.append(from_dict(data, source=f"tagger.recipe {config.tagger.recipe}"))
+    return out
+
+
+def _file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def tags_key(config: RecipeConfig, taggers: Sequence[RecipeConfig]) -> str:
+    """12 hex digits over the taggers' run ids and time budgets and the split files' contents."""
+    paths = {split: tagger_split_path(taggers[-1], split) for split in SPLITS}
+    payload = {"format": FORMAT_VERSION, "taggers": [run_id_for(t) for t in taggers],
+               # a tagger given more time trains on in the same run: its tags are made again
+               "minutes": [t.train.max_minutes for t in taggers],
+               "data": {split: _file_digest(path) for split, path in paths.items()}}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def tagger_split_path(tagger: RecipeConfig, split: str) -> Path:
+    return tagger.split_path(split)
+
+
+def tags_folder(config: RecipeConfig, taggers: Sequence[RecipeConfig]) -> Path:
+    """Where the tagged files of ``config`` live: ``<folder of train>/tags/<column>-<key>``."""
+    train = tagger_split_path(taggers[-1], "train")
+    return train.parent / "tags" / f"{tag_column(config)}-{tags_key(config, taggers)}"
+
+
+def read_tag_lines(path: Path, split: Split[TaggedSentence]) -> List[List[str]]:
+    """The tags of ``path`` (line k: the tags of sentence k), checked against the words of ``split``:
+    a line whose tag count differs, or a file with another number of lines, is a :class:`DataError`
+    naming the tag file and line and the sentence's place in its split."""
+    sentences = split.examples
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise DataError(f"tag file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise DataError(f"{path}: cannot read ({error})") from None
+    while lines and not lines[-1].strip():
+        lines.pop()
+    tags = [line.split() for line in lines]
+    for index, (row, sentence) in enumerate(zip(tags, sentences)):
+        if len(row) != len(sentence.words):
+            raise DataError(f"{path}:{index + 1}: {len(row)} tags for the {len(sentence.words)} words of sentence "
+                            f"{index + 1} ({split.where(index)})")
+    if len(tags) != len(sentences):
+        raise DataError(f"{path}: {len(tags)} lines of tags for the {len(sentences)} sentences of {split.path}")
+    return tags
+
+
+def load_tags(config: RecipeConfig) -> Optional[JackknifedTags]:
+    """The tagged files of ``config`` when they exist and are complete (their manifest written last), else None."""
+    taggers = tagger_configs(config)
+    folder = tags_folder(config, taggers)
+    manifest_path = folder / MANIFEST
+    if not manifest_path.is_file():
+        return None
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    tags = {}
+    for split in SPLITS:
+        sentences = tagged_sentences(tagger_split_path(taggers[-1], split))
+        tags[split] = read_tag_lines(folder / f"{split}.tags", sentences)
+    return JackknifedTags(folder, tags, manifest)
+
+
+def _tag(run_dir: RunDir, sentences: Sequence[TaggedSentence], device: Any = "cpu",
+         budget: int = TAGGING_BUDGET) -> List[List[str]]:
+    """The tags the best checkpoint of the tagger in ``run_dir`` gives ``sentences`` (on ``device``, in sub-batches
+    of ``budget`` token-equivalents)."""
+    import torch
+
+    from mlparse.models.registry import parser_from_spec
+    from mlparse.train import checkpoint
+    from mlparse.train.trainer import predict_in_batches
+
+    saved = checkpoint.load(run_dir.best if run_dir.best.is_file() else run_dir.last, map_location=device)
+    tagger = parser_from_spec(saved["spec"])
+    tagger.load_state_dict(saved["model"])
+    tagger.to(device)
+    if not sentences:
+        return []
+    with torch.no_grad():
+        return predict_in_batches(tagger, list(sentences), [len(s.words) for s in sentences], budget, "cython", False)
+
+
+def make_tags(config: RecipeConfig, run: Callable[[RecipeConfig, str], Tuple[RunResults, Path]],
+              note: Callable[[str], None] = lambda text: None, device: Any = "cpu") -> JackknifedTags:
+    """The jack-knifed tags of ``config``: reused when their folder is complete, else made.
+
+    ``run(tagger_config, what)`` trains (or resumes, or finds finished) one tagger run and returns its
+    results and run directory; a tagger that does not finish raises :class:`TaggerFailed` with its error, and no tag file
+    is written.  Every training sentence is tagged by the fold tagger that held it out."""
+    existing = load_tags(config)
+    if existing is not None:
+        note(f"jack-knifed tags reused from {existing.folder}")
+        return existing
+    taggers = tagger_configs(config)
+    folder = tags_folder(config, taggers)
+    column = tag_column(config)
+    splits = {split: tagged_sentences(tagger_split_path(taggers[-1], split)) for split in SPLITS}
+    train = splits["train"].examples
+    k = config.tagger.folds
+    fold = fold_of(len(train), k, config.data.fold_assignment, config.data.fold_seed)
+    if len(train) < k:
+        raise TaggerFailed(f"tagger.folds={k}, but {splits['train'].path} has only {len(train)} sentences")
+    train_tags: List[Optional[List[str]]] = [None] * len(train)
+    records = []
+    folder.mkdir(parents=True, exist_ok=True)
+    for index, tagger in enumerate(taggers):
+        what = (f"fold tagger {index + 1} of {k} (fold {index} held out)" if index < k
+                else "tagger on all of train (tags dev and test)")
+        note(f"jack-knifing: {what}")
+        results, path = run(tagger, what)
+        if results.status != COMPLETE:
+            raise TaggerFailed(f"the {what} ({path}) failed: {results.error or results.status}")
+        run_dir = RunDir(Path(path))
+        record = {"run_id": run_id_for(tagger), "run_dir": str(run_dir.path), "recipe": tagger.name,
+                  "dev_accuracy": results.dev.tagging_accuracy if results.dev else None}
+        if index < k:
+            held = [i for i in range(len(train)) if fold[i] == index]
+            for i, tags in zip(held, _tag(run_dir, [train[i] for i in held], device)):
+                train_tags[i] = tags
+            record.update(fold=index, tagged_sentences=len(held))
+        else:
+            record.update(fold=None)
+            for split in ("dev", "test"):
+                atomic_write_text(folder / f"{split}.tags",
+                                  "".join(" ".join(t) + "\n" for t in _tag(run_dir, splits[split].examples, device)))
+        records.append(record)
+    missing = [i for i, tags in enumerate(train_tags) if tags is None]
+    if missing:  # cannot happen while the folds partition the file; never train on missing tags
+        raise TaggerFailed(f"{splits['train'].where(missing[0])}: no fold tagger tagged this sentence")
+    atomic_write_text(folder / "train.tags", "".join(" ".join(t) + "\n" for t in train_tags))  # type: ignore[arg-type]
+    tags = {split: read_tag_lines(folder / f"{split}.tags", splits[split]) for split in SPLITS}
+    accuracy = {}
+    for split in SPLITS:
+        correct, total = tag_accuracy([s.tags(column) for s in splits[split].examples], tags[split])
+        accuracy[split] = round(100.0 * correct / max(1, total), 2)
+    manifest = {"format": FORMAT_VERSION, "column": column, "folds": k, "fold_assignment": config.data.fold_assignment,
+                "fold_seed": config.data.fold_seed, "tagger_recipe": config.tagger.recipe,
+                "data": {split: str(splits[split].path) for split in SPLITS},
+                "files": {split: f"{split}.tags" for split in SPLITS}, "accuracy": accuracy, "taggers": records,
+                "train_fold": [int(f) for f in fold]}
+    atomic_write_json(folder / MANIFEST, manifest)  # last: a folder without it is incomplete and made again
+    note(f"jack-knifed {column.upper()} tags in {folder}: accuracy train {accuracy['train']:.2f} (jack-knifed, "
+         f"{k} folds), dev {accuracy['dev']:.2f}, test {accuracy['test']:.2f}")
+    return JackknifedTags(folder, tags, manifest)
+

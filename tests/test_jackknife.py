@@ -1,0 +1,243 @@
+"""Jack-knifed tags (``data.tags: jackknife``): fold taggers tag the training sentences they held out, a tagger
+on all of train tags dev and test, the files and manifest are reused by hash, a failed tagger stops the parser,
+and results.json / the report say which tags the parser read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+import yaml
+
+from mlparse.config import ConfigError, load_recipe
+from mlparse.results import COMPLETE
+from mlparse.run_dir import RunDir
+from mlparse.train import checkpoint
+from mlparse.train.jackknife import load_tags, read_tag_lines, tagger_configs
+from mlparse.train.runner import RunError, RunOptions, run_recipe
+from mlparse.tasks.base import DataError
+from mlparse.tasks.tagging import tagged_sentences
+from test_run_dependency import SENTENCES, write_dep_recipe
+from test_run_fixtures import Record, write_tiny_recipe
+
+#: A tagger small enough for tests: one BiLSTM layer of 16, a few epochs on a handful of sentences.
+TINY_TAGGER: Dict[str, Any] = {
+    "name": "tiny-tagger",
+    "data": {"family": "tiny", "language": "english"},
+    "model": {"kind": "tagger", "encoder": "bilstm", "char_encoder": "none", "use_tags": False, "max_len": 60},
+    "tagger": {"d_word_emb": 16, "d_hidden": None, "lstm_hidden": 16, "lstm_layers": 1, "embedding_dropout": 0.0,
+               "lstm_dropout": 0.0},
+    "train": {"lr": 0.02, "batch_size": 4, "warmup_steps": 1, "max_epochs": 6, "patience_epochs": 100,
+              "num_threads": 1, "evals_per_epoch": 1, "subbatch_tokens": 200, "device": "cpu"},
+}
+
+
+def write_tagger_recipe(tmp_path: Path, **train: Any) -> Path:
+    recipe = json.loads(json.dumps(TINY_TAGGER))
+    recipe["train"].update(train)
+    path = tmp_path / "tiny-tagger.yaml"
+    path.write_text(yaml.safe_dump(recipe, sort_keys=False), encoding="utf-8")
+    return path
+
+
+#: Every training sentence has a word and a UPOS tag of its own (``uniqK`` / ``TAGK``): a tagger knows tag TAGK
+#: only if sentence K was among its training sentences, since a tagger's tag set is its training data's.
+UNIQUE_SENTENCES = [(f"{words} uniq{k}", f"{tags} TAG{k}", heads + [heads.index(0) + 1], f"{rels} dep")
+                    for k, (words, tags, heads, rels) in enumerate(SENTENCES)]
+
+
+def jackknife_recipe(tmp_path: Path, folds: int = 2, sentences=UNIQUE_SENTENCES, overrides=(), **tagger_train: Any):
+    from test_run_dependency import conllu_text
+
+    path = write_dep_recipe(tmp_path, train={"max_epochs": 2})
+    for split in ("train", "dev", "test"):
+        (tmp_path / "data" / f"{split}.conllu").write_text(conllu_text(sentences), encoding="utf-8")
+    tagger = write_tagger_recipe(tmp_path, **tagger_train)
+    return load_recipe(path, ["data.tags=jackknife", f"tagger.folds={folds}", f"tagger.recipe={tagger}", *overrides])
+
+
+def tag_set(run_dir: RunDir) -> set:
+    spec = checkpoint.load(run_dir.best)["spec"]
+    return set(spec["vocab"]["tags"])
+
+
+def test_no_training_sentence_is_tagged_by_a_tagger_that_saw_it(tmp_path: Path) -> None:
+    config = jackknife_recipe(tmp_path, folds=3)
+    record = Record()
+    results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"), record)
+    assert results.status == COMPLETE
+    tagged = load_tags(config)
+    assert tagged is not None
+    manifest = tagged.manifest
+    assert manifest["folds"] == 3 and len(manifest["taggers"]) == 4
+    fold_of = manifest["train_fold"]
+    assert sorted(set(fold_of)) == [0, 1, 2] and len(fold_of) == len(UNIQUE_SENTENCES)
+    taggers = {t["fold"]: RunDir(Path(t["run_dir"])) for t in manifest["taggers"]}
+    for k, fold in enumerate(fold_of):
+        own_tag = f"TAG{k}"
+        # the tagger that tagged sentence k never trained on it: its tag set lacks the sentence's own tag ...
+        assert own_tag not in tag_set(taggers[fold])
+        assert own_tag not in tagged.tags["train"][k]
+        # ... and its run says so: sentence k is in the fold it held out
+        held_out = json.loads(taggers[fold].fold.read_text())["held_out"]
+        assert k in held_out
+        # every other fold tagger trained on it
+        for other in set(fold_of) - {fold}:
+            assert own_tag in tag_set(taggers[other])
+    # the tagger of dev and test trained on all of train
+    assert {f"TAG{k}" for k in range(len(UNIQUE_SENTENCES))} <= tag_set(taggers[None])
+    assert not taggers[None].fold.exists()
+    # the parser read those tags, and says so
+    assert results.input_tags["source"] == "jackknife" and results.input_tags["folds"] == 3
+    assert set(results.input_tags["accuracy"]) == {"train", "dev", "test"}
+    assert results.system.endswith("jack-knifed UPOS)")
+    assert any("jack-knifing: fold tagger 1 of 3" in note for note in record.notes)
+    on_disk = json.loads(RunDir.for_recipe(tmp_path / "runs", config).results.read_text())
+    assert on_disk["input_tags"]["source"] == "jackknife"
+
+
+def test_tags_are_reused_by_hash_and_remade_when_the_data_changes(tmp_path: Path) -> None:
+    config = jackknife_recipe(tmp_path, folds=2, sentences=SENTENCES)
+    run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
+    first = load_tags(config)
+    assert first is not None
+    record = Record()
+    again = jackknife_recipe(tmp_path, folds=2, sentences=SENTENCES, overrides=["train.seed=2"])  # another parser
+    run_recipe(again, RunOptions(runs_dir=tmp_path / "runs"), record)
+    assert any(note.startswith("jack-knifed tags reused from") for note in record.notes)
+    train = tmp_path / "data" / "train.conllu"
+    train.write_text(train.read_text(encoding="utf-8").replace("barks", "sleeps"), encoding="utf-8")
+    assert load_tags(config) is None  # another train file: another key, no files yet
+    assert tagger_configs(config)[0].hash() == tagger_configs(again)[0].hash()
+
+
+def test_the_parser_trains_and_is_scored_on_predicted_tags(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mlparse.tasks.dependency import DependencyTask
+
+    config = jackknife_recipe(tmp_path, folds=2, sentences=SENTENCES)
+    seen: List[List[tuple]] = []
+    original = DependencyTask.inputs
+
+    def spy(self, split):
+        inputs = original(self, split)
+        seen.append([s.upos for s in inputs])
+        return inputs
+
+    monkeypatch.setattr(DependencyTask, "inputs", spy)
+    results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
+    tagged = load_tags(config)
+    expected = {split: [tuple(t) for t in tagged.tags[split]] for split in ("train", "dev", "test")}
+    assert expected["train"] in seen and expected["dev"] in seen and expected["test"] in seen
+    gold = [tuple(tags.split()) for _, tags, _, _ in SENTENCES]
+    assert gold not in seen or gold in expected.values()  # the gold column is never the input unless predicted
+    assert results.dev.las is not None  # scored against the file's own heads and tags
+
+
+def test_a_failed_tagger_stops_the_parser_with_its_error(tmp_path: Path) -> None:
+    config = jackknife_recipe(tmp_path, folds=2, sentences=SENTENCES)
+    (tmp_path / "tiny-tagger.yaml").write_text(
+        (tmp_path / "tiny-tagger.yaml").read_text().replace("max_len: 60", "max_len: 4"), encoding="utf-8")
+    config = load_recipe(tmp_path / "tiny-dep.yaml",
+                         ["data.tags=jackknife", "tagger.folds=2", f"tagger.recipe={tmp_path / 'tiny-tagger.yaml'}"])
+    with pytest.raises(RunError) as error:
+        run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
+    message = str(error.value)
+    assert "fold tagger 1 of 2" in message and "longer than the model allows" in message
+    assert not list((tmp_path / "runs" / "tiny-dep").glob("*/checkpoints/*.pt"))  # the parser never trained
+    assert load_tags(config) is None
+
+
+def test_a_tag_file_that_does_not_match_the_data_names_file_and_line(tmp_path: Path) -> None:
+    from test_run_dependency import conllu_text
+
+    data = tmp_path / "dev.conllu"
+    data.write_text(conllu_text(), encoding="utf-8")
+    split = tagged_sentences(data)
+    tags = tmp_path / "dev.tags"
+    rows = [" ".join(s.columns["upos"]) for s in split.examples]
+    rows[2] = rows[2] + " NOUN"
+    tags.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match=rf"{tags}:3: 2 tags for the 1 words of sentence 3 \({data}:"):
+        read_tag_lines(tags, split)
+    tags.write_text("\n".join(rows[:2]) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match=rf"{tags}: 2 lines of tags for the 8 sentences of {data}"):
+        read_tag_lines(tags, split)
+
+
+def test_jackknife_works_on_a_span_recipe_with_tree_tags(tmp_path: Path) -> None:
+    path = write_tiny_recipe(tmp_path, model={"use_tags": True}, train={"max_epochs": 1})
+    tagger = write_tagger_recipe(tmp_path)
+    config = load_recipe(path, ["data.tags=jackknife", "tagger.folds=2", f"tagger.recipe={tagger}"])
+    assert tagger_configs(config)[0].tagger.column == "pos"
+    assert tagger_configs(config)[0].split_path("train").suffix == ".trees"
+    results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
+    assert results.status == COMPLETE and results.input_tags["source"] == "jackknife"
+    assert "jack-knifed tags" in results.system
+
+
+def test_jackknife_needs_a_model_that_reads_tags_and_two_folds() -> None:
+    with pytest.raises(ConfigError, match="takes no POS tags as input"):
+        load_recipe("demo", ["data.tags=jackknife"])
+    with pytest.raises(ConfigError, match="tagger.folds must be at least 2"):
+        load_recipe("demo-dep", ["data.tags=jackknife", "tagger.folds=1"])
+    with pytest.raises(ConfigError, match="a tagger"):
+        load_recipe("tagger", ["data.tags=jackknife"])
+    gold = load_recipe("demo-dep")
+    assert gold.data.tags == "gold"
+    assert load_recipe("demo-dep", ["data.tags=jackknife"]).hash() != gold.hash()
+    # the tagger section counts only where it makes the tags
+    assert load_recipe("demo-dep", ["tagger.folds=3"]).hash() == gold.hash()
+    assert load_recipe("demo-dep", ["data.tags=jackknife", "tagger.folds=3"]).hash() != \
+        load_recipe("demo-dep", ["data.tags=jackknife"]).hash()
+    assert load_recipe("demo-dep", ["data.tags=jackknife", "tagger.max_minutes=3"]).hash() == \
+        load_recipe("demo-dep", ["data.tags=jackknife"]).hash()
+
+
+def test_jackknife_works_on_a_joint_recipe(tmp_path: Path) -> None:
+    from joint_fixtures import write_joint_recipe
+
+    path = write_joint_recipe(tmp_path, train={"max_epochs": 1})
+    tagger = write_tagger_recipe(tmp_path)
+    config = load_recipe(path, ["model.use_tags=true", "data.tags=jackknife", "tagger.folds=2",
+                                f"tagger.recipe={tagger}"])
+    results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
+    assert results.status == COMPLETE and results.input_tags["source"] == "jackknife"
+    assert results.dev.tagging_accuracy == pytest.approx(results.input_tags["accuracy"]["dev"], abs=0.005)  # the
+    # predicted trees carry the tags the parser read
+
+
+def test_more_time_for_the_taggers_makes_the_tags_again(tmp_path: Path) -> None:
+    from mlparse.train.jackknife import tags_folder
+
+    config = jackknife_recipe(tmp_path, folds=2, sentences=SENTENCES)
+    longer = jackknife_recipe(tmp_path, folds=2, sentences=SENTENCES, overrides=["tagger.max_minutes=9"])
+    assert longer.hash() == config.hash()  # the same parser run ...
+    assert [t.hash() for t in tagger_configs(longer)] == [t.hash() for t in tagger_configs(config)]  # ... and taggers
+    assert tags_folder(longer, tagger_configs(longer)) != tags_folder(config, tagger_configs(config))  # new tags
+
+
+def test_a_tagger_that_another_run_trains_is_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from mlparse.train import runner
+    from mlparse.train.run_lock import RunLock
+
+    monkeypatch.setattr(runner, "LOCK_POLL_SECONDS", 0.05)
+    config = jackknife_recipe(tmp_path, folds=2, sentences=SENTENCES)
+    first = RunDir.for_recipe(tmp_path / "runs", tagger_configs(config)[0]).path
+    first.mkdir(parents=True)
+    lock = RunLock(first)
+    lock.acquire()  # another parser run trains this tagger ...
+
+    class ReleaseWhenWaiting(Record):
+        def on_note(self, message: str) -> None:
+            super().on_note(message)
+            if message.startswith("waiting for"):  # ... and finishes with it a little later
+                threading.Timer(0.2, lock.release).start()
+
+    record = ReleaseWhenWaiting()
+    results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"), record)
+    assert results.status == COMPLETE
+    assert any(note.startswith("waiting for the fold tagger 1 of 2") for note in record.notes)
