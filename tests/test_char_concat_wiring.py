@@ -14,7 +14,7 @@ from mlparse.data.vocab import ParserVocab
 from mlparse.models.inference import ParseInputError, load_parser
 from mlparse.models.span_parser import CheckpointFormatError, SpanParser
 from mlparse.structs.chart import LabelVocab
-from mlparse.train.corpus import sentence_of
+from mlparse.tasks.treebank import sentence_of
 from mlparse.trees.reader import parse_bracketed
 from test_run_fixtures import TINY_MODEL
 

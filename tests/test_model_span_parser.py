@@ -12,8 +12,8 @@ from mlparse.data.vocab import ParserVocab
 from mlparse.models.dense_reference import dense_hinge_cython
 from mlparse.models.span_parser import SentenceTooLongError, SpanParser
 from mlparse.structs.chart import LabelVocab, gold_spans
-from mlparse.train.corpus import sentence_of
-from mlparse.train.evaluate import score_trees
+from mlparse.tasks.treebank import sentence_of
+from mlparse.tasks.evalb_scoring import score_trees
 from test_run_fixtures import TINY_MODEL, tiny_trees
 
 

@@ -13,7 +13,7 @@ import torch
 from mlparse.models.targets import IGNORED, DependencyTargets, JointTargets, SpanTargets, dependency_targets, span_targets
 from mlparse.structs.cky_torch import gold_label_tensor
 from mlparse.structs.chart import gold_spans
-from mlparse.train.corpus import sentence_of
+from mlparse.tasks.treebank import sentence_of
 from test_model_span_parser import make_model
 from test_train_host_syncs import generic_trainer, tiny_trainer
 

@@ -13,7 +13,7 @@ from mlparse.models.memory_meter import saved_tensor_bytes
 from mlparse.modules import span_scorer
 from mlparse.modules.span_scorer import SpanScorer, dense_span_scores, span_indices
 from mlparse.structs.chart import gold_spans
-from mlparse.train.corpus import sentence_of
+from mlparse.tasks.treebank import sentence_of
 from test_model_span_parser import make_model
 
 

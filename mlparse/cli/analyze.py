@@ -94,8 +94,8 @@ def analyze_command(
     from mlparse.config import ConfigError, recipe_from_yaml_text
     from mlparse.io_utils import atomic_write_json, atomic_write_text
     from mlparse.models.inference import ParseInputError, load_parser
-    from mlparse.train.corpus import DataError, check_lengths, read_split
-    from mlparse.train.evaluate import EvaluationError, check_params
+    from mlparse.tasks.treebank import DataError, check_lengths, read_split
+    from mlparse.tasks.evalb_scoring import EvaluationError, check_params
 
     if mode is not None or runs:
         if mode != "errors":
@@ -135,7 +135,7 @@ def analyze_command(
         parser = load_parser(model, trust=trust_checkpoint, warn=print_warning)
         gold_split = read_split(gold_path)
         gold = gold_split.trees[:max_sentences] if max_sentences else gold_split.trees
-        gold_split.trees = gold
+        gold_split.examples = gold
         check_lengths(gold_split, parser.max_words, f"the model allows {parser.max_words} words")
         if parser.config.use_tags:
             console.print(f"note: the model takes POS tags as input; the probes give it the tags of the trees in "
@@ -187,7 +187,7 @@ def _analyze_heads(model: Path, config, split: str, data: Optional[Path], max_se
     from mlparse.analysis.head_contributions import HeadAnalysisError, analyze_heads, bar_charts, to_markdown
     from mlparse.io_utils import atomic_write_bytes, atomic_write_json, atomic_write_text
     from mlparse.models.inference import ParseInputError, load_parser
-    from mlparse.train.corpus import DataError, check_lengths, read_split
+    from mlparse.tasks.treebank import DataError, check_lengths, read_split
 
     if not heads:
         fail("--sentence and --span show a span's head-to-word attention: add --heads", 2)
@@ -203,7 +203,7 @@ def _analyze_heads(model: Path, config, split: str, data: Optional[Path], max_se
         parser = load_parser(model, trust=trust_checkpoint, warn=print_warning)
         gold_split = read_split(gold_path)
         if max_sentences:
-            gold_split.trees = gold_split.trees[:max_sentences]
+            gold_split.examples = gold_split.examples[:max_sentences]
         check_lengths(gold_split, parser.max_words, f"the model allows {parser.max_words} words")
         analysis = analyze_heads(parser, gold_split.sentences, run_dir=str(model), split=split, budget=budget,
                                  span=chosen)
