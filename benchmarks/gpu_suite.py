@@ -50,7 +50,7 @@ from mlparse.data.synthetic import generate_treebank  # noqa: E402
 from mlparse.models.span_parser import build_parser  # noqa: E402
 from mlparse.tasks.constituency import ConstituencyTask  # noqa: E402
 from mlparse.train.checkpoint import CheckpointFiles, seed_everything  # noqa: E402
-from mlparse.train.corpus import Split, golds_of, read_split, sentence_of  # noqa: E402
+from mlparse.tasks.treebank import TreeSplit, golds_of, read_split, sentence_of  # noqa: E402
 from mlparse.structs import cky_torch  # noqa: E402
 from mlparse.train.compile import compile_encoder, compiled_graphs, uncompile_encoder  # noqa: E402
 from benchmarks.instrumentation.dispatch_count import DispatchCounter  # noqa: E402
@@ -74,14 +74,14 @@ class Row:
 
 @dataclass
 class Data:
-    train: Split
-    dev: Split
+    train: TreeSplit
+    dev: TreeSplit
 
 
 def load_data(folder: Optional[str], quick: bool) -> Data:
     if quick:
         trees = generate_treebank(120, seed=3)
-        return Data(Split(path=Path("synthetic-train"), trees=trees[:96]), Split(path=Path("synthetic-dev"), trees=trees[96:]))
+        return Data(TreeSplit(path=Path("synthetic-train"), examples=trees[:96]), TreeSplit(path=Path("synthetic-dev"), examples=trees[96:]))
     if folder is None:
         from benchmarks.parse_speed import prepared_split
 

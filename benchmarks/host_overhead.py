@@ -32,7 +32,7 @@ from mlparse.config import load_recipe  # noqa: E402
 from mlparse.models.span_parser import build_parser  # noqa: E402
 from mlparse.structs import cky_torch  # noqa: E402
 from mlparse.structs.chart import LabelVocab, gold_spans, tree_from_chart, tree_from_chart_reference  # noqa: E402
-from mlparse.train.corpus import read_split, sentence_of  # noqa: E402
+from mlparse.tasks.treebank import read_split, sentence_of  # noqa: E402
 
 GPU_TARGET = 5000.0
 

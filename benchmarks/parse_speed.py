@@ -32,7 +32,7 @@ from mlparse.data.batching import map_in_batches  # noqa: E402
 from mlparse.models.memory import subbatch_cost  # noqa: E402
 from mlparse.models.span_parser import SpanParser, build_parser  # noqa: E402
 from mlparse.structs import cky, cky_torch  # noqa: E402
-from mlparse.train.corpus import read_split, sentence_of  # noqa: E402
+from mlparse.tasks.treebank import read_split, sentence_of  # noqa: E402
 
 
 def prepared_split(split: str) -> Path:

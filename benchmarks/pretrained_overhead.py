@@ -40,7 +40,7 @@ sys.path.insert(0, str(REPO))
 from benchmarks.parse_speed import prepared_split  # noqa: E402
 from mlparse.config import load_recipe  # noqa: E402
 from mlparse.models.span_parser import SpanParser  # noqa: E402
-from mlparse.train.corpus import golds_of, read_split, sentence_of  # noqa: E402
+from mlparse.tasks.treebank import golds_of, read_split, sentence_of  # noqa: E402
 from mlparse.train.trainer import make_adam  # noqa: E402
 
 SHAPES = {"tiny": (4, 32, 2, 64), "small": (4, 256, 4, 1024), "base": (12, 768, 12, 3072)}  # layers, hidden, heads, ff

@@ -45,7 +45,7 @@ from benchmarks.instrumentation.dense_reference import dense_loss, dense_parse  
 from mlparse.models.memory import parsing_memory, training_memory  # noqa: E402
 from benchmarks.instrumentation.memory_meter import peak_allocated_bytes, saved_tensor_bytes  # noqa: E402
 from mlparse.models.span_parser import SpanParser  # noqa: E402
-from mlparse.train.corpus import golds_of, read_split, sentence_of  # noqa: E402
+from mlparse.tasks.treebank import golds_of, read_split, sentence_of  # noqa: E402
 
 MIB = 2.0 ** 20
 

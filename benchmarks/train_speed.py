@@ -27,7 +27,7 @@ from mlparse.config import load_recipe  # noqa: E402
 from mlparse.data.batching import pack_by_tokens  # noqa: E402
 from mlparse.models.memory import subbatch_cost  # noqa: E402
 from mlparse.train.budget import resolve_budget  # noqa: E402
-from mlparse.train.corpus import golds_of, read_split, sentence_of  # noqa: E402
+from mlparse.tasks.treebank import golds_of, read_split, sentence_of  # noqa: E402
 
 
 def time_updates(device: torch.device, decoder: str, sentences: List, golds: List, budget: int, updates: int) -> Dict[str, float]:

@@ -26,7 +26,7 @@ input order before reading on.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import torch
 
@@ -72,24 +72,29 @@ class MissingExtra(ImportError):
         self.extra = extra
 
 
-def load(path: Any, device: Optional[Union[str, torch.device]] = None) -> "LoadedParser":
-    """The parser of a model package, a finished run directory or an ensemble's run directory, ready to parse (eval mode).
+def load(path: Any, device: Optional[Union[str, torch.device]] = None, trust: bool = False,
+         warn: Optional[Callable[[str], None]] = None) -> "LoadedParser":
+    """The parser of a model package, a finished run directory, an ensemble's run directory or a checkpoint file,
+    ready to parse (eval mode); ``mlparse parse`` parses with this same parser object (:attr:`LoadedParser.parser`).
 
-    ``device``: ``"cpu"``, ``"cuda"``, ... (default: CUDA when available).  Raises
+    ``device``: ``"cpu"``, ``"cuda"``, ... (default: CUDA when available).  ``trust``: read a checkpoint that is
+    not plain data (mlparse's old format) by unpickling it, which runs any code it carries, after ``warn`` (a
+    function given the message) says so; only for files you trust.  Raises
     :class:`mlparse.package.ModelNotFound`, :class:`~mlparse.package.NotAModel` or
     :class:`~mlparse.package.IncompatiblePackage` (all :class:`~mlparse.package.PackageError`).
     """
-    parser, info = load_package(path, device)
+    parser, info = load_package(path, device, trust=trust, warn=warn)
     tagger = None
-    if info.tagger:
-        from pathlib import Path
+    if parser.kind != "tagger":
+        from mlparse.models.inference import tagger_location
 
-        location = Path(info.tagger) if Path(info.tagger).is_absolute() else Path(path) / info.tagger
-        tagger, _ = load_package(location, device)
-        if tagger.kind != "tagger":
-            from mlparse.package import NotAModel
+        location = tagger_location(path, info.tagger)
+        if location is not None:
+            tagger, _ = load_package(location, device, trust=trust, warn=warn)
+            if tagger.kind != "tagger":
+                from mlparse.package import NotAModel
 
-            raise NotAModel(f"{location}: the bundled tagger is a {tagger.kind} model, not a tagger")
+                raise NotAModel(f"{location}: the bundled tagger is a {tagger.kind} model, not a tagger")
     return LoadedParser(parser, info, tagger)
 
 

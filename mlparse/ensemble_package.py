@@ -88,10 +88,11 @@ def is_ensemble_package(folder: Path) -> bool:
     return (folder / INFO_FILE).is_file() and (folder / ENSEMBLE_FILE).is_file() and (folder / MEMBERS_DIR).is_dir()
 
 
-def load_ensemble(folder: Path, device: Any = None) -> Tuple[Any, PackageInfo]:
+def load_ensemble(folder: Path, device: Any = None, trust: bool = False, warn: Any = None) -> Tuple[Any, PackageInfo]:
     """The :class:`~mlparse.models.ensemble.EnsembleParser` of the ensemble run directory or ensemble package
     ``folder`` (eval mode, on ``device``) and its description (a package's own; for a run directory the first
-    member's dataset and language and the members' smallest parse budget)."""
+    member's dataset and language and the members' smallest parse budget); ``trust`` and ``warn`` as in
+    :func:`~mlparse.package.load_package`, for every member."""
     from mlparse.models.ensemble import AVERAGING_MODES, EnsembleError, EnsembleParser
 
     definition = read_definition(folder)
@@ -102,7 +103,7 @@ def load_ensemble(folder: Path, device: Any = None) -> Tuple[Any, PackageInfo]:
     members, names, infos = [], [], []
     for entry in definition["members"]:
         where = folder / str(entry["package"]) if packaged and entry.get("package") else member_folder(entry, folder)
-        parser, info = load_package(where, device)
+        parser, info = load_package(where, device, trust=trust, warn=warn)
         members.append(parser)
         names.append(str(entry["run_dir"]))
         infos.append(info)

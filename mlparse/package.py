@@ -33,7 +33,7 @@ import secrets
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 import yaml
 
@@ -280,7 +280,7 @@ def model_card(info: PackageInfo, members: int = 0, average: str = "") -> str:
         + "```\n\n"
         + ("or `nlp.add_pipe(\"mlparse\", config={\"model\": \"PATH/TO/THIS/FOLDER\"})` in a spaCy pipeline that sets "
            "sentence boundaries. `mlparse parse --model PATH/TO/THIS/FOLDER` parses files.\n" if not members else
-           "(`mlparse parse --model` takes single models only; parse files with a member, or from Python.)\n"))
+           "`mlparse parse --model PATH/TO/THIS/FOLDER` parses files.\n"))
 
 
 def _tags_line(info: PackageInfo) -> str:
@@ -319,12 +319,19 @@ def read_info(path: PathLike) -> PackageInfo:
     return PackageInfo.from_json_dict(data)
 
 
-def load_package(path: PathLike, device: Any = None) -> Tuple[Any, PackageInfo]:
+def load_package(path: PathLike, device: Any = None, trust: bool = False,
+                 warn: Optional[Callable[[str], None]] = None) -> Tuple[Any, PackageInfo]:
     """The parser (in eval mode, on ``device``; default CUDA when available) and its description, from a
-    package, a finished run directory or an ensemble's run directory (:mod:`mlparse.ensemble_package`)."""
+    package, a finished run directory, an ensemble's run directory or package (:mod:`mlparse.ensemble_package`)
+    or a checkpoint file: the one loader of ``mlparse.load``, ``mlparse parse`` and ``mlparse analyze``.
+
+    Checkpoints are read as plain data (:func:`mlparse.train.checkpoint.load`): one that would need code to
+    run is refused unless ``trust``, after ``warn`` says why that is dangerous.
+    """
     import torch
 
     from mlparse.models.registry import UnknownParserKind, parser_from_spec
+    from mlparse.models.span_parser import CheckpointFormatError
     from mlparse.modules.pretrained_loading import PretrainedError, with_local_copy
     from mlparse.train import checkpoint
 
@@ -336,28 +343,34 @@ def load_package(path: PathLike, device: Any = None) -> Tuple[Any, PackageInfo]:
     if folder.is_dir() and is_ensemble_dir(folder):  # an ensemble's run directory or package
         if is_package(folder):
             read_info(folder)  # refuses a package of a newer format
-        return load_ensemble(folder, device)
+        return load_ensemble(folder, device, trust=trust, warn=warn)
     if is_package(folder):
         info = read_info(folder)
         weights = folder / WEIGHTS_FILE
     elif folder.is_dir() and (folder / "checkpoints" / "best.pt").is_file():
         info = _run_info(folder)
         weights = folder / "checkpoints" / "best.pt"
+    elif folder.is_file():  # a checkpoint file (best.pt, last.pt, a copy)
+        info = _run_info(folder.parent.parent) if folder.parent.name == "checkpoints" else PackageInfo(exported_at="")
+        weights = folder
     else:
         raise NotAModel(f"{folder} is not an mlparse model: neither a package (no {INFO_FILE}) nor a finished run "
                         "directory (no checkpoints/best.pt)")
     device = torch.device(device) if device is not None else torch.device("cuda" if torch.cuda.is_available() else "cpu")
     try:
-        saved = checkpoint.load(weights, map_location=device)
+        saved = checkpoint.load(weights, map_location=device, trust=trust, warn=warn)
     except checkpoint.CheckpointError as error:
-        raise NotAModel(str(error)) from None
+        last = weights.parent / "last.pt"
+        hint = (f" ({last} may still be good: --model {last})" if isinstance(error, checkpoint.CorruptCheckpoint)
+                and weights.name == "best.pt" and last.is_file() else "")
+        raise NotAModel(f"{error}{hint}") from None
     spec = saved["spec"]
     if spec.get("pretrained") and (folder / PRETRAINED_DIR).is_dir():
         spec = with_local_copy(spec, folder / PRETRAINED_DIR)
     try:
         parser = parser_from_spec(spec)
         parser.load_state_dict(saved["model"])
-    except UnknownParserKind as error:
+    except (UnknownParserKind, CheckpointFormatError) as error:
         raise NotAModel(f"{weights}: {error}") from None
     except PretrainedError as error:  # not installed, not found, not the copy it was trained with
         raise PackageError(f"{weights}: {error}") from None

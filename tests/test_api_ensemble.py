@@ -1,6 +1,6 @@
 """mlparse.load of an ensemble's run directory or package (mlparse export): its members loaded, their scores averaged,
 the same parses as the ensemble's own predictions; a moved runs folder still loads; a missing member is one clear
-error; mlparse parse says it takes single models."""
+error; mlparse parse parses with the parser object mlparse.load gives, an ensemble's too."""
 
 from __future__ import annotations
 
@@ -70,5 +70,8 @@ def test_a_loaded_span_ensemble_parses_as_the_ensemble_did_and_survives_a_moved_
     with pytest.raises(PackageError, match=f"member .*{member.name} not found"):
         mlparse.load(moved / "pair" / folder.name, device="cpu")
     assert parses(package) == [format_tree(tree) for tree in predicted]  # the package needs no run directory
-    result = runner.invoke(app, ["parse", "--model", str(package)], input="a b\n")
-    assert result.exit_code == 1 and "is an ensemble: mlparse parse takes a single model" in " ".join(result.output.split())
+    text = (moved / "pair" / folder.name / "dev.pred.trees").read_text()
+    result = runner.invoke(app, ["parse", "--model", str(package)], input=text)  # re-parse the trees' words and tags
+    assert result.exit_code == 0, result.output
+    expected = [tree.to_bracketed() for tree in mlparse.load(package, device="cpu").parse_sents(sentences, output="tree")]
+    assert result.stdout.splitlines() == expected

@@ -11,10 +11,10 @@ import torch
 
 from mlparse.config import ConfigError, ModelConfig, load_recipe
 from mlparse.data.vocab import ParserVocab
-from mlparse.models.inference import ParseInputError, load_parser
+from mlparse.package import NotAModel, load_package
 from mlparse.models.span_parser import CheckpointFormatError, SpanParser
 from mlparse.structs.chart import LabelVocab
-from mlparse.train.corpus import sentence_of
+from mlparse.tasks.treebank import sentence_of
 from mlparse.trees.reader import parse_bracketed
 from helpers.run_fixtures import TINY_MODEL
 
@@ -102,15 +102,15 @@ def test_checkpoints_of_the_old_wiring_are_refused_clearly_and_others_still_load
         SpanParser.from_spec(old_spec)
     path = tmp_path / "best.pt"
     torch.save({"spec": old_spec, "model": parser.state_dict()}, path)
-    with pytest.raises(ParseInputError, match=rf"^{path}: this CharConcat model was saved by an older mlparse.*train it again"):
-        load_parser(path, torch.device("cpu"))
+    with pytest.raises(NotAModel, match=rf"^{path}: this CharConcat model was saved by an older mlparse.*train it again"):
+        load_package(path, torch.device("cpu"))[0]
     torch.save({"spec": parser.spec(), "model": parser.state_dict()}, path)  # the current wiring loads
-    loaded = load_parser(path, torch.device("cpu"))
+    loaded = load_package(path, torch.device("cpu"))[0]
     torch.testing.assert_close(encoder_input(loaded, ALPHABET), encoder_input(parser, ALPHABET))
     lstm = concat_parser(char_encoder="lstm", d_char_emb=8)  # a CharLSTM checkpoint from before still loads
     lstm_spec = {key: value for key, value in lstm.spec().items() if key != "char_concat_wiring"}
     torch.save({"spec": lstm_spec, "model": lstm.state_dict()}, path)
-    assert load_parser(path, torch.device("cpu")).config.char_encoder == "lstm"
+    assert load_package(path, torch.device("cpu"))[0].config.char_encoder == "lstm"
 
 
 #: Ids handed out by the code before this change (CharConcat with marker slots and a projection).

@@ -154,3 +154,22 @@ def test_trust_checkpoint_reads_an_old_file_as_it_is_with_a_warning(trained: tup
     resumed = RunResults.from_json_dict(json.loads(run.results.read_text()))
     assert resumed.dev.f1 == finished.dev.f1
     assert torch.load(run.last, weights_only=True)["format_version"] == checkpoint.FORMAT_VERSION  # written anew
+
+
+def test_mlparse_load_is_the_loader_of_parse_same_refusal_and_trust(trained: tuple, tmp_path: Path) -> None:
+    """One loader: mlparse.load refuses an old-format file with the message mlparse parse prints, and reads it
+    with trust (after the warning) into a parser that parses as mlparse parse does."""
+    from mlparse.package import PackageError
+
+    run = copy_run(trained, tmp_path, running=True)
+    expected = invoke("parse", "--model", str(run.last)).stdout
+    to_format_1(run.last)
+    with pytest.raises(PackageError) as caught:
+        mlparse.load(run.last, device="cpu")
+    refused = invoke("parse", "--model", str(run.last))
+    assert refused.exit_code == 1 and "".join(str(caught.value).split()) in "".join(refused.output.split())
+    warned: list = []
+    loaded = mlparse.load(run.last, device="cpu", trust=True, warn=warned.append)
+    assert len(warned) == 1 and "only with files you trust" in warned[0]
+    trees = loaded.parse_sents([["the", "dog", "barks", "."]], output="tree")
+    assert [tree.to_bracketed() + "\n" for tree in trees] == [expected]

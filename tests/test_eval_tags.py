@@ -19,7 +19,7 @@ from mlparse.report.model import build_report
 from mlparse.report.render_markdown import render_markdown
 from mlparse.results import COMPLETE, RunResults
 from mlparse.train import trainer as trainer_module
-from mlparse.train.corpus import DataError, Split, read_split
+from mlparse.tasks.treebank import DataError, TreeSplit, read_split
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunError, RunOptions, run_recipe
 from mlparse.train.tag_files import read_tags
@@ -31,7 +31,7 @@ DEMO = REPO / "recipes" / "demo.yaml"
 OLD_DEMO_TAGS_ID = "a7d5bbce5ed5"  # recipes/demo.yaml with model.use_tags=true, before data.eval_tags existed
 
 
-def tiny_split(tmp_path: Path) -> Split:
+def tiny_split(tmp_path: Path) -> TreeSplit:
     path = tmp_path / "dev.trees"
     path.write_text("\n".join(TINY_TREES) + "\n", encoding="utf-8")
     return read_split(path)

@@ -51,9 +51,9 @@ def test_a_tiny_joint_model_learns_its_trees_and_dependencies_and_writes_both(ov
     entries = [json.loads(line) for line in run_dir.log.read_text().splitlines()]
     assert {e["metric"] for e in entries} == {"f1"}
     # the same weights decoded exactly (spans and heads together) find the same trees
-    from mlparse.models.inference import load_parser
+    from mlparse.package import load_package
 
-    parser = load_parser(run_dir.path, device=torch.device("cpu"))
+    parser = load_package(run_dir.path, torch.device("cpu"))[0]
     parser.joint_config.decoder = "exact"
     task = task_for("joint")
     split = task.read_split(Path(config.data.dev))
@@ -113,12 +113,12 @@ def test_the_saved_model_predicts_the_same_and_mlparse_parse_writes_its_trees(tm
     from typer.testing import CliRunner
 
     from mlparse.cli import app
-    from mlparse.models.inference import load_parser
+    from mlparse.package import load_package
 
     config = load_recipe(write_joint_recipe(tmp_path, train={"max_epochs": 2}))
     run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
     run_dir = RunDir.for_recipe(tmp_path / "runs", config)
-    parser = load_parser(run_dir.path, device=torch.device("cpu"))
+    parser = load_package(run_dir.path, torch.device("cpu"))[0]
     assert isinstance(parser, JointParser)
     sentences = [[(leaf.tag, leaf.word) for leaf in tree.leaves()] for tree in
                  task_for("joint").read_split(Path(config.data.dev)).trees]

@@ -11,7 +11,7 @@ import torch
 
 from helpers.joint_fixtures import write_joint_recipe
 from mlparse.config import load_recipe
-from mlparse.models.inference import load_parser
+from mlparse.package import load_package
 from mlparse.models.joint_parser import JointParser
 from mlparse.results import COMPLETE
 from mlparse.run_dir import RunDir
@@ -49,7 +49,7 @@ def test_a_joint_model_over_a_fine_tuned_encoder_trains_resumes_and_parses(tiny_
     resumed = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
     assert (resumed.dev.f1, resumed.dev.las) == (reference.dev.f1, reference.dev.las)
     assert same_weights(weights(RunDir.for_recipe(tmp_path / "ref", config).last), weights(run_dir.last))
-    parser = load_parser(run_dir.path, device=torch.device("cpu"))
+    parser = load_package(run_dir.path, torch.device("cpu"))[0]
     assert isinstance(parser, JointParser) and parser.pretrained is not None
     split = task_for("joint").read_split(Path(config.data.dev))
     predictions = parser.predict(split.input_sentences)

@@ -17,7 +17,7 @@ from mlparse.models.span_parser import build_parser
 from mlparse.structs.chart import gold_spans
 from mlparse.train.budget import resolve_budget
 from mlparse.train.checkpoint import CheckpointFiles
-from mlparse.train.corpus import Split, golds_of, sentence_of
+from mlparse.tasks.treebank import TreeSplit, golds_of, sentence_of
 from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.train.trainer import Trainer
 from mlparse.trees.reader import parse_bracketed
@@ -93,7 +93,7 @@ def test_trainer_packs_by_memory_and_its_loss_equals_the_dense_loss_of_the_batch
     torch.manual_seed(0)
     model = build_parser(config.model, trees)
     golds = golds_of(trees, model.labels)
-    split = Split(path=tmp_path / "train.trees", trees=trees)
+    split = TreeSplit(path=tmp_path / "train.trees", examples=trees)
     trainer = Trainer(config, model, ConstituencyTask(), split, golds, split, CheckpointFiles(tmp_path / "checkpoints"),
                       torch.device("cpu"))
     batch = list(range(len(trees)))

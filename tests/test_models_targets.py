@@ -13,7 +13,7 @@ import torch
 from mlparse.models.targets import IGNORED, DependencyTargets, JointTargets, SpanTargets, dependency_targets, span_targets
 from mlparse.structs.cky_torch import gold_label_tensor
 from mlparse.structs.chart import gold_spans
-from mlparse.train.corpus import sentence_of
+from mlparse.tasks.treebank import sentence_of
 from helpers.span_fixtures import make_model
 from helpers.trainers import generic_trainer, tiny_trainer
 

@@ -16,7 +16,7 @@ from mlparse.modules.pretrained_loading import PretrainedError, load_parts
 from mlparse.modules.subwords import build_batch, central_window, gather_subwords, plan_windows, pool_words
 from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.train.checkpoint import CheckpointFiles
-from mlparse.train.corpus import Split, golds_of
+from mlparse.tasks.treebank import TreeSplit, golds_of
 from mlparse.train.trainer import Trainer
 from helpers.run_fixtures import tiny_trees, write_tiny_recipe
 
@@ -152,7 +152,7 @@ def tiny_trainer(tmp_path: Path, folder: Path, *overrides: str) -> Trainer:
     trees = tiny_trees()
     torch.manual_seed(0)
     parser = build_parser(config.model, trees, pretrained=config.pretrained)
-    split = Split(path=tmp_path / "train.trees", trees=trees)
+    split = TreeSplit(path=tmp_path / "train.trees", examples=trees)
     return Trainer(config, parser, ConstituencyTask(), split, golds_of(trees, parser.labels), split,
                    CheckpointFiles(tmp_path / "checkpoints"), CPU)
 

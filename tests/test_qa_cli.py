@@ -465,7 +465,7 @@ def test_span_scores_under_bf16_autocast_decode_in_float(tmp_path: Path) -> None
     """The CUDA training step runs under bf16 autocast; the same on the CPU: loss in fp32, both decoders agree."""
     from mlparse.config import ModelConfig
     from mlparse.models.span_parser import build_parser
-    from mlparse.train.corpus import golds_of, sentence_of
+    from mlparse.tasks.treebank import golds_of, sentence_of
     from helpers.run_fixtures import TINY_MODEL, tiny_trees
 
     trees = tiny_trees()

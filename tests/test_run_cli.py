@@ -22,7 +22,7 @@ from mlparse.models.span_parser import SpanParser
 from mlparse.results import COMPLETE, RUNNING, RunResults
 from mlparse.structs.chart import LabelVocab
 from mlparse.train import checkpoint
-from mlparse.train.corpus import sentence_of
+from mlparse.tasks.treebank import sentence_of
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunError, RunOptions, run_recipe
 from helpers.run_fixtures import REPO, TINY_TREES, Record, tiny_trees, write_tiny_recipe

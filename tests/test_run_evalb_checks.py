@@ -9,8 +9,8 @@ import pytest
 
 from mlparse.config import load_recipe
 from mlparse.results import COMPLETE
-from mlparse.train.corpus import Split, read_split
-from mlparse.train.evaluate import EvaluationError, check_scorable
+from mlparse.tasks.treebank import TreeSplit, read_split
+from mlparse.tasks.evalb_scoring import EvaluationError, check_scorable
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunError, RunOptions, run_recipe
 from mlparse.trees.tree import Leaf, Tree
@@ -61,7 +61,7 @@ def test_check_scorable_names_the_file_and_line_evalb_refuses(tmp_path: Path) ->
     check_scorable(split, "COLLINS.prm", "dev")  # fine as it is
     # a tree built in code, whose word holds a space, is a line evalb cannot read
     bad = Tree("TOP", [Tree("S", [Leaf("NN", "two words"), Leaf("VB", "go")])])
-    split = Split(path, [split.trees[0], bad, split.trees[2]], [1, 2, 3])
+    split = TreeSplit(path, [split.trees[0], bad, split.trees[2]], [1, 2, 3])
     with pytest.raises(EvaluationError) as info:
         check_scorable(split, "COLLINS.prm", "dev")
     assert str(info.value).startswith(f"{path}:2: evalb (COLLINS.prm) cannot score this dev sentence even against "

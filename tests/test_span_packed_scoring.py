@@ -13,7 +13,7 @@ from benchmarks.instrumentation.memory_meter import saved_tensor_bytes
 from mlparse.modules import span_scorer
 from mlparse.modules.span_scorer import SpanScorer, dense_span_scores, span_indices
 from mlparse.structs.chart import gold_spans
-from mlparse.train.corpus import sentence_of
+from mlparse.tasks.treebank import sentence_of
 from helpers.span_fixtures import make_model, random_gold
 
 
@@ -87,7 +87,7 @@ def test_loss_gradients_and_trees_equal_the_dense_computation(decoder: str, vari
     (packed, packed_grads), (dense, dense_grads) = results
     assert packed.loss.item() > 0 and packed.sentences == dense.sentences
     assert packed.loss.item() == pytest.approx(dense.loss.item(), rel=1e-6)
-    assert (packed.hinge, packed.tag_loss) == pytest.approx((dense.hinge, dense.tag_loss), rel=1e-6)
+    assert (packed.part("hinge"), packed.part("tag")) == pytest.approx((dense.part("hinge"), dense.part("tag")), rel=1e-6)
     scale = max(float(grad.abs().max()) for grad in dense_grads.values())  # rounding noise is relative to this
     for name, grad in packed_grads.items():
         torch.testing.assert_close(grad, dense_grads[name], rtol=1e-5, atol=1e-6 * scale)

@@ -22,7 +22,7 @@ from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.train import budget as budget_module
 from mlparse.train.budget import CPU_BUDGETS, SAFETY_FRACTION, resolve_budget
 from mlparse.train.checkpoint import CheckpointFiles
-from mlparse.train.corpus import Split, golds_of
+from mlparse.tasks.treebank import TreeSplit, golds_of
 from mlparse.train.trainer import Trainer, subbatch_budgets
 from helpers.run_fixtures import REPO, tiny_trees, write_tiny_recipe
 
@@ -105,7 +105,7 @@ def test_log_lines_record_the_budgets_and_the_report_reads_them(tmp_path: Path) 
     config = load_recipe(write_tiny_recipe(tmp_path, train={"subbatch_tokens": "auto", "max_epochs": 1}))
     trees = tiny_trees()
     model = build_parser(config.model, trees)
-    split = Split(path=tmp_path / "train.trees", trees=trees)
+    split = TreeSplit(path=tmp_path / "train.trees", examples=trees)
     trainer = Trainer(config, model, ConstituencyTask(), split, golds_of(trees, model.labels), split,
                       CheckpointFiles(tmp_path / "checkpoints"), torch.device("cpu"))
     state = trainer.fit()

@@ -16,7 +16,7 @@ from mlparse.models.span_parser import build_parser
 from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.train.checkpoint import CheckpointFiles
 from mlparse.train.compile import BACKEND_VARIABLE, BUCKETS, bucket, compile_encoder, compiled_graphs, uncompile_encoder
-from mlparse.train.corpus import Split, golds_of, sentence_of
+from mlparse.tasks.treebank import TreeSplit, golds_of, sentence_of
 from mlparse.train.trainer import Trainer
 from helpers.run_fixtures import tiny_trees, write_tiny_recipe
 
@@ -83,7 +83,7 @@ def test_training_with_a_compiled_encoder(tmp_path: Path) -> None:
         trees = tiny_trees()
         torch.manual_seed(0)
         parser = build_parser(config.model, trees)
-        split = Split(path=tmp_path / "train.trees", trees=trees)
+        split = TreeSplit(path=tmp_path / "train.trees", examples=trees)
         trainer = Trainer(config, parser, ConstituencyTask(), split, golds_of(trees, parser.labels), split,
                           CheckpointFiles(tmp_path / mode / "checkpoints"), torch.device("cpu"))
         assert (trainer.compiled is None) == (mode == "off")

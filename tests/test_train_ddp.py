@@ -23,7 +23,7 @@ from mlparse.config import RecipeConfig, load_recipe
 from mlparse.data.batching import epoch_batches, pack_by_tokens
 from mlparse.models.span_parser import build_parser
 from mlparse.train import checkpoint
-from mlparse.train.corpus import Split, golds_of, sentence_of
+from mlparse.tasks.treebank import TreeSplit, golds_of, sentence_of
 from mlparse.train.runner import RunError, pick_device
 from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.train.trainer import DistInfo, Trainer
@@ -61,7 +61,7 @@ def make_trainer(config: RecipeConfig, trees: Sequence, tmp_path: Path, name: st
     """A trainer built the way the runner builds one (same seed, so every process starts from the same weights)."""
     checkpoint.seed_everything(config.train.seed)
     model = build_parser(config.model, list(trees), config.model.word_min_count)
-    split = Split(tmp_path / "train.trees", list(trees))
+    split = TreeSplit(tmp_path / "train.trees", list(trees))
     folder = tmp_path / name
     folder.mkdir(exist_ok=True)
     return Trainer(config, model, ConstituencyTask(), split, golds_of(split.trees, model.labels), split,

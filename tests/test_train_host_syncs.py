@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from mlparse.modules.char_lstm import CharLSTM
-from mlparse.train.corpus import sentence_of
+from mlparse.tasks.treebank import sentence_of
 from benchmarks.instrumentation.dispatch_count import DispatchCounter
 from benchmarks.instrumentation.step_count import count_parse, count_update
 from helpers.run_fixtures import tiny_trees

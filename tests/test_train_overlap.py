@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from mlparse.models.span_parser import SpanParser
-from mlparse.train.corpus import sentence_of
+from mlparse.tasks.treebank import sentence_of
 from mlparse.train.overlap import ENVIRONMENT_SWITCH, THREAD_NAME, HostWorker, decoded_behind, live_workers
 from mlparse.train.trainer import Trainer, predict_in_batches
 from helpers.run_fixtures import tiny_trees

@@ -15,7 +15,8 @@ from typing import List, Optional, Sequence, Tuple, Union
 import torch
 from torch import Tensor
 
-from mlparse.models.span_parser import LossOutput, Sentence, SentenceBatch, SpanParser
+from mlparse.models.base import LossOutput
+from mlparse.models.span_parser import Sentence, SentenceBatch, SpanParser
 from mlparse.modules.span_scorer import dense_span_scores
 from mlparse.structs import cky, cky_torch
 from mlparse.structs.chart_tree import ChartTree, GoldSpans, hamming_cost

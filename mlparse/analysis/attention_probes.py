@@ -27,7 +27,7 @@ from mlparse.models.memory import subbatch_cost
 from mlparse.models.span_parser import SpanParser
 from mlparse.modules.attention import AttentionWindow
 from mlparse.results import SplitScores
-from mlparse.train.evaluate import score_parses
+from mlparse.tasks.evalb_scoring import score_parses
 from mlparse.trees.tree import Tree
 
 #: The window distances of the paper's Table 2.

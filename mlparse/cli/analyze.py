@@ -93,9 +93,9 @@ def analyze_command(
     from mlparse.analysis.render import to_markdown
     from mlparse.config import ConfigError, recipe_from_yaml_text
     from mlparse.io_utils import atomic_write_json, atomic_write_text
-    from mlparse.models.inference import ParseInputError, load_parser
-    from mlparse.train.corpus import DataError, check_lengths, read_split
-    from mlparse.train.evaluate import EvaluationError, check_params
+    from mlparse.package import PackageError
+    from mlparse.tasks.treebank import DataError, check_lengths, read_split
+    from mlparse.tasks.evalb_scoring import EvaluationError, check_params
 
     if mode is not None or runs:
         if mode != "errors":
@@ -132,10 +132,10 @@ def analyze_command(
     params = config.data.evalb_params
     try:
         check_params(params)
-        parser = load_parser(model, trust=trust_checkpoint, warn=print_warning)
+        parser = _load_single(model, trust_checkpoint)
         gold_split = read_split(gold_path)
         gold = gold_split.trees[:max_sentences] if max_sentences else gold_split.trees
-        gold_split.trees = gold
+        gold_split.examples = gold
         check_lengths(gold_split, parser.max_words, f"the model allows {parser.max_words} words")
         if parser.config.use_tags:
             console.print(f"note: the model takes POS tags as input; the probes give it the tags of the trees in "
@@ -155,7 +155,7 @@ def analyze_command(
             analysis = analyze(parser, gold, params, run_dir=str(model), split=split, data=str(gold_path),
                                windows=distances, ablations=ablations, budget=subbatch_tokens,
                                progress=lambda probe: bar.advance(task))
-    except (ParseInputError, DataError, EvaluationError) as error:
+    except (PackageError, DataError, EvaluationError) as error:
         fail(error, 1)
     target = output_dir if output_dir is not None else model / "analysis"
     json_path, markdown_path = target / f"{split}.json", target / f"{split}.md"
@@ -186,8 +186,8 @@ def _analyze_heads(model: Path, config, split: str, data: Optional[Path], max_se
     """``--heads``: head contributions of a label attention model, written as JSON, Markdown and PNG charts."""
     from mlparse.analysis.head_contributions import HeadAnalysisError, analyze_heads, bar_charts, to_markdown
     from mlparse.io_utils import atomic_write_bytes, atomic_write_json, atomic_write_text
-    from mlparse.models.inference import ParseInputError, load_parser
-    from mlparse.train.corpus import DataError, check_lengths, read_split
+    from mlparse.package import PackageError
+    from mlparse.tasks.treebank import DataError, check_lengths, read_split
 
     if not heads:
         fail("--sentence and --span show a span's head-to-word attention: add --heads", 2)
@@ -200,14 +200,14 @@ def _analyze_heads(model: Path, config, split: str, data: Optional[Path], max_se
              "(model.kind: joint)", 1)
     gold_path = data if data is not None else config.split_path(split)
     try:
-        parser = load_parser(model, trust=trust_checkpoint, warn=print_warning)
+        parser = _load_single(model, trust_checkpoint)
         gold_split = read_split(gold_path)
         if max_sentences:
-            gold_split.trees = gold_split.trees[:max_sentences]
+            gold_split.examples = gold_split.examples[:max_sentences]
         check_lengths(gold_split, parser.max_words, f"the model allows {parser.max_words} words")
         analysis = analyze_heads(parser, gold_split.sentences, run_dir=str(model), split=split, budget=budget,
                                  span=chosen)
-    except (ParseInputError, DataError, HeadAnalysisError) as error:
+    except (PackageError, DataError, HeadAnalysisError) as error:
         fail(error, 1)
     target = output_dir if output_dir is not None else model / "analysis"
     try:
@@ -281,3 +281,15 @@ def _analyze_errors(runs: List[Path], split: str, gold: Optional[Path], output_f
             out.print(table)
     if written:
         console.print(f"written to {written[0]} and {written[1]}", highlight=False, soft_wrap=True)
+
+
+def _load_single(model: Path, trust: bool):  # type: ignore[no-untyped-def]
+    """The parser of the run directory ``model``, loaded as ``mlparse.load`` loads it; an ensemble is refused
+    (its members are run directories of their own)."""
+    from mlparse.package import PackageError, load_package
+
+    parser, _ = load_package(model, trust=trust, warn=print_warning)
+    if parser.kind == "ensemble":
+        raise PackageError(f"{model} is an ensemble: mlparse analyze reads one model; give one of its members' run "
+                           "directories")
+    return parser

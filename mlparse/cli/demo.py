@@ -92,7 +92,7 @@ def demo_command(
     from mlparse.cli.run import reporter_for, write_failure_message
     from mlparse.io_utils import WriteError
     from mlparse.config import ConfigError, load_recipe
-    from mlparse.train.evaluate import EvaluationError
+    from mlparse.tasks.evalb_scoring import EvaluationError
     from mlparse.run_dir import RunDir
     from mlparse.train.runner import RunError, RunOptions, run_recipe
 

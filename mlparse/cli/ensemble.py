@@ -43,7 +43,7 @@ def ensemble_command(
     """
     from mlparse.io_utils import WriteError
     from mlparse.train.ensemble_run import EnsembleError, EnsemblePlan, is_ensemble_recipe, read_ensemble_recipe, run_ensemble
-    from mlparse.train.evaluate import EvaluationError
+    from mlparse.tasks.evalb_scoring import EvaluationError
     from mlparse.train.runner import RunError, RunOptions
 
     from mlparse.cli.run import write_failure_message

@@ -1,4 +1,5 @@
-"""``mlparse parse --model RUN_DIR``: parse sentences with a trained span parser, one tree per line out."""
+"""``mlparse parse --model MODEL``: parse sentences with a trained parser (loaded by ``mlparse.load``), one tree
+(or CoNLL-U sentence) per input sentence out."""
 
 from __future__ import annotations
 
@@ -78,7 +79,7 @@ def _lines(trees) -> Iterator[str]:  # type: ignore[no-untyped-def]
 
 @app.command("parse")
 def parse_command(
-    model: Path = typer.Option(..., "--model", help="A run directory (its checkpoints/best.pt is used), a model package (mlparse export) or a .pt file."),
+    model: Path = typer.Option(..., "--model", help="A run directory (its checkpoints/best.pt is used), a model package (mlparse export), an ensemble (its run directory or package) or a .pt file."),
     input_file: Optional[Path] = typer.Option(
         None, "--input", help="UTF-8 input: tokenized sentences (one per line, words separated by spaces) or "
         "bracketed trees (one or several lines each); default (or -): stdin."),
@@ -104,15 +105,16 @@ def parse_command(
     position table (model.max_len - 2 words) is an error naming its line.  A dependency model
     reads CoNLL-U or tokenized text and writes CoNLL-U (the input's other columns as read).
     """
-    from mlparse.models.inference import ParseInputError, bundled_tagger, load_parser, parse_input, read_input
+    from mlparse.api import load
+    from mlparse.models.inference import ParseInputError, parse_input, read_input
+    from mlparse.package import PackageError
 
     text, name = _read_input(input_file)
     try:
-        parser = load_parser(model, trust=trust_checkpoint, warn=print_warning)
-        tagger = bundled_tagger(model, parser.device(), trust=trust_checkpoint, warn=print_warning) \
-            if parser.kind != "tagger" else None
-    except ParseInputError as error:
+        loaded = load(model, trust=trust_checkpoint, warn=print_warning)  # the parser object mlparse.load gives
+    except PackageError as error:
         fail(error, 1)
+    parser, tagger = loaded.parser, loaded.tagger
     if parser.task == "dependency":
         return _parse_dependency(parser, text, name, input_format.value, subbatch_tokens, output_file, tagger)
     try:

@@ -150,7 +150,7 @@ def run_command(
             check_free(run_dir.path)
         except RunLocked as error:
             fail(error, 1)
-    from mlparse.train.evaluate import EvaluationError
+    from mlparse.tasks.evalb_scoring import EvaluationError
     from mlparse.train.runner import RunError, RunOptions, run_recipe
 
     if launcher:

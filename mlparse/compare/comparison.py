@@ -69,11 +69,11 @@ def read_predictions(ref: RunRef, split: str) -> List[Any]:
         except ConlluError as error:
             raise CompareError(str(error)) from None
         return [DependencyPrediction([int(h or 0) for h in s.heads], list(s.deprels)) for s in document.sentences]
-    from mlparse.train import corpus
+    from mlparse.tasks import treebank
 
     try:
-        return list(corpus.read_split(path).trees)
-    except (corpus.DataError, ValueError) as error:
+        return list(treebank.read_split(path).trees)
+    except (treebank.DataError, ValueError) as error:
         raise CompareError(str(error)) from None
 
 

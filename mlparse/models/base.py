@@ -36,12 +36,21 @@ from torch import Tensor, nn
 
 @dataclass
 class LossOutput:
-    """The summed loss of a sub-batch (differentiable) and its named parts for inspection: detached 0-dim
-    tensors left on the device (reading one is a host synchronisation, so the training step never does)."""
+    """The summed loss of a sub-batch (differentiable, 0-dim) and its named parts for inspection: detached 0-dim
+    tensors left on the device (reading one is a host synchronisation, so the training step never does).
+
+    Every parser returns this one type.  Parts by kind: span ``hinge`` (and ``tag`` with a tagging head),
+    biaffine ``arc`` and ``relation``, joint all of these.
+    """
 
     loss: Tensor
     sentences: int
     parts: Dict[str, Tensor] = field(default_factory=dict)
+
+    def part(self, name: str) -> float:
+        """Part ``name`` as a float (a host synchronisation); 0.0 when this loss has no such part."""
+        value = self.parts.get(name)
+        return 0.0 if value is None else float(value)
 
 
 class Parser(nn.Module):

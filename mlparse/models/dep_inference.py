@@ -14,6 +14,7 @@ from typing import Callable, List, Optional
 
 from mlparse.data.batching import map_in_batches
 from mlparse.models.base import Parser
+from mlparse.models.inference import takes_tags
 from mlparse.trees.dependency import (ConlluDocument, ConlluError, DependencyPrediction, DependencySentence,
                                       parse_conllu, render_conllu, sentence_from_words)
 
@@ -45,13 +46,14 @@ def read_dependency_input(text: str, parser: Parser, source: str = "<stdin>", in
             return parse_conllu(text.lstrip("\ufeff"), source, bom=text.startswith("\ufeff"))
         except ConlluError as error:
             raise DependencyInputError(str(error)) from None
-    column = getattr(parser, "dep_config").tag_column
-    if parser.config.use_tags and tagger is None:
+    first = (getattr(parser, "members", None) or [parser])[0]  # an ensemble's members share their inputs
+    column = getattr(first, "dep_config").tag_column
+    if takes_tags(parser) and tagger is None:
         raise DependencyInputError(f"{source}: this model takes POS tags as input and carries no tagger: give "
                                    f"CoNLL-U with a {column.upper()} column instead of tokenized text")
     numbered = [(number, line.split()) for number, line in enumerate(text.splitlines(), start=1) if line.split()]
     tags = None
-    if parser.config.use_tags and tagger is not None:
+    if takes_tags(parser) and tagger is not None:
         from mlparse.models.inference import tag_words
 
         tags = tag_words(tagger, [words for _, words in numbered])
@@ -101,7 +103,7 @@ def parse_document(parser: Parser, document: ConlluDocument, budget: int = 5000,
         if len(sentence.words) > parser.max_words:
             raise DependencyInputError(
                 f"{sentence.source}:{sentence.line}: sentence of {len(sentence.words)} words is longer than this "
-                f"model's maximum of {parser.max_words} (model.max_len={parser.config.max_len})")
+                f"model's maximum of {parser.max_words}{_max_len(parser)}")
     sentences = list(document.sentences)
     parser.eval()
 
@@ -115,3 +117,8 @@ def parse_document(parser: Parser, document: ConlluDocument, budget: int = 5000,
                                  cost=parser.memory_cost(training=False, decoder=decoder))
     return render_conllu(document, predictions)
 
+
+def _max_len(parser: Parser) -> str:
+    """`` (model.max_len=N)`` for a single model; an ensemble's members may differ (its maximum is their least)."""
+    config = getattr(parser, "config", None)
+    return f" (model.max_len={config.max_len})" if config is not None else ""

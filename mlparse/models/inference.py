@@ -1,4 +1,7 @@
-"""Using a trained span parser: load it from a run directory, read input sentences, parse them.
+"""``mlparse parse`` of a constituency (or joint) model: read input sentences, parse them.
+
+The model is loaded as ``mlparse.load`` loads it (:func:`mlparse.package.load_package`: a run directory, a
+package, an ensemble or a checkpoint file), and the same parser object parses here.
 
 Input (``mlparse parse``): either bracketed trees (any root convention, one or
 several lines each; their words and POS tags are used) or tokenized text, one
@@ -14,21 +17,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence, Union
+from typing import List, Optional, Sequence, Union
 
 import torch
 
 from mlparse.data.batching import map_in_batches
 from mlparse.data.vocab import UNKNOWN_TAG
-from mlparse.models.memory import subbatch_cost
 from mlparse.models.base import Parser
-from mlparse.models.registry import UnknownParserKind, parser_from_spec
-from mlparse.models.span_parser import CheckpointFormatError, Sentence, SpanParser
+from mlparse.models.span_parser import Sentence
 from mlparse.trees.tree import Tree
 
 
 class ParseInputError(ValueError):
-    """A problem with the input or the model file, with a message meant for the user."""
+    """A problem with the input, with a message meant for the user."""
 
 
 @dataclass
@@ -37,99 +38,32 @@ class InputSentence:
     sentence: Optional[Sentence]  # None for an empty line
 
 
-def best_checkpoint(model: Union[str, Path]) -> Path:
-    """``RUN_DIR/checkpoints/best.pt`` for a run directory, the weights of a model package (``mlparse export``),
-    or the file itself."""
-    from mlparse import package
-    from mlparse.run_dir import ENSEMBLE_FILE
-    from mlparse.train.checkpoint import CheckpointFiles
-
-    path = Path(model)
-    if path.is_dir() and (path / ENSEMBLE_FILE).is_file():
-        raise ParseInputError(f"{path} is an ensemble: mlparse parse takes a single model (a run directory or a "
-                              "package); parse with one of its members, or load the ensemble from Python "
-                              "(mlparse.load)")
-    if package.is_package(path):
-        try:
-            package.read_info(path)  # refuses a package of a newer format, naming both versions
-        except package.PackageError as error:
-            raise ParseInputError(str(error)) from None
-        return path / package.WEIGHTS_FILE
-    if path.is_dir():
-        candidate = CheckpointFiles(path / "checkpoints").best
-        if not candidate.is_file():
-            raise ParseInputError(f"{path} has no checkpoints/best.pt (is it a finished run directory?)")
-        return candidate
-    if not path.is_file():
-        raise ParseInputError(f"model not found: {path}")
-    return path
+def takes_tags(parser: Parser) -> bool:
+    """Does ``parser`` (or a member of an ensemble) read POS tags as input (``model.use_tags``)?"""
+    members = list(getattr(parser, "members", None) or [parser])
+    return any(getattr(getattr(member, "config", None), "use_tags", False) for member in members)
 
 
-def load_parser(model: Union[str, Path], device: Optional[torch.device] = None, trust: bool = False,
-                warn: Optional[Callable[[str], None]] = None) -> Parser:
-    """The parser (any kind) saved in a run directory's best checkpoint (or a checkpoint file), in eval mode.
-
-    The file is read as plain data (:func:`mlparse.train.checkpoint.load`): one that would need code to
-    run is refused unless ``trust`` (``--trust-checkpoint``), after ``warn`` says why that is dangerous.
-    """
-    from mlparse.train import checkpoint
-
-    path = best_checkpoint(model)
-    device = device or torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        saved = checkpoint.load(path, map_location=device, trust=trust, warn=warn)
-    except checkpoint.CheckpointError as error:
-        last = path.parent / "last.pt"
-        hint = (f" ({last} may still be good: --model {last})" if isinstance(error, checkpoint.CorruptCheckpoint)
-                and path.name == "best.pt" and last.is_file() else "")
-        raise ParseInputError(f"{error}{hint}") from None
-    from mlparse.modules.pretrained_loading import PretrainedError, with_local_copy
-    from mlparse.package import PRETRAINED_DIR
-
-    spec = saved["spec"]
-    if spec.get("pretrained") and (path.parent / PRETRAINED_DIR).is_dir():  # a package's copy of its encoder
-        spec = with_local_copy(spec, path.parent / PRETRAINED_DIR)
-    try:
-        parser = parser_from_spec(spec)
-        parser.load_state_dict(saved["model"])
-    except (CheckpointFormatError, UnknownParserKind, PretrainedError) as error:
-        raise ParseInputError(f"{path}: {error}") from None
-    except Exception as error:  # a spec or weights that do not fit together: not a usable model
-        detail = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
-        raise ParseInputError(f"{path}: not a parser checkpoint ({type(error).__name__}"
-                              f"{': ' + detail if detail else ''})") from None
-    return parser.to(device).eval()
-
-
-def bundled_tagger(model: Union[str, Path], device: Optional[torch.device] = None, trust: bool = False,
-                   warn: Optional[Callable[[str], None]] = None) -> Optional[Parser]:
-    """The tagger a model carries (:mod:`mlparse.package`): a package's ``tagger/`` folder, or for a run
-    directory of a parser trained on jack-knifed tags the tagger run of its dev and test; None without one."""
+def tagger_location(model: Union[str, Path], packaged: Optional[str] = None) -> Optional[Path]:
+    """Where the tagger a model carries is (:mod:`mlparse.package`): the package's ``tagger`` folder
+    (``packaged``, from its ``package.json``), or for a run directory of a parser trained on jack-knifed tags
+    the tagger run of its dev and test (``results.json``'s ``input_tags.tagger_run_dir``); None without one."""
     import json
 
-    from mlparse.package import INFO_FILE
+    from mlparse.run_dir import RESULTS_FILE
 
     path = Path(model)
-    location: Optional[Path] = None
-    if (path / INFO_FILE).is_file():
+    if packaged:
+        return Path(packaged) if Path(packaged).is_absolute() else path / packaged
+    if path.is_dir() and (path / RESULTS_FILE).is_file():
         try:
-            folder = json.loads((path / INFO_FILE).read_text(encoding="utf-8")).get("tagger") or ""
-        except (OSError, ValueError, AttributeError):
-            folder = ""
-        location = path / folder if folder else None
-    elif (path / "results.json").is_file():
-        try:
-            recorded = (json.loads((path / "results.json").read_text(encoding="utf-8")).get("input_tags") or {}).get(
+            recorded = (json.loads((path / RESULTS_FILE).read_text(encoding="utf-8")).get("input_tags") or {}).get(
                 "tagger_run_dir")
         except (OSError, ValueError, AttributeError):
             recorded = None
-        location = Path(recorded) if isinstance(recorded, str) and Path(recorded).is_dir() else None
-    if location is None:
-        return None
-    tagger = load_parser(location, device, trust, warn)
-    if tagger.kind != "tagger":
-        raise ParseInputError(f"{location}: the bundled tagger is a {tagger.kind} model, not a tagger")
-    return tagger
+        if isinstance(recorded, str) and Path(recorded).is_dir():
+            return Path(recorded)
+    return None
 
 
 def tag_words(tagger: Parser, sentences: Sequence[Sequence[str]], budget: int = 5000) -> List[List[str]]:
@@ -166,7 +100,7 @@ def looks_like_trees(text: str) -> bool:
     return False
 
 
-def read_input(text: str, parser: SpanParser, source: str = "<stdin>", input_format: str = "auto",
+def read_input(text: str, parser: Parser, source: str = "<stdin>", input_format: str = "auto",
                tagger: Optional[Parser] = None) -> List[InputSentence]:
     """Sentences from bracketed trees or tokenized lines (see the module doc).
 
@@ -187,7 +121,7 @@ def read_input(text: str, parser: SpanParser, source: str = "<stdin>", input_for
         lines = list(getattr(result, "lines", []) or range(1, len(result.trees) + 1))
         return [InputSentence(line, [(leaf.tag, leaf.word) for leaf in tree.leaves()])
                 for line, tree in zip(lines, result.trees)]
-    if parser.config.use_tags and tagger is None:
+    if takes_tags(parser) and tagger is None:
         raise ParseInputError(f"{source}: this model takes POS tags as input and carries no tagger: give bracketed "
                               "trees, e.g. (S (DT the) (NN dog)), instead of tokenized text")
     out = []
@@ -201,7 +135,7 @@ def read_input(text: str, parser: SpanParser, source: str = "<stdin>", input_for
     return out
 
 
-def parse_input(parser: SpanParser, sentences: Sequence[InputSentence], budget: int = 5000,
+def parse_input(parser: Parser, sentences: Sequence[InputSentence], budget: int = 5000,
                 decoder: Optional[str] = None, source: str = "<stdin>",
                 progress: Optional[Callable[[int], None]] = None) -> List[Optional[Tree]]:
     """Trees for the sentences (None for empty lines); too-long sentences are a clear error naming the line.
@@ -211,20 +145,23 @@ def parse_input(parser: SpanParser, sentences: Sequence[InputSentence], budget: 
     if budget <= 0:
         raise ParseInputError(f"the token budget of a forward pass must be positive, got {budget}")
     decoder = decoder or ("torch" if parser.device().type == "cuda" else "cython")
+    config = getattr(parser, "config", None)  # an ensemble has none (its members do)
+    table = f", model.max_len={config.max_len}" if config is not None else ""
     for item in sentences:
         if item.sentence is not None and len(item.sentence) > parser.max_words:
             raise ParseInputError(
                 f"{source}:{item.line}: sentence of {len(item.sentence)} words is longer than this model's maximum of "
-                f"{parser.max_words} (the size of its position table, model.max_len={parser.config.max_len})")
+                f"{parser.max_words} (the size of its position table{table})")
     present = [(k, item.sentence) for k, item in enumerate(sentences) if item.sentence is not None]
 
     def parse_group(group: List[Sentence]) -> List[Tree]:
-        trees = parser.parse(group, decoder=decoder)
+        with torch.no_grad():
+            predictions = parser.predict(group, decoder=decoder)
         if progress is not None:
             progress(len(group))
-        return trees
+        return [p.tree for p in predictions] if parser.task == "joint" else list(predictions)  # joint: its trees
 
-    cost = subbatch_cost(parser.config, len(parser.labels), training=False, decoder=decoder)
+    cost = parser.memory_cost(training=False, decoder=decoder)
     trees = map_in_batches([s for _, s in present], [len(s) for _, s in present], budget, parse_group, cost)
     out: List[Optional[Tree]] = [None] * len(sentences)
     for (k, _), tree in zip(present, trees):

@@ -38,7 +38,7 @@ from mlparse.config import JointConfig, ModelConfig, PretrainedConfig, RecipeCon
 from mlparse.data.dependency_vocab import REL_SPECIALS
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput
-from mlparse.models.dep_parser import decode_heads, dependency_losses, mask_arc_scores, relations_and_heads
+from mlparse.models.dep_parser import DependencyGold, decode_heads, dependency_losses, mask_arc_scores, relations_and_heads
 from mlparse.models.ensemble import average_distributions
 from mlparse.models.memory import subbatch_cost
 from mlparse.models.span_parser import Sentence, SentenceBatch, SpanParser
@@ -49,20 +49,11 @@ from mlparse.modules.label_attention import HeadwiseSpanScorer, LabelAttentionLa
 from mlparse.modules.tag_head import TagHead
 from mlparse.structs import cky, cky_torch
 from mlparse.structs.chart import LabelVocab, gold_spans, tree_from_chart
-from mlparse.structs.chart_tree import GoldSpans
 from mlparse.structs.joint import decode_joint
+from mlparse.structs.joint_tree import JointGold
 from mlparse.tasks.joint import JointExample, JointPrediction
 from mlparse.trees.dependency import DependencyPrediction
 from mlparse.trees.tree import Leaf, Tree
-
-
-@dataclass
-class JointGold:
-    """The training target of one sentence: gold spans, heads (0 = root) and relation ids of its words."""
-
-    spans: GoldSpans
-    heads: List[int]
-    relations: List[int]
 
 
 @dataclass
@@ -185,14 +176,15 @@ class JointParser(SpanParser):
         unknown = [r for r in deps.deprels if r not in self.relations]
         if unknown:
             raise ValueError(f"relation {unknown[0]!r} does not occur in the training data")
-        return JointGold(gold_spans(example.tree, self.labels), [int(h) for h in deps.heads],
+        return JointGold(gold_spans(example.tree, self.labels), [-1] + [int(h) for h in deps.heads],
                          [self.relations.index(r) for r in deps.deprels])
 
     def make_targets(self, golds: Sequence[JointGold], batch: SentenceBatch) -> JointTargets:  # type: ignore[override]
         """The span targets (:meth:`SpanParser.make_targets`) and the gold heads and relations, on the device."""
         golds = list(golds)
+        words = [DependencyGold(list(g.heads[1:]), list(g.relations)) for g in golds]  # heads[0] is the root's -1
         return JointTargets(super().make_targets([g.spans for g in golds], batch),
-                            dependency_targets(golds, max(batch.lengths) + 1, self.device()))
+                            dependency_targets(words, max(batch.lengths) + 1, self.device()))
 
     def memory_cost(self, training: bool, decoder: str) -> Callable[[int], float]:
         """The span parser's cost model (:mod:`mlparse.models.memory`) grown by the share of the Label Attention
@@ -247,8 +239,8 @@ class JointParser(SpanParser):
         if tag_logits is not None:
             span_loss = self._loss_output(batch, hinge, tag_logits, targets.spans.word_mask)
             total = total + (span_loss.loss - hinge)
-            if span_loss.tag_loss_sum is not None:
-                parts["tag"] = span_loss.tag_loss_sum
+            if "tag" in span_loss.parts:
+                parts["tag"] = span_loss.parts["tag"]
         return LossOutput(loss=total, sentences=len(batch.lengths), parts=parts)
 
     # -- decoding --------------------------------------------------------------

@@ -38,7 +38,7 @@ from torch import Tensor, nn
 
 from mlparse.config import ModelConfig, PretrainedConfig, RecipeConfig
 from mlparse.data.vocab import ParserVocab, Vocab
-from mlparse.models.base import Parser
+from mlparse.models.base import LossOutput, Parser
 from mlparse.models.ensemble import average_charts, average_distributions
 from mlparse.models.memory import parsing_memory, subbatch_cost, training_memory
 from mlparse.models.targets import SPAN_COLUMNS, SpanTargets, gold_label_array, span_rows, span_targets, word_mask_array
@@ -75,28 +75,6 @@ class SentenceBatch:
     lengths: List[int]
     host_char_lengths: Optional[np.ndarray] = None
     subwords: Optional[SubwordBatch] = None
-
-
-@dataclass
-class LossOutput:
-    """Summed losses of a sub-batch (differentiable) and counts for logging.
-
-    The parts stay on the device (0-dim, detached) until :attr:`hinge` / :attr:`tag_loss` read them,
-    so that computing the loss makes the host wait for nothing.
-    """
-
-    loss: Tensor  # hinge + scaled tag loss, summed over sentences
-    hinge_sum: Tensor  # detached, 0-dim
-    tag_loss_sum: Optional[Tensor]  # detached, 0-dim; None without a tagging head
-    sentences: int
-
-    @property
-    def hinge(self) -> float:
-        return float(self.hinge_sum)
-
-    @property
-    def tag_loss(self) -> float:
-        return 0.0 if self.tag_loss_sum is None else float(self.tag_loss_sum)
 
 
 class SentenceTooLongError(ValueError):
@@ -305,14 +283,14 @@ class SpanParser(Parser):
         """The hinge plus the scaled tag loss (when the model predicts tags) over the words ``word_mask``
         (``BoolTensor[B, T]``; None: made here from the lengths)."""
         total = hinge
-        tag_value: Optional[Tensor] = None
+        parts = {"hinge": hinge.detach()}
         if tag_logits is not None:
             if word_mask is None:
                 word_mask = to_device(word_mask_array(batch.lengths, batch.mask.shape[1]), batch.mask.device)
             tag_loss = TagHead.loss(tag_logits.float(), batch.tags, word_mask, reduction="sum")
             total = total + self.config.tag_loss_scale * tag_loss
-            tag_value = tag_loss.detach()
-        return LossOutput(loss=total, hinge_sum=hinge.detach(), tag_loss_sum=tag_value, sentences=len(batch.lengths))
+            parts["tag"] = tag_loss.detach()
+        return LossOutput(loss=total, sentences=len(batch.lengths), parts=parts)
 
     # -- inference ------------------------------------------------------------
     @torch.no_grad()

@@ -74,15 +74,18 @@ class JointTree:
 
 
 class JointGold(NamedTuple):
-    """Gold structures for loss-augmented joint decoding.
+    """Gold structures of one sentence: the gold of loss-augmented joint decoding (``spans`` and ``heads``)
+    and the joint parser's training target (all three).
 
     Attributes:
         spans: gold spans {(i, j): label index}; spans not listed are gold-EMPTY.
-        heads: gold heads (n+1,), ``heads[0] = -1``.
+        heads: gold heads (n+1,), ``heads[0] = -1``, ``heads[d]`` the head of word d (0 = root).
+        relations: relation ids of words 1..n (length n); empty when only decoding.
     """
 
     spans: GoldSpans
     heads: HeadArray
+    relations: Sequence[int] = ()
 
 
 def check_joint_inputs(
@@ -103,7 +106,7 @@ def check_joint_inputs(
     n = check_scores(span_scores, length)
     check_arc_scores(arc_scores, n)
     if gold is not None:
-        gold_spans, gold_heads = gold
+        gold_spans, gold_heads = gold[0], gold[1]  # a JointGold or a (spans, heads) pair
         check_gold(gold_spans, n, span_scores.shape[2])
         if len(gold_heads) != n + 1:
             raise ValueError(f"gold heads have length {len(gold_heads)}, expected n + 1 = {n + 1}")
@@ -176,7 +179,7 @@ def joint_score(
     for d in range(1, len(values)):
         total += float(arc_scores[values[d], d])
     if gold is not None:
-        gold_spans, gold_heads = gold
+        gold_spans, gold_heads = gold[0], gold[1]  # a JointGold or a (spans, heads) pair
         total += sum(1 for i, j, label in spans if label != gold_spans.get((i, j), 0))
         total += sum(1 for d in range(1, len(values)) if values[d] != int(gold_heads[d]))
     return total

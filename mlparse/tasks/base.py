@@ -7,7 +7,7 @@ scores with the evalb port (main metric F1); ``dependency`` reads ``.conllu`` fi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar, Dict, Generic, List, Optional, Sequence, Tuple, TypeVar
 
@@ -22,7 +22,11 @@ class DataError(ValueError):
 
 @dataclass
 class Split(Generic[Example]):
-    """One prepared split: its examples and where each starts in the file."""
+    """One prepared split of any task: its examples and where each starts in the file.
+
+    The one split type: the constituency task's (:class:`mlparse.tasks.treebank.TreeSplit`, whose
+    examples are trees) and the joint task's add views of their examples, not other data.
+    """
 
     path: Path
     examples: List[Example]
@@ -31,17 +35,21 @@ class Split(Generic[Example]):
     input_tags: Optional[List[List[str]]] = None  # predicted tags the parser reads instead of the file's (data.tags)
     input_tag_column: str = "upos"  # the column those tags replace
 
+    #: What an example is called in :meth:`where` when the split has no line numbers.
+    unit: ClassVar[str] = "sentence"
+
     def where(self, index: int) -> str:
         """``path:line`` of example ``index`` (for messages)."""
         if self.lines is not None and index < len(self.lines):
             return f"{self.path}:{self.lines[index]}"
-        return f"{self.path} (sentence {index + 1})"
+        return f"{self.path} ({self.unit} {index + 1})"
 
     def subset(self, keep: Sequence[int]) -> "Split[Example]":
+        """The examples at ``keep``, their lines and input tags with them, as a split of the same type; a subset
+        has no whole document."""
         lines = [self.lines[k] for k in keep] if self.lines is not None else None
         tags = [self.input_tags[k] for k in keep] if self.input_tags is not None else None
-        return Split(self.path, [self.examples[k] for k in keep], lines,  # a subset: no whole document
-                     input_tags=tags, input_tag_column=self.input_tag_column)
+        return replace(self, examples=[self.examples[k] for k in keep], lines=lines, document=None, input_tags=tags)
 
 
 @dataclass
@@ -53,6 +61,7 @@ class EvalOutcome:
     extra_reports: Dict[str, str] = field(default_factory=dict)  # suffix -> report of a second scorer (joint: .depeval)
     # dependency scoring: how UAS/LAS were counted and which metrics exist (DependencyProtocol.to_json_dict())
     protocol: Optional[Dict[str, Any]] = None
+    result: Any = None  # the evalb port's EvalbResult when evalb scored (per-sentence rows: EvalbResult.sentence_counts)
 
 
 class Task:

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any, Dict, List, Sequence, Tuple
 
 from mlparse.tasks.base import DataError, EvalOutcome, Task
-from mlparse.train import corpus
-from mlparse.train.corpus import Sentence
-from mlparse.train.evaluate import EvaluationError, check_params, check_scorable, score_parses
+from mlparse.tasks import treebank
+from mlparse.tasks.treebank import Sentence
+from mlparse.tasks.evalb_scoring import EvaluationError, check_params, check_scorable, score_parses
 from mlparse.trees.tree import Tree
 from mlparse.trees.writer import write_trees
 
@@ -25,45 +25,42 @@ class ConstituencyTask(Task):
     metric = "f1"
     metric_label = "F1"
 
-    def read_split(self, path: Path) -> corpus.Split:
-        try:
-            return corpus.read_split(path)
-        except corpus.DataError as error:
-            raise DataError(str(error)) from None
+    def read_split(self, path: Path) -> treebank.TreeSplit:
+        return treebank.read_split(path)  # its errors are DataErrors naming file and line
 
     def length(self, example: Tree) -> int:
         return len(example.leaves())
 
-    def inputs(self, split: corpus.Split) -> List[Sentence]:
+    def inputs(self, split: treebank.TreeSplit) -> List[Sentence]:
         return split.input_sentences  # the trees' words, with the tags data.eval_tags chose
 
-    def bad_example(self, split: corpus.Split, error: Exception) -> str:
-        return corpus.locate_bad_tree(split, error)
+    def bad_example(self, split: treebank.TreeSplit, error: Exception) -> str:
+        return treebank.locate_bad_tree(split, error)
 
-    def write_predictions(self, path: Path, split: corpus.Split, predictions: Sequence[Tree]) -> None:
+    def write_predictions(self, path: Path, split: treebank.TreeSplit, predictions: Sequence[Tree]) -> None:
         write_trees(path, predictions)
 
-    def score(self, split: corpus.Split, predictions: Sequence[Tree], config: Any) -> EvalOutcome:
+    def score(self, split: treebank.TreeSplit, predictions: Sequence[Tree], config: Any) -> EvalOutcome:
         """evalb (strict) with ``data.evalb_params``; tagging accuracy when the leaves' tags may differ from gold."""
         outcome = self._evalb(split, predictions, config)
         scores = outcome.scores
         scores.scorer = f"evalb {Path(config.data.evalb_params).name}"
         return EvalOutcome(scores, outcome.report)
 
-    def sentence_counts(self, split: corpus.Split, predictions: Sequence[Tree],
+    def sentence_counts(self, split: treebank.TreeSplit, predictions: Sequence[Tree],
                         config: Any) -> Dict[str, List[Tuple[int, int, int]]]:
         """(matched, gold, test) brackets per sentence from the same evalb call as :meth:`score` (every metric)."""
         rows = self._evalb(split, predictions, config).result.sentence_counts()
         return {"f1": rows, "lr": rows, "lp": rows}
 
-    def _evalb(self, split: corpus.Split, predictions: Sequence[Tree], config: Any):  # type: ignore[no-untyped-def]
+    def _evalb(self, split: treebank.TreeSplit, predictions: Sequence[Tree], config: Any):  # type: ignore[no-untyped-def]
         with_tags = config.model.predict_tags or split.input_tags is not None
         return score_parses(split.trees[: len(predictions)], predictions, config.data.evalb_params,
                             predicted_tags=with_tags)
 
-    def check_scorable(self, split: corpus.Split, config: Any, name: str) -> None:
+    def check_scorable(self, split: treebank.TreeSplit, config: Any, name: str) -> None:
         try:
             check_params(config.data.evalb_params)
             check_scorable(split, config.data.evalb_params, name)
-        except (EvaluationError, corpus.DataError) as error:
+        except (EvaluationError, DataError) as error:
             raise DataError(str(error)) from None

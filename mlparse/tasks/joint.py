@@ -19,7 +19,7 @@ from typing import Any, List, Optional, Sequence
 from mlparse.tasks.base import DataError, EvalOutcome, Split
 from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.tasks.dependency import DependencyTask
-from mlparse.train import corpus
+from mlparse.tasks import treebank
 from mlparse.trees.dependency import DependencyPrediction, DependencySentence
 from mlparse.trees.tree import Tree
 from mlparse.trees.writer import write_trees
@@ -45,23 +45,26 @@ class JointPrediction:
 
 
 @dataclass
-class JointSplit(corpus.Split):
-    """A constituency split (trees, lines, input tags) with the dependency sentences of its trees, in order."""
+class JointSplit(treebank.TreeSplit):
+    """A constituency split whose examples are :class:`JointExample` s (tree and dependency sentence), with the
+    dependency split of the ``.conllu`` beside it (for writing predictions in its layout); its trees, lines and
+    input tags are the constituency split's."""
 
-    dependencies: Optional[List[DependencySentence]] = None
     dependency_split: Optional[Split[DependencySentence]] = None  # as the dependency task read the .conllu
 
     @property
-    def examples(self) -> List[JointExample]:  # type: ignore[override]
-        assert self.dependencies is not None
-        return [JointExample(t, d) for t, d in zip(self.trees, self.dependencies)]
+    def trees(self) -> List[Tree]:  # type: ignore[override]
+        return [example.tree for example in self.examples]  # type: ignore[attr-defined]
+
+    @property
+    def dependencies(self) -> List[DependencySentence]:
+        """The gold dependency sentences, one per tree, in order."""
+        return [example.dependencies for example in self.examples]  # type: ignore[attr-defined]
 
     def subset(self, keep: Sequence[int]) -> "JointSplit":
-        base = corpus.Split.subset(self, keep)
-        assert self.dependencies is not None and self.dependency_split is not None
-        return JointSplit(base.path, base.trees, base.lines, base.input_tags,
-                          dependencies=[self.dependencies[k] for k in keep],
-                          dependency_split=self.dependency_split.subset(keep))
+        assert self.dependency_split is not None
+        base = treebank.TreeSplit.subset(self, keep)
+        return replace(base, dependency_split=self.dependency_split.subset(keep))  # type: ignore[return-value]
 
 
 def dependency_path(trees_path: Path) -> Path:
@@ -102,8 +105,8 @@ class JointTask(ConstituencyTask):
                 raise DataError(f"{conllu}:{sentence.line}: the words disagree with the tree at {trees.where(index)}: "
                                 f"word {first + 1} is {mine!r} here but {theirs!r} in the tree "
                                 f"({len(sentence.words)} words here, {len(words)} in the tree)")
-        return JointSplit(trees.path, trees.trees, trees.lines, trees.input_tags,
-                          dependencies=list(deps.examples), dependency_split=deps)
+        return JointSplit(trees.path, [JointExample(t, d) for t, d in zip(trees.trees, deps.examples)], trees.lines,
+                          input_tags=trees.input_tags, dependency_split=deps)
 
     def length(self, example: Any) -> int:
         tree = example.tree if isinstance(example, JointExample) else example

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
 from mlparse.config import RecipeConfig
-from mlparse.train.corpus import Split
+from mlparse.tasks.base import Split
 from mlparse.train.tag_files import read_tags, unknown_tag_count
 
 GOLD, PREDICTED = "gold", "predicted"

@@ -10,7 +10,7 @@ A tag file is one of two formats, told apart by its first non-blank character:
   trained with ``model.predict_tags`` (``mlparse parse`` output or ``runs/.../dev.pred.trees``),
   whose leaves carry the tags of that model's tagging head.
 
-Every mismatch is a :class:`~mlparse.train.corpus.DataError` naming the tag file and line, and the
+Every mismatch is a :class:`~mlparse.tasks.base.DataError` naming the tag file and line, and the
 sentence's line in the split.
 """
 
@@ -19,10 +19,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import List, Sequence, Union
 
-from mlparse.train.corpus import DataError, Split
+from mlparse.tasks.treebank import DataError, TreeSplit
 
 
-def read_tags(path: Union[str, Path], split: Split) -> List[List[str]]:
+def read_tags(path: Union[str, Path], split: TreeSplit) -> List[List[str]]:
     """The tags of every sentence of ``split``, from ``path`` (either format above): ``tags[k][i]`` is word i of sentence k."""
     path = Path(path)
     try:
@@ -40,7 +40,7 @@ def read_tags(path: Union[str, Path], split: Split) -> List[List[str]]:
     return _tags_from_lines(text, path, split)
 
 
-def _tags_from_lines(text: str, path: Path, split: Split) -> List[List[str]]:
+def _tags_from_lines(text: str, path: Path, split: TreeSplit) -> List[List[str]]:
     lines = text.splitlines()
     while lines and not lines[-1].strip():
         lines.pop()
@@ -55,7 +55,7 @@ def _tags_from_lines(text: str, path: Path, split: Split) -> List[List[str]]:
     return tags
 
 
-def _tags_from_trees(text: str, path: Path, split: Split) -> List[List[str]]:
+def _tags_from_trees(text: str, path: Path, split: TreeSplit) -> List[List[str]]:
     from mlparse.trees.reader import parse_bracketed
 
     try:
@@ -80,7 +80,7 @@ def _first_difference(words: Sequence[str], gold: Sequence[str]) -> str:
     return f"{len(words)} words, expected {len(gold)}"
 
 
-def _check_count(found: int, what: str, path: Path, split: Split) -> None:
+def _check_count(found: int, what: str, path: Path, split: TreeSplit) -> None:
     if found != len(split.trees):
         raise DataError(f"{path}: {found} {what} for the {len(split.trees)} sentences of {split.path}")
 

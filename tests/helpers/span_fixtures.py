@@ -12,7 +12,7 @@ from mlparse.config import ModelConfig
 from mlparse.data.vocab import ParserVocab
 from mlparse.models.span_parser import SpanParser
 from mlparse.structs.chart import LabelVocab
-from mlparse.train.corpus import sentence_of
+from mlparse.tasks.treebank import sentence_of
 
 
 def make_model(**overrides: object) -> tuple:

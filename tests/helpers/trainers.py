@@ -13,7 +13,7 @@ from mlparse.config import load_recipe
 from mlparse.models.span_parser import build_parser
 from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.train.checkpoint import CheckpointFiles
-from mlparse.train.corpus import Split, golds_of
+from mlparse.tasks.treebank import TreeSplit, golds_of
 from mlparse.train.trainer import Trainer
 
 
@@ -26,7 +26,7 @@ def tiny_trainer(tmp_path: Path, decoder: str, device: str = "cpu", train: Optio
     trees = tiny_trees()
     torch.manual_seed(0)
     parser = build_parser(config.model, trees).to(device)
-    split = Split(path=tmp_path / "train.trees", trees=trees)
+    split = TreeSplit(path=tmp_path / "train.trees", examples=trees)
     return Trainer(config, parser, ConstituencyTask(), split, golds_of(trees, parser.labels), split,
                    CheckpointFiles(tmp_path / "checkpoints"), torch.device(device, 0) if device == "cuda" else torch.device(device))
 

@@ -13,7 +13,7 @@ Progress = Callable[[int, int], None]  # (done, total) sentences
 def _constituency(inputs: RunInputs, breakdown: Breakdown, progress: Optional[Progress]) -> None:
     from evalb import equivalent_label, load_params
 
-    from mlparse.train.evaluate import EvaluationError, scored_brackets
+    from mlparse.tasks.evalb_scoring import EvaluationError, scored_brackets
     from mlparse.trees.reader import read_bracketed_file
     from mlparse.trees.errors import TreeReadError
 

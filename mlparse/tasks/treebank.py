@@ -1,47 +1,32 @@
-"""Prepared treebank splits as the trainer sees them: trees, (tag, word) sentences and gold spans."""
+"""Prepared treebank splits (``.trees``, one TOP-rooted tree per line) as the constituency and joint tasks
+read them: trees, (tag, word) sentences and gold spans."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import List, Sequence, Tuple, Union
 
 from mlparse.structs.chart import TOP, LabelVocab, gold_spans
 from mlparse.structs.chart_tree import GoldSpans
+from mlparse.tasks.base import DataError, Split
 from mlparse.trees.reader import read_bracketed_file
 from mlparse.trees.tree import Tree
 
 Sentence = List[Tuple[str, str]]
 
 
-from mlparse.tasks.base import DataError  # noqa: E402  (one error type for prepared data, whatever the task)
-
-
 @dataclass
-class Split:
-    """One split: the gold trees (TOP-rooted) and their sentences."""
+class TreeSplit(Split[Tree]):
+    """A constituency split: its examples are the gold trees (TOP-rooted); ``input_tags`` replace their tags
+    as the parser's input when set."""
 
-    path: Path
-    trees: List[Tree]
-    lines: Optional[List[int]] = None  # 1-based line where each tree starts in ``path``
-    input_tags: Optional[List[List[str]]] = None  # tags the model gets instead of the trees' (data.eval_tags: predicted)
-
-    def where(self, index: int) -> str:
-        """``path:line`` of tree ``index`` (for messages)."""
-        if self.lines is not None and index < len(self.lines):
-            return f"{self.path}:{self.lines[index]}"
-        return f"{self.path} (tree {index + 1})"
+    unit = "tree"
 
     @property
-    def examples(self) -> List[Tree]:
-        """The gold trees (the task interface's name for them)."""
-        return self.trees
-
-    def subset(self, keep: Sequence[int]) -> "Split":
-        """The trees at ``keep`` (their lines and input tags with them)."""
-        lines = [self.lines[k] for k in keep] if self.lines is not None else None
-        tags = [self.input_tags[k] for k in keep] if self.input_tags is not None else None
-        return Split(self.path, [self.trees[k] for k in keep], lines, tags)
+    def trees(self) -> List[Tree]:
+        """The gold trees (the split's examples)."""
+        return self.examples
 
     @property
     def sentences(self) -> List[Sentence]:
@@ -63,7 +48,7 @@ def sentence_of(tree: Tree) -> Sentence:
     return [(leaf.tag, leaf.word) for leaf in tree.leaves()]
 
 
-def read_split(path: Union[str, Path]) -> Split:
+def read_split(path: Union[str, Path]) -> TreeSplit:
     """Read a prepared ``.trees`` file (one tree per line)."""
     path = Path(path)
     if not path.is_file():
@@ -75,7 +60,7 @@ def read_split(path: Union[str, Path]) -> Split:
     trees = list(result.trees)
     if not trees:
         raise DataError(f"{path}: no trees (an empty split file; prepare the data again or point the recipe elsewhere)")
-    split = Split(path=path, trees=trees, lines=list(result.lines))
+    split = TreeSplit(path=path, examples=trees, lines=list(result.lines))
     for index, tree in enumerate(trees):
         if tree.label != TOP:
             raise DataError(f"{split.where(index)}: the tree's root is {tree.label!r}, but prepared trees are rooted "
@@ -83,7 +68,7 @@ def read_split(path: Union[str, Path]) -> Split:
     return split
 
 
-def check_lengths(split: Split, max_words: int, setting: str) -> None:
+def check_lengths(split: TreeSplit, max_words: int, setting: str) -> None:
     """A clear error, naming file and line, for the first sentence longer than ``max_words``."""
     for index, tree in enumerate(split.trees):
         length = len(tree.leaves())
@@ -93,7 +78,7 @@ def check_lengths(split: Split, max_words: int, setting: str) -> None:
                             f"({max_words} words; {longer} sentence(s) of this file are longer); {setting}")
 
 
-def locate_bad_tree(split: Split, error: Exception) -> str:
+def locate_bad_tree(split: TreeSplit, error: Exception) -> str:
     """The message of ``error`` prefixed with ``file:line`` of the first tree of ``split`` that raises it."""
     for index, tree in enumerate(split.trees):
         try:

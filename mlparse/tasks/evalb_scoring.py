@@ -1,4 +1,5 @@
-"""The one place where mlparse calls the evalb port: gold vs predicted trees → scores and report text.
+"""The one place where mlparse calls the evalb port: gold vs predicted trees → scores and report text
+(the constituency task's scorer, :class:`~mlparse.tasks.base.EvalOutcome` with the evalb result).
 
 Scoring is strict: a sentence that evalb would exclude (word or length
 mismatch, unparseable line) is an error with a clear message, never silently
@@ -7,27 +8,20 @@ dropped from the score.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Sequence, Tuple, Union
 
 from mlparse.results import SplitScores
+from mlparse.tasks.base import EvalOutcome
 from mlparse.trees.tree import Tree
 
 if TYPE_CHECKING:
     from evalb.api import EvalbStrictError
-    from mlparse.train.corpus import Split
+    from mlparse.tasks.treebank import TreeSplit
 
 
 class EvaluationError(ValueError):
     """evalb refused sentences in strict mode."""
-
-
-@dataclass
-class EvalOutcome:
-    scores: SplitScores
-    report: str  # the evalb port's report text
-    result: Any = None  # the evalb port's EvalbResult (per-sentence rows: EvalbResult.sentence_counts)
 
 
 def _nan_to_none(value: float) -> Union[float, None]:
@@ -45,7 +39,7 @@ def check_params(params: str) -> None:
                               f"file nor one shipped with evalb ({', '.join(BUILTIN_PARAMS)})") from None
 
 
-def check_scorable(split: "Split", params: str, name: str) -> None:
+def check_scorable(split: "TreeSplit", params: str, name: str) -> None:
     """Fail now, not at the first dev check, when evalb cannot score ``split`` (its gold trees against themselves).
 
     Gold against gold, in strict mode with ``params``: a sentence evalb refuses is an
