@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import List
 
 import pytest
-import yaml
 
 from mlparse.config import ConfigError, load_recipe
 from mlparse.results import COMPLETE
@@ -19,44 +18,9 @@ from mlparse.train.jackknife import load_tags, read_tag_lines, tagger_configs
 from mlparse.train.runner import RunError, RunOptions, run_recipe
 from mlparse.tasks.base import DataError
 from mlparse.tasks.tagging import tagged_sentences
-from test_run_dependency import SENTENCES, write_dep_recipe
-from test_run_fixtures import Record, write_tiny_recipe
-
-#: A tagger small enough for tests: one BiLSTM layer of 16, a few epochs on a handful of sentences.
-TINY_TAGGER: Dict[str, Any] = {
-    "name": "tiny-tagger",
-    "data": {"family": "tiny", "language": "english"},
-    "model": {"kind": "tagger", "encoder": "bilstm", "char_encoder": "none", "use_tags": False, "max_len": 60},
-    "tagger": {"d_word_emb": 16, "d_hidden": None, "lstm_hidden": 16, "lstm_layers": 1, "embedding_dropout": 0.0,
-               "lstm_dropout": 0.0},
-    "train": {"lr": 0.02, "batch_size": 4, "warmup_steps": 1, "max_epochs": 6, "patience_epochs": 100,
-              "num_threads": 1, "evals_per_epoch": 1, "subbatch_tokens": 200, "device": "cpu"},
-}
-
-
-def write_tagger_recipe(tmp_path: Path, **train: Any) -> Path:
-    recipe = json.loads(json.dumps(TINY_TAGGER))
-    recipe["train"].update(train)
-    path = tmp_path / "tiny-tagger.yaml"
-    path.write_text(yaml.safe_dump(recipe, sort_keys=False), encoding="utf-8")
-    return path
-
-
-#: Every training sentence has a word and a UPOS tag of its own (``uniqK`` / ``TAGK``): a tagger knows tag TAGK
-#: only if sentence K was among its training sentences, since a tagger's tag set is its training data's.
-UNIQUE_SENTENCES = [(f"{words} uniq{k}", f"{tags} TAG{k}", heads + [heads.index(0) + 1], f"{rels} dep")
-                    for k, (words, tags, heads, rels) in enumerate(SENTENCES)]
-
-
-def jackknife_recipe(tmp_path: Path, folds: int = 2, sentences=UNIQUE_SENTENCES, overrides=(), **tagger_train: Any):
-    from test_run_dependency import conllu_text
-
-    path = write_dep_recipe(tmp_path, train={"max_epochs": 2})
-    for split in ("train", "dev", "test"):
-        (tmp_path / "data" / f"{split}.conllu").write_text(conllu_text(sentences), encoding="utf-8")
-    tagger = write_tagger_recipe(tmp_path, **tagger_train)
-    return load_recipe(path, ["data.tags=jackknife", f"tagger.folds={folds}", f"tagger.recipe={tagger}", *overrides])
-
+from helpers.dep_fixtures import SENTENCES, conllu_text
+from helpers.run_fixtures import Record, write_tiny_recipe
+from helpers.tagger_fixtures import UNIQUE_SENTENCES, jackknife_recipe, write_tagger_recipe
 
 def tag_set(run_dir: RunDir) -> set:
     spec = checkpoint.load(run_dir.best)["spec"]
@@ -150,8 +114,6 @@ def test_a_failed_tagger_stops_the_parser_with_its_error(tmp_path: Path) -> None
 
 
 def test_a_tag_file_that_does_not_match_the_data_names_file_and_line(tmp_path: Path) -> None:
-    from test_run_dependency import conllu_text
-
     data = tmp_path / "dev.conllu"
     data.write_text(conllu_text(), encoding="utf-8")
     split = tagged_sentences(data)

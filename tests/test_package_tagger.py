@@ -18,9 +18,9 @@ from mlparse.config import load_recipe
 from mlparse.package import PackageError, export_package
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
-from test_jackknife import TINY_TAGGER, jackknife_recipe
-from test_run_dependency import SENTENCES
-from test_run_fixtures import TINY_TREES, write_tiny_recipe
+from helpers.dep_fixtures import SENTENCES
+from helpers.run_fixtures import TINY_TREES, write_tiny_recipe
+from helpers.tagger_fixtures import TINY_TAGGER, jackknife_recipe
 
 
 @pytest.fixture(scope="module")

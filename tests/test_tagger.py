@@ -18,10 +18,10 @@ from mlparse.tasks import task_for
 from mlparse.tasks.base import DataError
 from mlparse.tasks.tagging import TaggedSentence, tag_accuracy, tagged_sentences
 from mlparse.train import checkpoint
-from mlparse.train.runner import RunError, RunOptions, run_recipe
-from test_jackknife import TINY_TAGGER
-from test_run_dependency import SENTENCES, conllu_text
-from test_run_fixtures import TINY_TREES
+from mlparse.train.runner import RunOptions, run_recipe
+from helpers.dep_fixtures import conllu_text
+from helpers.run_fixtures import TINY_TREES
+from helpers.tagger_fixtures import TINY_TAGGER
 
 
 def tagger_recipe(tmp_path: Path, column: str = "upos", **train) -> Path:
