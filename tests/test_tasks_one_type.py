@@ -12,7 +12,7 @@ from mlparse.structs.joint_tree import JointGold
 from mlparse.tasks.base import EvalOutcome, Split
 from mlparse.tasks.evalb_scoring import score_parses
 from mlparse.tasks.treebank import TreeSplit, read_split
-from test_run_fixtures import TINY_TREES
+from helpers.run_fixtures import TINY_TREES
 
 
 def write_trees(tmp_path: Path) -> Path:
