@@ -158,7 +158,7 @@ def test_jackknife_needs_a_model_that_reads_tags_and_two_folds() -> None:
 
 
 def test_jackknife_works_on_a_joint_recipe(tmp_path: Path) -> None:
-    from joint_fixtures import write_joint_recipe
+    from helpers.joint_fixtures import write_joint_recipe
 
     path = write_joint_recipe(tmp_path, train={"max_epochs": 1})
     tagger = write_tagger_recipe(tmp_path)
