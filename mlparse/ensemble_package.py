@@ -29,7 +29,7 @@ import yaml
 from mlparse.io_utils import atomic_write_json, atomic_write_text
 from mlparse.package import (CARD_FILE, DEFAULT_PARSE_BUDGET, INFO_FILE, NotAModel, PackageError, PackageInfo, _scores,
                              export_package, load_package, model_card, read_info)
-from mlparse.run_dir import ENSEMBLE_FILE
+from mlparse.run_dir import ENSEMBLE_FILE, RunDir
 
 #: Where an ensemble package keeps its members, one package each (``members/0``, ``members/1``, ...).
 MEMBERS_DIR = "members"
@@ -66,7 +66,7 @@ def member_folder(entry: Dict[str, Any], ensemble: Path) -> Path:
     if len(written.parts) >= 2 and len(folder.parents) > 1:  # RUNS/<name>/<id> beside the ensemble's
         candidates.append(folder.parents[1] / written.parts[-2] / written.parts[-1])
     for candidate in candidates:
-        if (candidate / "checkpoints").is_dir() and _run_id(candidate) in (None, entry.get("run_id")):
+        if RunDir(candidate).checkpoints.folder.is_dir() and _run_id(candidate) in (None, entry.get("run_id")):
             return candidate
     raise PackageError(f"{ensemble}: member {written} not found (looked in {', '.join(str(c) for c in candidates)}); "
                        "the members' run directories must stay where mlparse ensemble found them, or move with the "
@@ -77,7 +77,7 @@ def _run_id(folder: Path) -> Optional[str]:
     """The run id ``results.json`` of ``folder`` records (None: none readable); a candidate whose id differs
     from the member's is another run, not the member moved."""
     try:
-        value = json.loads((folder / "results.json").read_text(encoding="utf-8")).get("run_id")
+        value = json.loads(RunDir(folder).results.read_text(encoding="utf-8")).get("run_id")
     except (OSError, ValueError, AttributeError):
         return None
     return str(value) if value else None
@@ -132,11 +132,11 @@ def export_ensemble(run: Path, out: Path) -> PackageInfo:
         raise PackageError(f"{out} already exists; give a new folder (or remove it first)")
     definition = read_definition(run)
     results = RunResults()
-    if (run / "results.json").is_file():
+    if RunDir(run).results.is_file():
         try:
-            results = RunResults.from_json_dict(json.loads((run / "results.json").read_text(encoding="utf-8")))
+            results = RunResults.from_json_dict(json.loads(RunDir(run).results.read_text(encoding="utf-8")))
         except (OSError, ValueError, TypeError) as error:
-            raise PackageError(f"{run / 'results.json'}: not readable as results ({error})") from None
+            raise PackageError(f"{RunDir(run).results}: not readable as results ({error})") from None
     sources = [member_folder(entry, run) for entry in definition["members"]]
     out.parent.mkdir(parents=True, exist_ok=True)
     temporary = out.parent / f".{out.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"

@@ -36,12 +36,13 @@ import yaml
 
 from mlparse import __version__
 from mlparse.io_utils import atomic_write_json, atomic_write_text
+from mlparse.run_dir import ENSEMBLE_FILE, RECIPE_FILE, RunDir
 
 PACKAGE_FORMAT = "mlparse-package"
 #: Bump when a package written by this version cannot be read correctly by an older one.
 PACKAGE_FORMAT_VERSION = 1
 
-INFO_FILE, SPEC_FILE, WEIGHTS_FILE, RECIPE_FILE, CARD_FILE = "package.json", "spec.json", "model.pt", "recipe.yaml", "README.md"
+INFO_FILE, SPEC_FILE, WEIGHTS_FILE, CARD_FILE = "package.json", "spec.json", "model.pt", "README.md"  # + RECIPE_FILE
 PRETRAINED_DIR = "pretrained"
 
 #: The budget of one forward pass (token-equivalents) when the recipe does not say.
@@ -106,8 +107,8 @@ def export_package(run_dir: PathLike, out_dir: PathLike) -> PackageInfo:
     run, out = Path(run_dir), Path(out_dir)
     if not run.exists():
         raise ModelNotFound(f"run directory not found: {run}")
-    best = checkpoint.CheckpointFiles(run / "checkpoints").best
-    if run.is_dir() and (run / "ensemble.yaml").is_file():  # an ensemble: its members in one package
+    best = RunDir(run).best
+    if run.is_dir() and (run / ENSEMBLE_FILE).is_file():  # an ensemble: its members in one package
         from mlparse.ensemble_package import export_ensemble
 
         return export_ensemble(run, out)
@@ -120,14 +121,14 @@ def export_package(run_dir: PathLike, out_dir: PathLike) -> PackageInfo:
     except checkpoint.CheckpointError as error:
         raise NotAModel(str(error)) from None
     spec, weights = saved["spec"], saved["model"]
-    recipe_text = _read_text(run / "recipe.yaml")
-    recipe = _recipe_dict(recipe_text, run / "recipe.yaml")
+    recipe_text = _read_text(RunDir(run).recipe)
+    recipe = _recipe_dict(recipe_text, RunDir(run).recipe)
     results = RunResults()
-    if (run / "results.json").is_file():
+    if RunDir(run).results.is_file():
         try:
-            results = RunResults.from_json_dict(json.loads(_read_text(run / "results.json")))
+            results = RunResults.from_json_dict(json.loads(_read_text(RunDir(run).results)))
         except (ValueError, TypeError) as error:
-            raise PackageError(f"{run / 'results.json'}: not readable as results ({error})") from None
+            raise PackageError(f"{RunDir(run).results}: not readable as results ({error})") from None
     data = recipe.get("data") or {}
     info = PackageInfo(
         kind=str(spec.get("kind", "span")), task=results.task, dataset=str(data.get("family", results.dataset)),
@@ -272,9 +273,9 @@ def load_package(path: PathLike, device: Any = None) -> Tuple[Any, PackageInfo]:
     if is_package(folder):
         info = read_info(folder)
         weights = folder / WEIGHTS_FILE
-    elif folder.is_dir() and (folder / "checkpoints" / "best.pt").is_file():
+    elif folder.is_dir() and RunDir(folder).best.is_file():
         info = _run_info(folder)
-        weights = folder / "checkpoints" / "best.pt"
+        weights = RunDir(folder).best
     else:
         raise NotAModel(f"{folder} is not an mlparse model: neither a package (no {INFO_FILE}) nor a finished run "
                         "directory (no checkpoints/best.pt)")

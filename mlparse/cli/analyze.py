@@ -114,7 +114,9 @@ def analyze_command(
         fail(error, 2)
     if not model.is_dir():
         fail(f"--model {model}: not a run directory (mlparse analyze needs the run's recipe.yaml and checkpoints/)", 2)
-    recipe_file = model / "recipe.yaml"
+    from mlparse.run_dir import RunDir
+
+    recipe_file = RunDir(model).recipe
     try:
         config = recipe_from_yaml_text(recipe_file.read_text(encoding="utf-8"), source=str(recipe_file))
     except FileNotFoundError:

@@ -41,8 +41,7 @@ def best_checkpoint(model: Union[str, Path]) -> Path:
     """``RUN_DIR/checkpoints/best.pt`` for a run directory, the weights of a model package (``mlparse export``),
     or the file itself."""
     from mlparse import package
-    from mlparse.run_dir import ENSEMBLE_FILE
-    from mlparse.train.checkpoint import CheckpointFiles
+    from mlparse.run_dir import ENSEMBLE_FILE, RunDir
 
     path = Path(model)
     if path.is_dir() and (path / ENSEMBLE_FILE).is_file():
@@ -56,7 +55,7 @@ def best_checkpoint(model: Union[str, Path]) -> Path:
             raise ParseInputError(str(error)) from None
         return path / package.WEIGHTS_FILE
     if path.is_dir():
-        candidate = CheckpointFiles(path / "checkpoints").best
+        candidate = RunDir(path).best
         if not candidate.is_file():
             raise ParseInputError(f"{path} has no checkpoints/best.pt (is it a finished run directory?)")
         return candidate
@@ -72,6 +71,7 @@ def load_parser(model: Union[str, Path], device: Optional[torch.device] = None, 
     The file is read as plain data (:func:`mlparse.train.checkpoint.load`): one that would need code to
     run is refused unless ``trust`` (``--trust-checkpoint``), after ``warn`` says why that is dangerous.
     """
+    from mlparse.run_dir import BEST_CHECKPOINT, LAST_CHECKPOINT
     from mlparse.train import checkpoint
 
     path = best_checkpoint(model)
@@ -79,9 +79,9 @@ def load_parser(model: Union[str, Path], device: Optional[torch.device] = None, 
     try:
         saved = checkpoint.load(path, map_location=device, trust=trust, warn=warn)
     except checkpoint.CheckpointError as error:
-        last = path.parent / "last.pt"
+        last = path.parent / LAST_CHECKPOINT
         hint = (f" ({last} may still be good: --model {last})" if isinstance(error, checkpoint.CorruptCheckpoint)
-                and path.name == "best.pt" and last.is_file() else "")
+                and path.name == BEST_CHECKPOINT and last.is_file() else "")
         raise ParseInputError(f"{error}{hint}") from None
     from mlparse.modules.pretrained_loading import PretrainedError, with_local_copy
     from mlparse.package import PRETRAINED_DIR

@@ -23,7 +23,7 @@ converts it (:mod:`mlparse.train.checkpoint_legacy`), or read in full with ``tru
 Writes are atomic (:func:`mlparse.io_utils.atomic_write_binary`): a process killed at any moment
 leaves the previous file or the new one, and a failed write (a full disk) raises
 :class:`mlparse.io_utils.WriteError` naming the file, with the previous file intact.
-:class:`CheckpointFiles` names the two files a run keeps.
+:class:`mlparse.run_dir.CheckpointFiles` names the two files a run keeps.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ import secrets
 import warnings
 import zipfile
 from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Callable, Dict, List, Optional, Union
 
@@ -45,28 +44,13 @@ import numpy as np
 import torch
 
 from mlparse.io_utils import WriteError, atomic_write_binary
+from mlparse.run_dir import CheckpointFiles  # noqa: F401  (the run directory names the files; here for callers)
 
 FORMAT = "mlparse-checkpoint"
 FORMAT_VERSION = 2
 
 PathLike = Union[str, Path]
 Warn = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class CheckpointFiles:
-    """The checkpoints of one run, in ``folder``: ``last.pt`` (the full training state after the latest
-    dev check) and ``best.pt`` (the same content, at the best dev check): either one can resume a run."""
-
-    folder: Path
-
-    @property
-    def best(self) -> Path:
-        return self.folder / "best.pt"
-
-    @property
-    def last(self) -> Path:
-        return self.folder / "last.pt"
 
 
 # -- errors --------------------------------------------------------------------------------------------
