@@ -43,7 +43,7 @@ from mlparse.models.ensemble import average_distributions
 from mlparse.models.memory import subbatch_cost
 from mlparse.models.span_parser import Sentence, SentenceBatch, SpanParser
 from mlparse.models.targets import JointTargets, dependency_targets
-from mlparse.models.transfer import to_device
+from mlparse.modules.transfer import to_device
 from mlparse.modules.biaffine import BiaffineDependencyScorer
 from mlparse.modules.label_attention import HeadwiseSpanScorer, LabelAttentionLayer
 from mlparse.modules.tag_head import TagHead
