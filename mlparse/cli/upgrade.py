@@ -32,8 +32,7 @@ def upgrade_command(
     """
     from mlparse.io_utils import WriteError
     from mlparse.run_dir import RunDir
-    from mlparse.train.checkpoint import CheckpointError
-    from mlparse.train.checkpoint_legacy import upgrade_file
+    from mlparse.train.checkpoint import CheckpointError, upgrade_file
     from mlparse.train.run_lock import RunLock, RunLocked
 
     if target.is_dir():
