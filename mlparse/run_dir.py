@@ -11,6 +11,9 @@ reads them by the same names.  A run directory holds::
     checkpoints/         last.pt, best.pt (:class:`CheckpointFiles`)
     <split>.pred.trees   predictions (.conllu for dependency runs), <split>.evalb / .depeval reports
     run.lock             held by the process that trains the run (:mod:`mlparse.train.run_lock`)
+    profile.txt          ``mlparse run --profile N`` only: the profiler's summary (:mod:`mlparse.train.profiling`)
+    external.json        external runs only (``mlparse score``): what was scored (:mod:`mlparse.compare.external`)
+    analysis/            what ``mlparse analyze`` wrote: ``errors-<split>.json`` (read by the report), probes, heads
 
 Environment facts recorded in results.json (hardware, versions, times) are in :mod:`mlparse.train.environment`.
 """
@@ -36,6 +39,9 @@ CHECKPOINTS_DIR = "checkpoints"
 ENSEMBLE_FILE = "ensemble.yaml"  # ensemble run directories: the members and the averaging (mlparse ensemble)
 FOLD_FILE = "fold.json"  # jack-knifed runs: the fold left out (mlparse/train/folds.py)
 LOCK_NAME = "run.lock"  # held by the process that trains the run (mlparse/train/run_lock.py)
+PROFILE_FILE = "profile.txt"  # mlparse run --profile N (mlparse/train/profiling.py)
+EXTERNAL_FILE = "external.json"  # external runs (mlparse score): the predictions and gold scored
+ANALYSIS_DIR = "analysis"  # what mlparse analyze writes into a run directory
 BEST_CHECKPOINT = "best.pt"  # in checkpoints/: the training state at the best dev check
 LAST_CHECKPOINT = "last.pt"  # in checkpoints/: the training state after the latest dev check
 
@@ -114,6 +120,15 @@ class RunDir:
         return self.report(split, ".evalb")
 
     @property
+    def analysis(self) -> Path:
+        """The folder ``mlparse analyze`` writes into when no ``--output-dir`` is given."""
+        return self.path / ANALYSIS_DIR
+
+    def errors(self, split: str) -> Path:
+        """The error breakdown of ``split`` that ``mlparse analyze errors RUN`` writes and the report plots."""
+        return self.analysis / f"errors-{split}.json"
+
+    @property
     def lock(self) -> Path:
         """The lock file held by the process that trains this run (:mod:`mlparse.train.run_lock`)."""
         return self.path / LOCK_NAME
@@ -121,7 +136,7 @@ class RunDir:
     def remove_leftovers(self) -> int:
         """Delete the temporary files of writes that a killed run left half done (``.last.pt.*.tmp`` and the
         like: up to a checkpoint's size each); only under the run's lock.  Returns how many there were."""
-        names = [p.name for p in (self.recipe, self.results, self.log, self.fold)] + ["profile.txt"] + [
+        names = [p.name for p in (self.recipe, self.results, self.log, self.fold)] + [PROFILE_FILE] + [
             path.name for split in ("dev", "test") for path in (self.pred(split), self.pred(split, ".conllu"),
                                                                 self.evalb(split), self.report(split, ".depeval"))]
         folders = {self.path: names, self.checkpoints.folder: [self.best.name, self.last.name]}
