@@ -1,6 +1,6 @@
 """mlparse: multilingual treebank benchmarking for neural constituency and dependency parsers."""
 
-__version__ = "0.1.0"
+from mlparse.version import __version__
 
 __all__ = ["__version__", "load"]
 

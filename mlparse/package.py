@@ -1,4 +1,4 @@
-"""Model packages: a trained parser in a folder of its own (``mlparse export``), and reading one back.
+"""Model packages: a trained parser (or an ensemble) in a folder of its own (``mlparse export``), and reading one back.
 
 A package is a folder that needs nothing else to be used (no run directory, prepared data or
 recipe search path)::
@@ -33,18 +33,19 @@ import secrets
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import yaml
 
-from mlparse import __version__
+from mlparse.version import __version__
 from mlparse.io_utils import atomic_write_json, atomic_write_text
+from mlparse.run_dir import BEST_CHECKPOINT, CHECKPOINTS_DIR, ENSEMBLE_FILE, LAST_CHECKPOINT, RECIPE_FILE, RunDir
 
 PACKAGE_FORMAT = "mlparse-package"
 #: Bump when a package written by this version cannot be read correctly by an older one.
 PACKAGE_FORMAT_VERSION = 1
 
-INFO_FILE, SPEC_FILE, WEIGHTS_FILE, RECIPE_FILE, CARD_FILE = "package.json", "spec.json", "model.pt", "recipe.yaml", "README.md"
+INFO_FILE, SPEC_FILE, WEIGHTS_FILE, CARD_FILE = "package.json", "spec.json", "model.pt", "README.md"  # + RECIPE_FILE
 PRETRAINED_DIR = "pretrained"
 TAGGER_DIR = "tagger"
 
@@ -116,10 +117,8 @@ def export_package(run_dir: PathLike, out_dir: PathLike, tagger: Optional[PathLi
     run, out = Path(run_dir), Path(out_dir)
     if not run.exists():
         raise ModelNotFound(f"run directory not found: {run}")
-    best = checkpoint.CheckpointFiles(run / "checkpoints").best
-    if run.is_dir() and (run / "ensemble.yaml").is_file():  # an ensemble: its members in one package
-        from mlparse.ensemble_package import export_ensemble
-
+    best = RunDir(run).best
+    if run.is_dir() and (run / ENSEMBLE_FILE).is_file():  # an ensemble: its members in one package
         return export_ensemble(run, out)
     if not run.is_dir() or not best.is_file():
         raise NotAModel(f"{run} is not a finished run directory (it has no checkpoints/best.pt)")
@@ -130,14 +129,14 @@ def export_package(run_dir: PathLike, out_dir: PathLike, tagger: Optional[PathLi
     except checkpoint.CheckpointError as error:
         raise NotAModel(str(error)) from None
     spec, weights = saved["spec"], saved["model"]
-    recipe_text = _read_text(run / "recipe.yaml")
-    recipe = _recipe_dict(recipe_text, run / "recipe.yaml")
+    recipe_text = _read_text(RunDir(run).recipe)
+    recipe = _recipe_dict(recipe_text, RunDir(run).recipe)
     results = RunResults()
-    if (run / "results.json").is_file():
+    if RunDir(run).results.is_file():
         try:
-            results = RunResults.from_json_dict(json.loads(_read_text(run / "results.json")))
+            results = RunResults.from_json_dict(json.loads(_read_text(RunDir(run).results)))
         except (ValueError, TypeError) as error:
-            raise PackageError(f"{run / 'results.json'}: not readable as results ({error})") from None
+            raise PackageError(f"{RunDir(run).results}: not readable as results ({error})") from None
     data = recipe.get("data") or {}
     info = PackageInfo(
         kind=str(spec.get("kind", "span")), task=results.task, dataset=str(data.get("family", results.dataset)),
@@ -322,7 +321,7 @@ def read_info(path: PathLike) -> PackageInfo:
 def load_package(path: PathLike, device: Any = None, trust: bool = False,
                  warn: Optional[Callable[[str], None]] = None) -> Tuple[Any, PackageInfo]:
     """The parser (in eval mode, on ``device``; default CUDA when available) and its description, from a
-    package, a finished run directory, an ensemble's run directory or package (:mod:`mlparse.ensemble_package`)
+    package, a finished run directory, an ensemble's run directory or package (see "Ensembles" below)
     or a checkpoint file: the one loader of ``mlparse.load``, ``mlparse parse`` and ``mlparse analyze``.
 
     Checkpoints are read as plain data (:func:`mlparse.train.checkpoint.load`): one that would need code to
@@ -338,8 +337,6 @@ def load_package(path: PathLike, device: Any = None, trust: bool = False,
     folder = Path(path)
     if not folder.exists():
         raise ModelNotFound(f"model not found: {folder} does not exist")
-    from mlparse.ensemble_package import is_ensemble_dir, load_ensemble
-
     if folder.is_dir() and is_ensemble_dir(folder):  # an ensemble's run directory or package
         if is_package(folder):
             read_info(folder)  # refuses a package of a newer format
@@ -347,11 +344,11 @@ def load_package(path: PathLike, device: Any = None, trust: bool = False,
     if is_package(folder):
         info = read_info(folder)
         weights = folder / WEIGHTS_FILE
-    elif folder.is_dir() and (folder / "checkpoints" / "best.pt").is_file():
+    elif folder.is_dir() and RunDir(folder).best.is_file():
         info = _run_info(folder)
-        weights = folder / "checkpoints" / "best.pt"
+        weights = RunDir(folder).best
     elif folder.is_file():  # a checkpoint file (best.pt, last.pt, a copy)
-        info = _run_info(folder.parent.parent) if folder.parent.name == "checkpoints" else PackageInfo(exported_at="")
+        info = _run_info(folder.parent.parent) if folder.parent.name == CHECKPOINTS_DIR else PackageInfo(exported_at="")
         weights = folder
     else:
         raise NotAModel(f"{folder} is not an mlparse model: neither a package (no {INFO_FILE}) nor a finished run "
@@ -360,9 +357,9 @@ def load_package(path: PathLike, device: Any = None, trust: bool = False,
     try:
         saved = checkpoint.load(weights, map_location=device, trust=trust, warn=warn)
     except checkpoint.CheckpointError as error:
-        last = weights.parent / "last.pt"
+        last = weights.parent / LAST_CHECKPOINT
         hint = (f" ({last} may still be good: --model {last})" if isinstance(error, checkpoint.CorruptCheckpoint)
-                and weights.name == "best.pt" and last.is_file() else "")
+                and weights.name == BEST_CHECKPOINT and last.is_file() else "")
         raise NotAModel(f"{error}{hint}") from None
     spec = saved["spec"]
     if spec.get("pretrained") and (folder / PRETRAINED_DIR).is_dir():
@@ -390,7 +387,7 @@ def _run_info(run: Path) -> PackageInfo:
         data = recipe.get("data") or {}
         info.dataset, info.language = str(data.get("family", "")), str(data.get("language", ""))
         info.parse_budget = _recipe_parse_budget(recipe)
-    results_path = run / "results.json"
+    results_path = RunDir(run).results
     if results_path.is_file():  # a parser trained on jack-knifed tags: the tagger of its dev and test
         try:
             recorded = (json.loads(_read_text(results_path)).get("input_tags") or {}).get("tagger_run_dir")
@@ -419,3 +416,163 @@ def _recipe_parse_budget(recipe: Dict[str, Any]) -> int:
     ``mlparse run``) and a missing value give the CPU default."""
     value = (recipe.get("eval") or {}).get("subbatch_tokens")
     return int(value) if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_PARSE_BUDGET
+
+
+# -- Ensembles --------------------------------------------------------------------------------------
+#
+# Ensembles (``mlparse ensemble``) as models: loaded from their run directory, exported as one package.
+#
+# An ensemble run directory holds ``ensemble.yaml`` (the members' run directories and the averaging) and
+# ``results.json``; its members are ordinary finished runs, each loaded as :func:`mlparse.package.load_package`
+# loads a run directory, then put into one :class:`~mlparse.models.ensemble.EnsembleParser` on the device.
+# A member's run directory is looked for where ``ensemble.yaml`` recorded it: its absolute path, then the
+# path as written (relative to the working directory of ``mlparse ensemble``), then that path relative to
+# the runs folder that holds the ensemble (``RUNS/<name>/<id>``: two levels up) and to the folder above it,
+# then the member's ``<name>/<id>`` in that runs folder: a runs folder moved or copied as a whole still
+# loads.  A candidate whose ``results.json`` names another run id is not the member.
+#
+# ``mlparse export ENSEMBLE_RUN_DIR OUT`` (:func:`export_ensemble`) writes one package: ``package.json`` of
+# kind ``ensemble``, ``ensemble.yaml`` (the averaging and each member's package folder), and each member as an
+# ordinary package under ``members/<k>/``; ``mlparse.load(OUT)`` loads it without the run directories.
+
+#: Where an ensemble package keeps its members, one package each (``members/0``, ``members/1``, ...).
+MEMBERS_DIR = "members"
+
+
+def is_ensemble_dir(folder: Path) -> bool:
+    """Is ``folder`` an ensemble's run directory or package (it has ``ensemble.yaml``)?"""
+    return (folder / ENSEMBLE_FILE).is_file()
+
+
+def read_definition(folder: Path) -> Dict[str, Any]:
+    """``ensemble.yaml`` of ``folder``, checked: a mapping with a non-empty ``members`` list."""
+    path = folder / ENSEMBLE_FILE
+    try:
+        definition = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise NotAModel(f"{path}: cannot read the ensemble's definition: {str(error).splitlines()[0]}") from None
+    members = definition.get("members") if isinstance(definition, dict) else None
+    if not isinstance(members, list) or not members or not all(isinstance(m, dict) and m.get("run_dir") for m in members):
+        raise NotAModel(f"{path}: not an ensemble definition (no list of members with their run_dir)")
+    return definition
+
+
+def member_folder(entry: Dict[str, Any], ensemble: Path) -> Path:
+    """Where member ``entry`` of the ensemble in ``ensemble`` is (see the module docstring)."""
+    written = Path(str(entry["run_dir"]))
+    candidates: List[Path] = []
+    if entry.get("path"):
+        candidates.append(Path(str(entry["path"])))
+    candidates.append(written)
+    folder = ensemble.resolve()
+    if not written.is_absolute():
+        candidates += [folder.parents[k] / written for k in (1, 2) if k < len(folder.parents)]
+    if len(written.parts) >= 2 and len(folder.parents) > 1:  # RUNS/<name>/<id> beside the ensemble's
+        candidates.append(folder.parents[1] / written.parts[-2] / written.parts[-1])
+    for candidate in candidates:
+        if RunDir(candidate).checkpoints.folder.is_dir() and _run_id(candidate) in (None, entry.get("run_id")):
+            return candidate
+    raise PackageError(f"{ensemble}: member {written} not found (looked in {', '.join(str(c) for c in candidates)}); "
+                       "the members' run directories must stay where mlparse ensemble found them, or move with the "
+                       "runs folder")
+
+
+def _run_id(folder: Path) -> Optional[str]:
+    """The run id ``results.json`` of ``folder`` records (None: none readable); a candidate whose id differs
+    from the member's is another run, not the member moved."""
+    try:
+        value = json.loads(RunDir(folder).results.read_text(encoding="utf-8")).get("run_id")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return str(value) if value else None
+
+
+def is_ensemble_package(folder: Path) -> bool:
+    """Is ``folder`` a package written by :func:`export_ensemble`?"""
+    return (folder / INFO_FILE).is_file() and (folder / ENSEMBLE_FILE).is_file() and (folder / MEMBERS_DIR).is_dir()
+
+
+def load_ensemble(folder: Path, device: Any = None, trust: bool = False, warn: Any = None) -> Tuple[Any, PackageInfo]:
+    """The :class:`~mlparse.models.ensemble.EnsembleParser` of the ensemble run directory or ensemble package
+    ``folder`` (eval mode, on ``device``) and its description (a package's own; for a run directory the first
+    member's dataset and language and the members' smallest parse budget)."""
+    from mlparse.models.ensemble import AVERAGING_MODES, EnsembleError, EnsembleParser
+
+    definition = read_definition(folder)
+    average = str(definition.get("average", "probability"))
+    if average not in AVERAGING_MODES:
+        raise NotAModel(f"{folder / ENSEMBLE_FILE}: unknown averaging {average!r} (one of {', '.join(AVERAGING_MODES)})")
+    packaged = is_ensemble_package(folder)
+    members, names, infos = [], [], []
+    for entry in definition["members"]:
+        where = folder / str(entry["package"]) if packaged and entry.get("package") else member_folder(entry, folder)
+        parser, info = load_package(where, device, trust=trust, warn=warn)
+        members.append(parser)
+        names.append(str(entry["run_dir"]))
+        infos.append(info)
+    try:
+        ensemble = EnsembleParser(members, names, mode=average, union=bool(definition.get("union_of_labels", False)))
+    except EnsembleError as error:
+        raise PackageError(f"{folder}: {error}") from None
+    if packaged:
+        info = read_info(folder)
+    else:
+        first = infos[0]
+        info = PackageInfo(kind=ensemble.kind, task=ensemble.task, dataset=first.dataset, language=first.language,
+                           recipe=str(definition.get("name", "")), run_id=folder.name,
+                           system=f"ensemble of {len(members)}: {first.system or first.kind}",
+                           parse_budget=_smallest_budget(infos))
+    return ensemble.eval(), info
+
+
+def export_ensemble(run: Path, out: Path) -> PackageInfo:
+    """Write the package of the ensemble run directory ``run`` to ``out`` (see the module docstring): every
+    member exported as a package of its own under ``members/<k>/``, the whole written beside ``out`` and
+    renamed into place, so that a failure leaves no half package."""
+    from mlparse.results import DEV_METRIC, RunResults
+    from mlparse.train.environment import now_iso
+
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise PackageError(f"{out} already exists; give a new folder (or remove it first)")
+    definition = read_definition(run)
+    results = RunResults()
+    if RunDir(run).results.is_file():
+        try:
+            results = RunResults.from_json_dict(json.loads(RunDir(run).results.read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError) as error:
+            raise PackageError(f"{RunDir(run).results}: not readable as results ({error})") from None
+    sources = [member_folder(entry, run) for entry in definition["members"]]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    temporary = out.parent / f".{out.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    temporary.mkdir()
+    try:
+        infos = [export_package(source, temporary / MEMBERS_DIR / str(k)) for k, source in enumerate(sources)]
+        first = infos[0]
+        packaged = {**definition, "members": [
+            {**{key: entry[key] for key in ("run_dir", "recipe", "run_id") if key in entry},
+             "package": f"{MEMBERS_DIR}/{k}"} for k, entry in enumerate(definition["members"])]}
+        info = PackageInfo(
+            kind="ensemble", task=first.task, dataset=first.dataset, language=first.language,
+            recipe=str(definition.get("name", "")), run_id=results.run_id or run.name,
+            system=results.system or f"ensemble of {len(infos)}", metric=DEV_METRIC.get(first.task, ""),
+            dev=_scores(results.dev), test=_scores(results.test), parse_budget=_smallest_budget(infos),
+            exported_at=now_iso())
+        atomic_write_text(temporary / ENSEMBLE_FILE, yaml.safe_dump(packaged, sort_keys=False, allow_unicode=True))
+        atomic_write_json(temporary / INFO_FILE, asdict(info))
+        atomic_write_text(temporary / CARD_FILE, model_card(info, members=len(infos),
+                                                          average=str(definition.get("average", "probability"))))
+        if out.is_dir():
+            out.rmdir()  # empty (checked above)
+        os.rename(temporary, out)
+    except BaseException:
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise
+    return info
+
+
+def _smallest_budget(infos: List[PackageInfo]) -> int:
+    """The members' smallest parse budget (each member's whole batch is held until the scores are averaged;
+    the ensemble's cost model adds the members' costs up)."""
+    budgets: List[Optional[int]] = [info.parse_budget for info in infos]
+    chosen = [b for b in budgets if isinstance(b, int) and b > 0]
+    return min(chosen) if chosen else DEFAULT_PARSE_BUDGET

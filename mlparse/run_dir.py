@@ -8,9 +8,12 @@ reads them by the same names.  A run directory holds::
     log.jsonl            one line per dev check (:data:`LOG_KEYS`)
     ensemble.yaml        ensembles only (instead of recipe.yaml and checkpoints): the members, the averaging
     fold.json            jack-knifed runs only: the fold left out (:mod:`mlparse.train.folds`)
-    checkpoints/         last.pt, best.pt (:class:`mlparse.train.checkpoint.CheckpointFiles`)
+    checkpoints/         last.pt, best.pt (:class:`CheckpointFiles`)
     <split>.pred.trees   predictions (.conllu for dependency runs), <split>.evalb / .depeval reports
     run.lock             held by the process that trains the run (:mod:`mlparse.train.run_lock`)
+    profile.txt          ``mlparse run --profile N`` only: the profiler's summary (:mod:`mlparse.train.profiling`)
+    external.json        external runs only (``mlparse score``): what was scored (:mod:`mlparse.compare.external`)
+    analysis/            what ``mlparse analyze`` wrote: ``errors-<split>.json`` (read by the report), probes, heads
 
 Environment facts recorded in results.json (hardware, versions, times) are in :mod:`mlparse.train.environment`.
 """
@@ -21,15 +24,11 @@ import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List
+from typing import Any, Dict, List
 
 from mlparse.config import RecipeConfig
 from mlparse.io_utils import atomic_write_json, atomic_write_text
 from mlparse.results import RunResults
-from mlparse.train.run_lock import LOCK_NAME
-
-if TYPE_CHECKING:  # importing the checkpoint module means importing torch: `mlparse run` refuses a locked run first
-    from mlparse.train.checkpoint import CheckpointFiles
 
 
 #: The files and folder of a run directory.
@@ -39,6 +38,12 @@ LOG_FILE = "log.jsonl"
 CHECKPOINTS_DIR = "checkpoints"
 ENSEMBLE_FILE = "ensemble.yaml"  # ensemble run directories: the members and the averaging (mlparse ensemble)
 FOLD_FILE = "fold.json"  # jack-knifed runs: the fold left out (mlparse/train/folds.py)
+LOCK_NAME = "run.lock"  # held by the process that trains the run (mlparse/train/run_lock.py)
+PROFILE_FILE = "profile.txt"  # mlparse run --profile N (mlparse/train/profiling.py)
+EXTERNAL_FILE = "external.json"  # external runs (mlparse score): the predictions and gold scored
+ANALYSIS_DIR = "analysis"  # what mlparse analyze writes into a run directory
+BEST_CHECKPOINT = "best.pt"  # in checkpoints/: the training state at the best dev check
+LAST_CHECKPOINT = "last.pt"  # in checkpoints/: the training state after the latest dev check
 
 #: The keys of a log.jsonl line (:class:`mlparse.results.LogEntry`): one dev check.
 LOG_KEYS = ("step", "epoch", "dev_score", "metric", "lr", "train_loss", "elapsed_seconds", "best", "subbatch_tokens")
@@ -47,6 +52,23 @@ LOG_KEYS = ("step", "epoch", "dev_score", "metric", "lr", "train_loss", "elapsed
 def run_id_for(config: RecipeConfig) -> str:
     """A run id derived from the resolved recipe: the same recipe (and overrides) resumes the same run."""
     return config.hash()[:12]
+
+
+@dataclass(frozen=True)
+class CheckpointFiles:
+    """The checkpoints of one run, in ``folder``: ``last.pt`` (the full training state after the latest
+    dev check) and ``best.pt`` (the same content, at the best dev check): either one can resume a run.
+    The format of the files is :mod:`mlparse.train.checkpoint`'s."""
+
+    folder: Path
+
+    @property
+    def best(self) -> Path:
+        return self.folder / BEST_CHECKPOINT
+
+    @property
+    def last(self) -> Path:
+        return self.folder / LAST_CHECKPOINT
 
 
 @dataclass(frozen=True)
@@ -75,9 +97,7 @@ class RunDir:
         return self.path / FOLD_FILE
 
     @property
-    def checkpoints(self) -> "CheckpointFiles":
-        from mlparse.train.checkpoint import CheckpointFiles
-
+    def checkpoints(self) -> CheckpointFiles:
         return CheckpointFiles(self.path / CHECKPOINTS_DIR)
 
     @property
@@ -100,6 +120,15 @@ class RunDir:
         return self.report(split, ".evalb")
 
     @property
+    def analysis(self) -> Path:
+        """The folder ``mlparse analyze`` writes into when no ``--output-dir`` is given."""
+        return self.path / ANALYSIS_DIR
+
+    def errors(self, split: str) -> Path:
+        """The error breakdown of ``split`` that ``mlparse analyze errors RUN`` writes and the report plots."""
+        return self.analysis / f"errors-{split}.json"
+
+    @property
     def lock(self) -> Path:
         """The lock file held by the process that trains this run (:mod:`mlparse.train.run_lock`)."""
         return self.path / LOCK_NAME
@@ -107,7 +136,7 @@ class RunDir:
     def remove_leftovers(self) -> int:
         """Delete the temporary files of writes that a killed run left half done (``.last.pt.*.tmp`` and the
         like: up to a checkpoint's size each); only under the run's lock.  Returns how many there were."""
-        names = [p.name for p in (self.recipe, self.results, self.log, self.fold)] + ["profile.txt"] + [
+        names = [p.name for p in (self.recipe, self.results, self.log, self.fold)] + [PROFILE_FILE] + [
             path.name for split in ("dev", "test") for path in (self.pred(split), self.pred(split, ".conllu"),
                                                                 self.evalb(split), self.report(split, ".depeval"))]
         folders = {self.path: names, self.checkpoints.folder: [self.best.name, self.last.name]}

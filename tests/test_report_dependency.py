@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from mlparse.report import plots as plots_module
+from mlparse.report.output import report_plots
 from mlparse.report.collect import collect_runs
 from mlparse.report.leaderboard import build_leaderboards
 from mlparse.report.model import build_report
@@ -275,5 +276,5 @@ def test_old_results_without_task_and_old_logs_still_work(tmp_path: Path) -> Non
     assert (record.results.task, record.scoring, board.task, board.title) == (
         "constituency", None, "constituency", "constituency · spmrl · test · F1")
     assert [(e.dev_score, e.metric) for e in record.log] == [(88.0, "f1"), (92.5, "f1")]
-    assert [plot.name for plot in plots_module.report_plots(report)] == ["bars-constituency-spmrl-test-f1",
+    assert [plot.name for plot in report_plots(report)] == ["bars-constituency-spmrl-test-f1",
                                                                          "dev-f1-constituency-spmrl"]

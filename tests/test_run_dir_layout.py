@@ -9,7 +9,9 @@ from mlparse.config import load_recipe
 from mlparse.io_utils import atomic_write_text
 from mlparse.report.collect import collect_runs
 from mlparse.results import FAILED, RunResults
-from mlparse.run_dir import CHECKPOINTS_DIR, LOG_FILE, RECIPE_FILE, RESULTS_FILE, RunDir, run_id_for
+from mlparse.run_dir import (ANALYSIS_DIR, BEST_CHECKPOINT, CHECKPOINTS_DIR, ENSEMBLE_FILE, EXTERNAL_FILE, FOLD_FILE,
+                             LAST_CHECKPOINT, LOCK_NAME, LOG_FILE, PROFILE_FILE, RECIPE_FILE, RESULTS_FILE, RunDir,
+                             run_id_for)
 
 PACKAGE = Path(__file__).resolve().parents[1] / "mlparse"
 
@@ -34,13 +36,17 @@ def test_the_report_reads_a_run_directory_written_through_run_dir(tmp_path: Path
 
 def test_the_file_names_of_a_run_directory_are_spelled_only_in_run_dir() -> None:
     run = RunDir(Path("r"))
-    assert (run.recipe.name, run.results.name, run.log.name, run.checkpoints.folder.name) == (
-        RECIPE_FILE, RESULTS_FILE, LOG_FILE, CHECKPOINTS_DIR)
-    names = {RECIPE_FILE, RESULTS_FILE, LOG_FILE, CHECKPOINTS_DIR}
+    assert (run.recipe.name, run.results.name, run.log.name, run.checkpoints.folder.name, run.best.name,
+            run.last.name, run.lock.name, run.fold.name, run.analysis.name, run.errors("dev").parent.name) == (
+        RECIPE_FILE, RESULTS_FILE, LOG_FILE, CHECKPOINTS_DIR, BEST_CHECKPOINT, LAST_CHECKPOINT, LOCK_NAME, FOLD_FILE,
+        ANALYSIS_DIR, ANALYSIS_DIR)
+    names = {RECIPE_FILE, RESULTS_FILE, LOG_FILE, CHECKPOINTS_DIR, BEST_CHECKPOINT, LAST_CHECKPOINT, LOCK_NAME,
+             ENSEMBLE_FILE, FOLD_FILE, PROFILE_FILE, EXTERNAL_FILE, ANALYSIS_DIR}
     spelled = []
-    for folder in ("train", "report"):  # the writer and the reader of run directories
-        for path in sorted((PACKAGE / folder).glob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if isinstance(node, ast.Constant) and node.value in names:
-                    spelled.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {node.value!r}")
+    for path in sorted(PACKAGE.rglob("*.py")):  # every module of the package but run_dir.py itself
+        if path == PACKAGE / "run_dir.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in names:
+                spelled.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {node.value!r}")
     assert not spelled, "use mlparse.run_dir's names instead:\n" + "\n".join(spelled)

@@ -11,7 +11,8 @@ import pytest
 import torch
 
 from mlparse.config import load_recipe
-from mlparse.config.schema import ConfigError, from_dict
+from mlparse.config.schema import ConfigError
+from mlparse.config.validation import from_dict
 from mlparse.data.batching import pack_by_tokens
 from mlparse.models.base import Parser
 from mlparse.models.memory import parsing_memory, subbatch_cost, training_memory

@@ -7,7 +7,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from mlparse.models.transfer import to_device
+from mlparse.modules.transfer import to_device
 from benchmarks.instrumentation.transfer_count import TransferCounter
 
 

@@ -94,6 +94,7 @@ def analyze_command(
     from mlparse.config import ConfigError, recipe_from_yaml_text
     from mlparse.io_utils import atomic_write_json, atomic_write_text
     from mlparse.package import PackageError
+    from mlparse.run_dir import RunDir
     from mlparse.tasks.treebank import DataError, check_lengths, read_split
     from mlparse.tasks.evalb_scoring import EvaluationError, check_params
 
@@ -114,7 +115,7 @@ def analyze_command(
         fail(error, 2)
     if not model.is_dir():
         fail(f"--model {model}: not a run directory (mlparse analyze needs the run's recipe.yaml and checkpoints/)", 2)
-    recipe_file = model / "recipe.yaml"
+    recipe_file = RunDir(model).recipe
     try:
         config = recipe_from_yaml_text(recipe_file.read_text(encoding="utf-8"), source=str(recipe_file))
     except FileNotFoundError:
@@ -157,7 +158,7 @@ def analyze_command(
                                progress=lambda probe: bar.advance(task))
     except (PackageError, DataError, EvaluationError) as error:
         fail(error, 1)
-    target = output_dir if output_dir is not None else model / "analysis"
+    target = output_dir if output_dir is not None else RunDir(model).analysis
     json_path, markdown_path = target / f"{split}.json", target / f"{split}.md"
     try:
         atomic_write_json(json_path, analysis.to_json_dict())
@@ -187,6 +188,7 @@ def _analyze_heads(model: Path, config, split: str, data: Optional[Path], max_se
     from mlparse.analysis.head_contributions import HeadAnalysisError, analyze_heads, bar_charts, to_markdown
     from mlparse.io_utils import atomic_write_bytes, atomic_write_json, atomic_write_text
     from mlparse.package import PackageError
+    from mlparse.run_dir import RunDir
     from mlparse.tasks.treebank import DataError, check_lengths, read_split
 
     if not heads:
@@ -209,7 +211,7 @@ def _analyze_heads(model: Path, config, split: str, data: Optional[Path], max_se
                                  span=chosen)
     except (PackageError, DataError, HeadAnalysisError) as error:
         fail(error, 1)
-    target = output_dir if output_dir is not None else model / "analysis"
+    target = output_dir if output_dir is not None else RunDir(model).analysis
     try:
         charts = bar_charts(analysis)
     except ImportError:
@@ -239,6 +241,7 @@ def _analyze_errors(runs: List[Path], split: str, gold: Optional[Path], output_f
     from mlparse.compare.breakdowns.inputs import InputError, run_inputs
     from mlparse.compare.breakdowns.render import rich_tables, to_json, to_markdown
     from mlparse.io_utils import atomic_write_json, atomic_write_text
+    from mlparse.run_dir import RunDir
 
     if not 1 <= len(runs) <= 2:
         fail(f"mlparse analyze errors takes one or two run directories, got {len(runs)}", 2)
@@ -260,9 +263,10 @@ def _analyze_errors(runs: List[Path], split: str, gold: Optional[Path], output_f
         fail(error, 1)
     markdown = to_markdown(result)
     written = []
-    target = output_dir if output_dir is not None else (runs[0] / "analysis" if len(runs) == 1 else None)
+    target = output_dir if output_dir is not None else (RunDir(runs[0]).analysis if len(runs) == 1 else None)
     if target is not None:
-        stem = f"errors-{split}" if len(runs) == 1 else f"errors-{split}-{runs[0].name}-vs-{runs[1].name}"
+        stem = RunDir(runs[0]).errors(split).stem if len(runs) == 1 else \
+            f"errors-{split}-{runs[0].name}-vs-{runs[1].name}"
         json_path, markdown_path = target / f"{stem}.json", target / f"{stem}.md"
         try:
             atomic_write_json(json_path, to_json(result))

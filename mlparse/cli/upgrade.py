@@ -31,12 +31,12 @@ def upgrade_command(
     lock, so never while `mlparse run` trains it.
     """
     from mlparse.io_utils import WriteError
-    from mlparse.train.checkpoint import CheckpointError
-    from mlparse.train.checkpoint_legacy import upgrade_file
+    from mlparse.run_dir import RunDir
+    from mlparse.train.checkpoint import CheckpointError, upgrade_file
     from mlparse.train.run_lock import RunLock, RunLocked
 
     if target.is_dir():
-        files: List[Path] = [target / "checkpoints" / name for name in ("best.pt", "last.pt")]
+        files: List[Path] = [RunDir(target).best, RunDir(target).last]
         files = [path for path in files if path.is_file()]
         if not files:
             fail(f"{target} has no checkpoints/best.pt or checkpoints/last.pt (is it a run directory?)", 2)

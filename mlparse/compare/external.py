@@ -99,7 +99,7 @@ def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optio
     """Score ``pred`` against ``gold`` and write the external run (see the module text).  ``family`` and
     ``language`` (the report's data set and column) default to the gold split's, or a gold file's two parent
     folders."""
-    import mlparse
+    import mlparse.version
     from mlparse.io_utils import atomic_write_bytes, atomic_write_json, atomic_write_text
     from mlparse.results import COMPLETE, RunResults
     from mlparse.run_dir import RunDir
@@ -164,7 +164,7 @@ def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optio
         "evalb_params": config.data.evalb_params if task == "constituency" else None,
         "dependency_scoring": dependency_scoring, "predicted_tags": predicted_tags, "source": str(pred.resolve())})
     stamp = now_iso()
-    results = RunResults(mlparse_version=mlparse.__version__, status=COMPLETE, recipe=name,
+    results = RunResults(mlparse_version=mlparse.version.__version__, status=COMPLETE, recipe=name,
                          run_id=run.path.name, task=task, model="external", system=name, dataset=spec.family,
                          language=spec.language, started_at=stamp, finished_at=stamp, gold=gold_record,
                          notes=[f"external predictions {pred.name}, scored by mlparse score"])

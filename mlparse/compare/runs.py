@@ -16,11 +16,9 @@ from typing import Any, Dict, List, Optional
 
 from mlparse.data.manifest import sha256_file
 from mlparse.results import COMPLETE, RunResults
-from mlparse.run_dir import RECIPE_FILE, RESULTS_FILE, RunDir
-
-#: An external run's scoring record (written by ``mlparse score``): task, gold file and checksum per split,
-#: evalb parameter file, dependency convention, family and language.
-EXTERNAL_FILE = "external.json"
+from mlparse.run_dir import EXTERNAL_FILE, RECIPE_FILE, RESULTS_FILE, RunDir  # EXTERNAL_FILE: an external run's
+# scoring record (written by ``mlparse score``): task, gold file and checksum per split, evalb parameter file,
+# dependency convention, family and language
 
 
 class CompareError(ValueError):

@@ -32,9 +32,8 @@ from mlparse.config.schema import (
     RecipeConfig,
     TaggerConfig,
     TrainConfig,
-    from_dict,
 )
-from mlparse.config.validation import validate
+from mlparse.config.validation import from_dict, validate
 
 __all__ = [
     "SECTIONS", "TOP_LEVEL_KEYS", "VALID_CHOICES", "BiaffineConfig", "ConfigError", "DataConfig", "EvalConfig", "JointConfig",

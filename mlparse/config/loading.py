@@ -27,10 +27,10 @@ from mlparse.config.schema import (
     RecipeConfig,
     build_section,
     field_names,
-    from_dict,
     section_value,
     unknown_key_error,
 )
+from mlparse.config.validation import from_dict
 
 
 def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> Dict[str, Any]:

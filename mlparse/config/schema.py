@@ -1,9 +1,9 @@
 """Recipe schema: the typed section dataclasses, value coercion, and the checks on a resolved recipe.
 
-:func:`from_dict` turns merged plain data (see :mod:`mlparse.config.loading`) into a
-:class:`RecipeConfig`: every key must be a field of its section (an unknown key is an
-error naming the valid keys and the closest match), every value must fit the field's type,
-and :func:`validate` refuses values that would only fail hours into a run.
+:func:`mlparse.config.validation.from_dict` turns merged plain data (see :mod:`mlparse.config.loading`)
+into a :class:`RecipeConfig` with :func:`build_section`: every key must be a field of its section (an
+unknown key is an error naming the valid keys and the closest match), every value must fit the field's
+type, and :func:`mlparse.config.validation.validate` refuses values that would only fail hours into a run.
 """
 
 from __future__ import annotations
@@ -441,17 +441,3 @@ def section_value(cls: type, section: str, key: str, value: Any, where: str, whe
     value = coerce(value, get_type_hints(cls)[key], where_value)
     check_choice(section, key, value, where)
     return value
-
-
-def from_dict(data: Mapping[str, Any], source: str = "recipe") -> RecipeConfig:
-    """Validate and build a :class:`RecipeConfig` from merged plain data."""
-    for key in data:
-        if key not in TOP_LEVEL_KEYS or key == "base":
-            raise unknown_key_error(str(key), [k for k in TOP_LEVEL_KEYS if k != "base"], source)
-    sections = {name: build_section(name, cls, data.get(name), source) for name, cls in SECTIONS.items()}
-    config = RecipeConfig(name=str(data.get("name") or ""), description=str(data.get("description") or ""),
-                          deviation=str(data.get("deviation") or ""), **sections)
-    from mlparse.config.validation import validate  # validation reads these classes
-
-    validate(config, source)
-    return config

@@ -1,12 +1,27 @@
-"""Cross-field and range checks of a built :class:`~mlparse.config.schema.RecipeConfig`.
+"""Building a :class:`~mlparse.config.schema.RecipeConfig` from plain data, and its cross-field and range checks.
 
-:func:`mlparse.config.schema.from_dict` calls :func:`validate` on every recipe it builds: a value that
-would only fail hours into a run is refused here, naming the recipe and the key.
+:func:`from_dict` calls :func:`validate` on every recipe it builds: a value that would only fail hours
+into a run is refused here, naming the recipe and the key.
 """
 
 from __future__ import annotations
 
-from mlparse.config.schema import ConfigError, DataConfig, ModelConfig, PretrainedConfig, RecipeConfig
+from typing import Any, Mapping
+
+from mlparse.config.schema import (SECTIONS, TOP_LEVEL_KEYS, ConfigError, DataConfig, ModelConfig, PretrainedConfig,
+                                   RecipeConfig, build_section, unknown_key_error)
+
+
+def from_dict(data: Mapping[str, Any], source: str = "recipe") -> RecipeConfig:
+    """Validate and build a :class:`RecipeConfig` from merged plain data."""
+    for key in data:
+        if key not in TOP_LEVEL_KEYS or key == "base":
+            raise unknown_key_error(str(key), [k for k in TOP_LEVEL_KEYS if k != "base"], source)
+    sections = {name: build_section(name, cls, data.get(name), source) for name, cls in SECTIONS.items()}
+    config = RecipeConfig(name=str(data.get("name") or ""), description=str(data.get("description") or ""),
+                          deviation=str(data.get("deviation") or ""), **sections)
+    validate(config, source)
+    return config
 
 
 def validate(config: RecipeConfig, source: str = "recipe") -> None:

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Dict, List, Optional
 
-import mlparse
+import mlparse.version
 from mlparse.data.issues import Issue
 from mlparse.data.manifest import HeadsInfo, Manifest, SourceFile, SplitStats, UdInfo
 from mlparse.data.specs import LanguageSpec
@@ -69,7 +69,7 @@ def build_manifest(
     return Manifest(
         family=spec.family,
         language=spec.name,
-        mlparse_version=mlparse.__version__,
+        mlparse_version=mlparse.version.__version__,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         source_root=str(root.resolve()),
         format=spec.reader.format,

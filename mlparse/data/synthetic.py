@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
-import mlparse
+import mlparse.version
 from mlparse.data.manifest import Manifest, TreeStatsAccumulator, sha256_bytes
 from mlparse.data.output import write_prepared
 from mlparse.trees.tree import Leaf, Node, Tree
@@ -104,7 +104,7 @@ def write_synthetic_treebank(
     manifest = Manifest(
         family="synthetic",
         language="english",
-        mlparse_version=mlparse.__version__,
+        mlparse_version=mlparse.version.__version__,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         source_root="mlparse.data.synthetic",
         format="pcfg",

@@ -30,7 +30,7 @@ from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput, Parser
 from mlparse.models.ensemble import average_distributions
 from mlparse.models.targets import IGNORED, DependencyTargets, dependency_targets
-from mlparse.models.transfer import to_device
+from mlparse.modules.transfer import to_device
 from mlparse.modules.biaffine import BiaffineDependencyScorer
 from mlparse.modules.bilstm_encoder import BiLSTMEncoder
 from mlparse.modules.char_lstm import CharLSTM

@@ -45,25 +45,12 @@ def takes_tags(parser: Parser) -> bool:
 
 
 def tagger_location(model: Union[str, Path], packaged: Optional[str] = None) -> Optional[Path]:
-    """Where the tagger a model carries is (:mod:`mlparse.package`): the package's ``tagger`` folder
-    (``packaged``, from its ``package.json``), or for a run directory of a parser trained on jack-knifed tags
-    the tagger run of its dev and test (``results.json``'s ``input_tags.tagger_run_dir``); None without one."""
-    import json
-
-    from mlparse.run_dir import RESULTS_FILE
-
-    path = Path(model)
-    if packaged:
-        return Path(packaged) if Path(packaged).is_absolute() else path / packaged
-    if path.is_dir() and (path / RESULTS_FILE).is_file():
-        try:
-            recorded = (json.loads((path / RESULTS_FILE).read_text(encoding="utf-8")).get("input_tags") or {}).get(
-                "tagger_run_dir")
-        except (OSError, ValueError, AttributeError):
-            recorded = None
-        if isinstance(recorded, str) and Path(recorded).is_dir():
-            return Path(recorded)
-    return None
+    """Where the tagger a model carries is: ``packaged`` (its :class:`~mlparse.package.PackageInfo` ``tagger``: a
+    package's ``tagger`` folder, relative to it, or for a run directory trained on jack-knifed tags the tagger
+    run of its dev and test, absolute); None without one."""
+    if not packaged:
+        return None
+    return Path(packaged) if Path(packaged).is_absolute() else Path(model) / packaged
 
 
 def tag_words(tagger: Parser, sentences: Sequence[Sequence[str]], budget: int = 5000) -> List[List[str]]:

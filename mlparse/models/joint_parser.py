@@ -16,9 +16,9 @@ log-probability score (:func:`mlparse.structs.joint.decode_joint`, O(n^4) per se
 whose heads are consistent with its bracketing (Zhou & Zhao's joint span representation).  Each
 word's relation is the best one for its decoded head.
 
-Examples are :class:`~mlparse.tasks.joint.JointExample` (a gold tree and its dependencies); inputs
+Examples are :class:`~mlparse.trees.joint.JointExample` (a gold tree and its dependencies); inputs
 are sentences of ``(tag, word)`` pairs as for the span parser; predictions are
-:class:`~mlparse.tasks.joint.JointPrediction`.
+:class:`~mlparse.trees.joint.JointPrediction`.
 
 Shapes: B sentences of at most N words, T = N + 2 positions (start, words, stop); the span chart is
 ``[B, N+1, N+1, L]`` over fenceposts, the arc scores ``[B, N+1, N+1]`` over positions 0..N (root and
@@ -43,7 +43,7 @@ from mlparse.models.ensemble import average_distributions
 from mlparse.models.memory import subbatch_cost
 from mlparse.models.span_parser import Sentence, SentenceBatch, SpanParser
 from mlparse.models.targets import JointTargets, dependency_targets
-from mlparse.models.transfer import to_device
+from mlparse.modules.transfer import to_device
 from mlparse.modules.biaffine import BiaffineDependencyScorer
 from mlparse.modules.label_attention import HeadwiseSpanScorer, LabelAttentionLayer
 from mlparse.modules.tag_head import TagHead
@@ -51,8 +51,8 @@ from mlparse.structs import cky, cky_torch
 from mlparse.structs.chart import LabelVocab, gold_spans, tree_from_chart
 from mlparse.structs.joint import decode_joint
 from mlparse.structs.joint_tree import JointGold
-from mlparse.tasks.joint import JointExample, JointPrediction
 from mlparse.trees.dependency import DependencyPrediction
+from mlparse.trees.joint import JointExample, JointPrediction
 from mlparse.trees.tree import Leaf, Tree
 
 

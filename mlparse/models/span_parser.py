@@ -42,7 +42,7 @@ from mlparse.models.base import LossOutput, Parser
 from mlparse.models.ensemble import average_charts, average_distributions
 from mlparse.models.memory import parsing_memory, subbatch_cost, training_memory
 from mlparse.models.targets import SPAN_COLUMNS, SpanTargets, gold_label_array, span_rows, span_targets, word_mask_array
-from mlparse.models.transfer import to_device
+from mlparse.modules.transfer import to_device
 from mlparse.modules.attention import AttentionWindow
 from mlparse.modules.embeddings import LexicalConfig, LexicalEmbedding
 from mlparse.modules.encoder import PartitionedTransformerEncoder

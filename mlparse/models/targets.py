@@ -4,7 +4,7 @@ A parser's loss needs its gold targets on the device: the gold spans' indices, t
 of loss-augmented decoding, the tag loss's word mask, gold heads and relations.  Building them
 inside ``forward`` put a host loop and a host-to-device copy on the step's critical path, and on a
 GPU a copy that is not ``non_blocking`` waits for every kernel queued before it.  Here they are
-built on the host with numpy and sent through :func:`~mlparse.models.transfer.to_device` (pinned
+built on the host with numpy and sent through :func:`~mlparse.modules.transfer.to_device` (pinned
 memory, ``non_blocking``), by :meth:`Parser.make_targets
 <mlparse.models.base.Parser.make_targets>`, which the trainer calls next to ``make_batch`` in its
 worker thread (:mod:`mlparse.train.overlap`).
@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from mlparse.models.transfer import to_device
+from mlparse.modules.transfer import to_device
 from mlparse.structs.chart_tree import EMPTY, GoldSpans
 
 #: The target of positions that are not words (cross_entropy's ignore_index).

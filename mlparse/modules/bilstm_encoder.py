@@ -14,7 +14,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from mlparse.models.transfer import to_device
+from mlparse.modules.transfer import to_device
 from mlparse.modules.dropout import make_dropout
 
 

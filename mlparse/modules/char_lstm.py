@@ -9,7 +9,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
-from mlparse.models.transfer import to_device
+from mlparse.modules.transfer import to_device
 
 
 class CharLSTM(nn.Module):

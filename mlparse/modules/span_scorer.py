@@ -35,7 +35,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from mlparse.models.transfer import to_device
+from mlparse.modules.transfer import to_device
 
 #: Spans scored at once when no gradient is kept (parsing; the decoder's chart during training):
 #: bounds the transient ``[chunk, d_hidden]`` activations whatever the length of the sentences.

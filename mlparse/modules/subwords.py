@@ -20,7 +20,7 @@ from typing import List, Optional, Sequence, Tuple
 import torch
 from torch import Tensor
 
-from mlparse.models.transfer import to_device
+from mlparse.modules.transfer import to_device
 
 POOLINGS = ("first", "last", "mean")
 
@@ -58,7 +58,7 @@ def word_mask_of(lengths: Sequence[int], width: int) -> Tensor:
 
 
 def move(tensor: Tensor, device: torch.device) -> Tensor:
-    """A host tensor on ``device`` as :func:`mlparse.models.transfer.to_device` puts arrays there (through pinned
+    """A host tensor on ``device`` as :func:`mlparse.modules.transfer.to_device` puts arrays there (through pinned
     memory without waiting on CUDA, as it is on the CPU)."""
     if tensor.device == device:
         return tensor

@@ -13,9 +13,8 @@ from typing import Any, Dict, List, Optional
 
 from mlparse.report.model import Report
 from mlparse.report.plots import Plot, _png, _pyplot, _slug, run_names
+from mlparse.run_dir import RunDir
 
-#: The file ``mlparse analyze errors`` writes in a run directory, per split.
-BREAKDOWN_FILE = "analysis/errors-{split}.json"
 
 
 def _table(data: Dict[str, Any], name: str) -> Optional[Dict[str, Any]]:
@@ -45,7 +44,7 @@ def breakdown_plots(report: Report) -> List[Plot]:
     plots = []
     plt = None
     for record in report.records:
-        path = record.run_dir / BREAKDOWN_FILE.format(split=report.split)
+        path = RunDir(record.run_dir).errors(report.split)
         if record.label not in shown or not path.is_file():
             continue
         try:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional
 
-import mlparse
+import mlparse.version
 from mlparse.report.collect import RunRecord, collect_runs
 from mlparse.report.configurations import distinct_runs
 from mlparse.report.leaderboard import Cell, Leaderboard, LeaderboardRow, build_leaderboards
@@ -24,7 +24,7 @@ class Report:
     selected: List[str]  # labels ("recipe/run-id") of the runs shown on the leaderboards
     warnings: List[str] = field(default_factory=list)  # not tied to one run (the runs keep their own)
     curve_x: str = "step"  # the dev curves' x axis: step | minutes (of training, log.jsonl's elapsed_seconds)
-    generator: str = f"mlparse {mlparse.__version__}"
+    generator: str = f"mlparse {mlparse.version.__version__}"
 
     def all_warnings(self) -> List[str]:
         """Every warning: each run's (in run order), then the report's own."""

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional
 
 from mlparse.io_utils import atomic_write_bytes, atomic_write_text
 from mlparse.report.model import Report
+
+if TYPE_CHECKING:  # matplotlib is imported on use only
+    from mlparse.report.plots import Plot
 
 FORMATS = ("table", "markdown", "csv", "json", "html")
 
@@ -17,10 +20,18 @@ def default_plots_dir(out: Path) -> Path:
     return out.with_name(f"{out.stem}_plots")
 
 
+def report_plots(report: Report) -> List["Plot"]:
+    """Every plot of the report: per-language bars per leaderboard, dev curves (:mod:`mlparse.report.plots`), then
+    the breakdowns that ``mlparse analyze errors`` wrote for the runs shown (:mod:`mlparse.report.breakdown_plots`)."""
+    from mlparse.report.breakdown_plots import breakdown_plots
+    from mlparse.report.plots import bar_plot, dev_curve_plots
+
+    bars = [plot for plot in (bar_plot(board) for board in report.leaderboards) if plot is not None]
+    return bars + dev_curve_plots(report) + breakdown_plots(report)
+
+
 def write_plots(report: Report, plots_dir: Path, plots=None) -> Dict[str, Path]:
     """Write every plot as ``<plots_dir>/<name>.png``; returns title → path."""
-    from mlparse.report.plots import report_plots
-
     written = {}
     for plot in plots if plots is not None else report_plots(report):
         path = plots_dir / f"{plot.name}.png"
@@ -34,7 +45,6 @@ def render(report: Report, fmt: str, plots_dir: Optional[Path] = None, out: Opti
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if fmt == "html":
-        from mlparse.report.plots import report_plots
         from mlparse.report.render_html import render_html
 
         plots = report_plots(report)

@@ -246,12 +246,3 @@ def bar_plot(board: Leaderboard) -> Optional[Plot]:
                 _png(figure))
     plt.close(figure)
     return plot
-
-
-def report_plots(report: Report) -> List[Plot]:
-    """Every plot of the report: per-language bars per leaderboard, dev curves, then the breakdowns that
-    ``mlparse analyze errors`` wrote for the runs shown (:mod:`mlparse.report.breakdown_plots`)."""
-    from mlparse.report.breakdown_plots import breakdown_plots
-
-    bars = [plot for plot in (bar_plot(board) for board in report.leaderboards) if plot is not None]
-    return bars + dev_curve_plots(report) + breakdown_plots(report)

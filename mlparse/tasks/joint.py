@@ -2,9 +2,9 @@
 
 ``mlparse prepare`` writes ``<split>.conllu`` beside ``<split>.trees`` for treebanks with a head table
 (the dependencies the head finder derives from each tree, or the treebank's own heads).  An example is
-a :class:`JointExample`: the gold tree and the gold dependency sentence of the same words (checked
+a :class:`~mlparse.trees.joint.JointExample`: the gold tree and the gold dependency sentence of the same words (checked
 word by word when the split is read).  A parser reads the words and POS tags of the tree and predicts
-a :class:`JointPrediction` (a tree and heads with relations).  Scores: evalb on the trees (main metric
+a :class:`~mlparse.trees.joint.JointPrediction` (a tree and heads with relations).  Scores: evalb on the trees (main metric
 F1, the constituency task's scoring) and depeval on the dependencies (UAS, LAS, the dependency task's
 scoring, ``eval.dependency_scoring``), both in one :class:`SplitScores`.  Predictions are written as
 ``<split>.pred.trees`` and ``<split>.pred.conllu``; the reports as ``<split>.evalb`` and ``<split>.depeval``.
@@ -20,28 +20,13 @@ from mlparse.tasks.base import DataError, EvalOutcome, Split
 from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.tasks.dependency import DependencyTask
 from mlparse.tasks import treebank
-from mlparse.trees.dependency import DependencyPrediction, DependencySentence
+from mlparse.trees.dependency import DependencySentence
+from mlparse.trees.joint import JointExample, JointPrediction
 from mlparse.trees.tree import Tree
 from mlparse.trees.writer import write_trees
 
 #: The dependency file of a split: the ``.trees`` file's name with this suffix.
 DEPENDENCY_SUFFIX = ".conllu"
-
-
-@dataclass
-class JointExample:
-    """A gold tree (TOP-rooted) and the gold dependency sentence of its words."""
-
-    tree: Tree
-    dependencies: DependencySentence
-
-
-@dataclass
-class JointPrediction:
-    """A predicted tree and the predicted heads and relations of its words."""
-
-    tree: Tree
-    dependencies: DependencyPrediction
 
 
 @dataclass

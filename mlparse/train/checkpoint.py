@@ -23,7 +23,7 @@ converts it (:mod:`mlparse.train.checkpoint_legacy`), or read in full with ``tru
 Writes are atomic (:func:`mlparse.io_utils.atomic_write_binary`): a process killed at any moment
 leaves the previous file or the new one, and a failed write (a full disk) raises
 :class:`mlparse.io_utils.WriteError` naming the file, with the previous file intact.
-:class:`CheckpointFiles` names the two files a run keeps.
+:class:`mlparse.run_dir.CheckpointFiles` names the two files a run keeps.
 """
 
 from __future__ import annotations
@@ -37,36 +37,20 @@ import secrets
 import warnings
 import zipfile
 from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Callable, Dict, List, Optional, Union
 
 import numpy as np
 import torch
 
-from mlparse.io_utils import WriteError, atomic_write_binary
+from mlparse.io_utils import WriteError, atomic_write_binary, atomic_write_bytes
+from mlparse.run_dir import CheckpointFiles  # noqa: F401  (the run directory names the files; here for callers)
 
 FORMAT = "mlparse-checkpoint"
 FORMAT_VERSION = 2
 
 PathLike = Union[str, Path]
 Warn = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class CheckpointFiles:
-    """The checkpoints of one run, in ``folder``: ``last.pt`` (the full training state after the latest
-    dev check) and ``best.pt`` (the same content, at the best dev check): either one can resume a run."""
-
-    folder: Path
-
-    @property
-    def best(self) -> Path:
-        return self.folder / "best.pt"
-
-    @property
-    def last(self) -> Path:
-        return self.folder / "last.pt"
 
 
 # -- errors --------------------------------------------------------------------------------------------
@@ -298,6 +282,7 @@ def as_current(path: PathLike, data: Any) -> Dict[str, Any]:
         from mlparse.train.checkpoint_legacy import convert
 
         data = convert(data)
+        data["format"], data["format_version"] = FORMAT, FORMAT_VERSION
     elif data.get("format") != FORMAT or not isinstance(data.get("format_version"), int):
         raise CorruptCheckpoint(path, "not an mlparse checkpoint (unknown format field)")
     elif data["format_version"] > FORMAT_VERSION:
@@ -382,3 +367,22 @@ def seed_everything(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed % (2**32))
     torch.manual_seed(seed)
+
+
+def upgrade_file(path: Union[str, Path], trust: bool = False, warn: Optional[Warn] = None) -> Optional[int]:
+    """Rewrite the checkpoint at ``path`` in the current format; returns the format it held, or None
+    when it is current already.  Nothing in the file runs unless ``trust`` (for files that hold more than a
+    format-1 checkpoint does).  The new file is checked to read back with the safe reader, to the same
+    tensors, before it replaces the old one (atomically)."""
+    raw = read_raw(path, trust=trust, warn=warn, old_format=True)
+    data = as_current(path, raw)
+    if isinstance(raw, dict) and raw.get("format") == FORMAT:
+        return None
+    payload = {k: v for k, v in data.items() if k not in ("format", "format_version")}
+    encoded = to_bytes(payload)
+    again = as_current(path, torch.load(io.BytesIO(encoded), map_location="cpu", weights_only=True))
+    if again["model"].keys() != data["model"].keys() or not all(torch.equal(again["model"][k], data["model"][k])
+                                                              for k in data["model"]):
+        raise CheckpointError(path, "the converted checkpoint did not read back the same; left unchanged")
+    atomic_write_bytes(path, encoded)
+    return 1

@@ -5,19 +5,16 @@ rng, recipe_hash``, with NumPy's random state pickled as a ``uint32`` array (the
 that is not a tensor or plain data); ``best.pt`` held ``spec, model, step, dev_f1`` (plain data,
 but no training state).  Converting turns the array into an int64 tensor and adds the format
 fields; nothing else changes, so the converted file resumes exactly where the old one would have.
+Rewriting a file in the current format is :func:`mlparse.train.checkpoint.upgrade_file`.
 """
 
 from __future__ import annotations
 
-import io
-from pathlib import Path
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List
 
 import numpy as np
 import torch
 
-from mlparse.io_utils import atomic_write_bytes
-from mlparse.train import checkpoint
 
 #: The pickled globals a format-1 checkpoint names (NumPy 1 and 2 spell the reconstructor differently).
 OLD_FORMAT_GLOBALS = frozenset({
@@ -42,7 +39,8 @@ def old_format_globals() -> List[Any]:
 
 
 def convert(data: Dict[str, Any]) -> Dict[str, Any]:
-    """A format-1 checkpoint (as unpickled) in format 2."""
+    """A format-1 checkpoint (as unpickled) in format 2, but for the ``format`` fields, which the caller
+    (:func:`mlparse.train.checkpoint.as_current`) sets: this module imports nothing of the current format."""
     out = dict(data)
     out["spec"] = {**data["spec"], "versions": dict(data["spec"].get("versions") or {})}
     rng = data.get("rng")
@@ -50,25 +48,5 @@ def convert(data: Dict[str, Any]) -> Dict[str, Any]:
         name, key, position, has_gauss, cached_gaussian = rng["numpy"]
         out["rng"] = {**rng, "numpy": (str(name), torch.from_numpy(np.asarray(key, dtype=np.int64)), int(position),
                                        int(has_gauss), float(cached_gaussian))}
-    out["format"], out["format_version"] = checkpoint.FORMAT, checkpoint.FORMAT_VERSION
-    out["upgraded_from"] = 1
+    out["upgraded_from"] = 1  # the format fields are the current module's (mlparse.train.checkpoint.as_current)
     return out
-
-
-def upgrade_file(path: Union[str, Path], trust: bool = False, warn: Optional[checkpoint.Warn] = None) -> Optional[int]:
-    """Rewrite the checkpoint at ``path`` in the current format; returns the format it held, or None
-    when it is current already.  Nothing in the file runs unless ``trust`` (for files that hold more than a
-    format-1 checkpoint does).  The new file is checked to read back with the safe reader, to the same
-    tensors, before it replaces the old one (atomically)."""
-    raw = checkpoint.read_raw(path, trust=trust, warn=warn, old_format=True)
-    data = checkpoint.as_current(path, raw)
-    if isinstance(raw, dict) and raw.get("format") == checkpoint.FORMAT:
-        return None
-    payload = {k: v for k, v in data.items() if k not in ("format", "format_version")}
-    encoded = checkpoint.to_bytes(payload)
-    again = checkpoint.as_current(path, torch.load(io.BytesIO(encoded), map_location="cpu", weights_only=True))
-    if again["model"].keys() != data["model"].keys() or not all(torch.equal(again["model"][k], data["model"][k])
-                                                              for k in data["model"]):
-        raise checkpoint.CheckpointError(path, "the converted checkpoint did not read back the same; left unchanged")
-    atomic_write_bytes(path, encoded)
-    return 1

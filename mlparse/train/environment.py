@@ -8,7 +8,7 @@ import sys
 from datetime import datetime, timezone
 from typing import Any, Dict
 
-import mlparse
+import mlparse.version
 
 
 def now_iso() -> str:
@@ -33,4 +33,4 @@ def versions() -> Dict[str, str]:
     import torch
 
     return {"python": sys.version.split()[0], "torch": torch.__version__, "numpy": numpy.__version__,
-            "mlparse": mlparse.__version__}
+            "mlparse": mlparse.version.__version__}

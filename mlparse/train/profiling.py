@@ -14,8 +14,8 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 from mlparse.io_utils import atomic_write_text
+from mlparse.run_dir import PROFILE_FILE  # noqa: F401  (the run directory names its files; here for callers)
 
-PROFILE_FILE = "profile.txt"
 #: Rows of the summary table.
 ROWS = 40
 

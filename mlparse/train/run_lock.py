@@ -34,12 +34,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional
 
+from mlparse.run_dir import LOCK_NAME  # the run directory names its files
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX
     fcntl = None  # type: ignore[assignment]
 
-LOCK_NAME = "run.lock"
 
 #: flock() errors that mean "this file system cannot lock": the exclusive-create scheme is used instead.
 _NO_FLOCK = {errno.ENOLCK, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EINVAL}
