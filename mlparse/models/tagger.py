@@ -25,7 +25,7 @@ from mlparse.config import BiaffineConfig, ModelConfig, PretrainedConfig, Recipe
 from mlparse.data.vocab import ParserVocab
 from mlparse.models.base import LossOutput, Parser
 from mlparse.models.dep_parser import DependencyBatch, DependencyInput
-from mlparse.models.transfer import to_device
+from mlparse.modules.transfer import to_device
 from mlparse.modules.tag_head import IGNORED_TAG, TagHead
 from mlparse.tasks.tagging import TaggedSentence
 
