@@ -186,3 +186,15 @@ def test_plots_name_runs_by_configuration_and_seed_and_can_use_minutes(runs: Pat
     drawn.clear()
     (figure,) = dev_curve_plots(report_steps)
     assert figure.name == "dev-f1-constituency-free" and ("mlparse span, seed 1", [10, 20, 30]) in drawn
+
+
+def test_fold_members_are_named_by_their_fold(tmp_path: Path) -> None:
+    """Jack-knifed fold members (taggers, --folds ensembles) read "fold k of n"; the model on all of the data reads
+    as its recipe, not as the folds' keys set to none."""
+    runs = tmp_path / "runs"
+    write_seed_run(runs, 1, 80.0, 79.0, "2026-01-02T00:00:00Z", overrides=("data.folds=2", "data.fold=0"))
+    write_seed_run(runs, 1, 81.0, 80.0, "2026-01-02T01:00:00Z", overrides=("data.folds=2", "data.fold=1"))
+    write_seed_run(runs, 1, 82.0, 81.0, "2026-01-02T02:00:00Z")
+    (board,) = build_leaderboards(collect_runs(runs), None, split="test", select="latest")
+    assert sorted(row.system for row in board.measured_rows()) == [
+        "mlparse span", "mlparse span (fold 1 of 2)", "mlparse span (fold 2 of 2)"]

@@ -22,6 +22,8 @@ from mlparse.results import COMPLETE
 from mlparse.run_dir import RECIPE_FILE
 
 #: Keys that never make a configuration: the seed, run-time-only settings, where the data lives, text.
+#: A fold member (jack-knifed taggers, ``--folds`` ensembles) is named by its fold, not by these keys.
+FOLD_KEYS = frozenset({"data.fold", "data.folds"})
 IGNORED_KEYS = frozenset({"train.seed", "train.max_minutes", "train.num_threads", "train.overlap", "data.root",
                           "description", "name"})
 #: At most this many differences are spelled out in a name (then ``…``).
@@ -122,9 +124,12 @@ class Configurations:
             return []
         out = []
         for key, value in sorted(mine.items()):
-            if key in IGNORED_KEYS or (key in base and base[key] == value) or (key not in base and value is None):
+            if key in IGNORED_KEYS or key in FOLD_KEYS or (key in base and base[key] == value) or (
+                    key not in base and value is None):
                 continue
             out.append(f"{key}: {_shown(value)}")
+        if isinstance(mine.get("data.folds"), int) and isinstance(mine.get("data.fold"), int):
+            out.insert(0, f"fold {mine['data.fold'] + 1} of {mine['data.folds']}")  # a jack-knifed fold member
         return out
 
     def name(self, record: RunRecord, system: str) -> str:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from mlparse.config import RecipeConfig, from_dict, load_recipe
+from mlparse.data.manifest import sha256_file
 from mlparse.io_utils import atomic_write_json, atomic_write_text
 from mlparse.results import COMPLETE, RunResults
 from mlparse.run_dir import RunDir, run_id_for
@@ -91,21 +92,13 @@ def tagger_configs(config: RecipeConfig) -> List[RecipeConfig]:
     return out
 
 
-def _file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def tags_key(config: RecipeConfig, taggers: Sequence[RecipeConfig]) -> str:
     """12 hex digits over the taggers' run ids and time budgets and the split files' contents."""
     paths = {split: tagger_split_path(taggers[-1], split) for split in SPLITS}
     payload = {"format": FORMAT_VERSION, "taggers": [run_id_for(t) for t in taggers],
                # a tagger given more time trains on in the same run: its tags are made again
                "minutes": [t.train.max_minutes for t in taggers],
-               "data": {split: _file_digest(path) for split, path in paths.items()}}
+               "data": {split: sha256_file(path) for split, path in paths.items()}}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
 
 
