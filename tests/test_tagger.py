@@ -115,3 +115,17 @@ def test_the_report_shows_a_tagger_run(tmp_path: Path) -> None:
     assert "### tagging · tiny · test · Tag" in text  # a leaderboard of its own, on tag accuracy
     row = next(line for line in text.splitlines() if line.startswith("| **mlparse tagger (BiLSTM, words, UPOS)**"))
     assert f"**{results.test.tagging_accuracy:.2f}**" in row
+
+
+def test_a_tagger_resumes_only_with_its_own_settings_and_pretrained_encoder() -> None:
+    """The jack-knifing keys may change between runs; the tag column or the pretrained encoder may not."""
+    from types import SimpleNamespace
+
+    mine = {"kind": "tagger", "model_config": {"d_model": 8}, "tagger_config": {"column": "upos", "folds": 10},
+            "pretrained": {"config": {"model": "m"}, "fingerprint": {"weights": "a"}}}
+    parser = SimpleNamespace(spec=lambda: mine)
+    assert TaggerParser.resume_mismatch(parser, dict(mine, tagger_config={"column": "upos", "folds": 2})) is None
+    assert TaggerParser.resume_mismatch(parser, dict(mine, tagger_config={"column": "xpos", "folds": 10})) == \
+        "tagger config"
+    assert TaggerParser.resume_mismatch(parser, dict(mine, pretrained=None)) == \
+        "pretrained encoder (one of them has none)"

@@ -89,15 +89,20 @@ class TaggerParser(Parser):
                    ParserVocab.from_dict(spec["vocab"]), pretrained_config_of(spec), spec.get("pretrained"))
 
     def resume_mismatch(self, saved: Dict[str, Any]) -> Optional[str]:
+        from mlparse.config.schema import TAGGER_JACKKNIFE_KEYS
+        from mlparse.modules.pretrained import pretrained_mismatch
+
+        def own(section: Any) -> Dict[str, Any]:  # how taggers are orchestrated is not what this one is
+            return {k: v for k, v in (section or {}).items() if k not in TAGGER_JACKKNIFE_KEYS}
+
         mine = self.spec()
         for key in mine:
-            if key == "tagger_config":  # how taggers are orchestrated is not what this one is
-                keep = lambda d: {k: v for k, v in (d or {}).items() if k not in ("recipe", "folds", "max_minutes")}
-                if keep(saved.get(key)) != keep(mine[key]):
+            if key == "tagger_config":
+                if own(saved.get(key)) != own(mine[key]):
                     return "tagger config"
             elif key != "pretrained" and saved.get(key) != mine[key]:
                 return key.replace("_", " ")
-        return None
+        return pretrained_mismatch(mine, saved)
 
     def training_setup(self, config: RecipeConfig, decoder: str = "cython") -> None:
         if self.input.pretrained is not None:
