@@ -183,10 +183,10 @@ def test_more_time_for_the_taggers_makes_the_tags_again(tmp_path: Path) -> None:
 def test_a_tagger_that_another_run_trains_is_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
-    from mlparse.train import runner
+    from mlparse.train import run_lock
     from mlparse.train.run_lock import RunLock
 
-    monkeypatch.setattr(runner, "LOCK_POLL_SECONDS", 0.05)
+    monkeypatch.setattr(run_lock, "LOCK_POLL_SECONDS", 0.05)
     config = jackknife_recipe(tmp_path, folds=2, sentences=SENTENCES)
     first = RunDir.for_recipe(tmp_path / "runs", tagger_configs(config)[0]).path
     first.mkdir(parents=True)

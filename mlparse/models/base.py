@@ -77,11 +77,13 @@ class Parser(nn.Module):
     def resume_mismatch(self, saved: Dict[str, Any]) -> Optional[str]:
         """None when a checkpoint's spec fits this parser (same settings and vocabularies); else what
         differs, in words (used when resuming: data prepared again since, say)."""
+        from mlparse.modules.pretrained import pretrained_mismatch
+
         mine = self.spec()
         for key in mine:
-            if saved.get(key) != mine[key]:
+            if key != "pretrained" and saved.get(key) != mine[key]:
                 return key.replace("_", " ")
-        return None
+        return pretrained_mismatch(mine, saved)  # the encoder by its fingerprint, not its whole entry
 
     @staticmethod
     def describe(config: Any, eval_tags: Optional[str] = None) -> str:

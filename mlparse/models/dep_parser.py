@@ -309,15 +309,6 @@ class BiaffineParser(Parser):
         return cls(ModelConfig(**spec["model_config"]), BiaffineConfig(**spec["biaffine_config"]),
                    DependencyVocab.from_dict(spec["vocab"]), pretrained_config_of(spec), spec.get("pretrained"))
 
-    def resume_mismatch(self, saved: Dict[str, Any]) -> Optional[str]:
-        from mlparse.modules.pretrained import pretrained_mismatch
-
-        mine = self.spec()
-        for key in mine:
-            if key != "pretrained" and saved.get(key) != mine[key]:
-                return key.replace("_", " ")
-        return pretrained_mismatch(mine, saved)
-
     def training_setup(self, config: RecipeConfig, decoder: str = "cython") -> None:
         if self.input.pretrained is not None:
             self.input.pretrained.training_setup(self.device())

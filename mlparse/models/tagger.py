@@ -89,20 +89,13 @@ class TaggerParser(Parser):
                    ParserVocab.from_dict(spec["vocab"]), pretrained_config_of(spec), spec.get("pretrained"))
 
     def resume_mismatch(self, saved: Dict[str, Any]) -> Optional[str]:
+        """As every parser, except that the keys saying how taggers are jack-knifed may differ: they are not what
+        this tagger is."""
         from mlparse.config.schema import TAGGER_JACKKNIFE_KEYS
-        from mlparse.modules.pretrained import pretrained_mismatch
 
-        def own(section: Any) -> Dict[str, Any]:  # how taggers are orchestrated is not what this one is
-            return {k: v for k, v in (section or {}).items() if k not in TAGGER_JACKKNIFE_KEYS}
-
-        mine = self.spec()
-        for key in mine:
-            if key == "tagger_config":
-                if own(saved.get(key)) != own(mine[key]):
-                    return "tagger config"
-            elif key != "pretrained" and saved.get(key) != mine[key]:
-                return key.replace("_", " ")
-        return pretrained_mismatch(mine, saved)
+        mine = self.spec()["tagger_config"]
+        section = {**(saved.get("tagger_config") or {}), **{k: mine[k] for k in TAGGER_JACKKNIFE_KEYS if k in mine}}
+        return Parser.resume_mismatch(self, {**saved, "tagger_config": section})
 
     def training_setup(self, config: RecipeConfig, decoder: str = "cython") -> None:
         if self.input.pretrained is not None:

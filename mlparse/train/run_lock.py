@@ -32,7 +32,7 @@ import time
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from mlparse.run_dir import LOCK_NAME  # the run directory names its files
 
@@ -248,6 +248,25 @@ def check_free(folder: Path) -> None:
                 raise RunLocked(path, holder, checkable=alive is not None)
     finally:
         os.close(fd)  # drops a flock we may have taken
+
+
+#: Seconds between looks at a run that another process holds (:func:`wait_until_free`).
+LOCK_POLL_SECONDS = 10.0
+
+
+def wait_until_free(folder: Path, what: str, note: Callable[[str], None]) -> None:
+    """Return once no live process holds the run lock of ``folder``; ``note`` says once that this waits for ``what``
+    (another parser run training the same tagger, say)."""
+    told = False
+    while True:
+        try:
+            check_free(folder)
+            return
+        except RunLocked as error:
+            if not told:
+                note(f"waiting for {what}: {error}")
+                told = True
+            time.sleep(LOCK_POLL_SECONDS)
 
 
 def _flock(fd: int) -> Optional[bool]:

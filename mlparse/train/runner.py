@@ -37,7 +37,7 @@ from mlparse.train import checkpoint
 from mlparse.train.folds import fold_record, training_indices
 from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tags_notes
 from mlparse.train.environment import hardware_info, now_iso, versions
-from mlparse.train.run_lock import RunLock, RunLocked
+from mlparse.train.run_lock import RunLock, RunLocked, wait_until_free
 from mlparse.train.split_record import carved_dev, carved_dev_note, data_sizes
 from mlparse.train.profiling import PROFILE_FILE, UpdateProfiler
 from mlparse.train.trainer import (DistInfo, Reporter, Trainer, TrainState, predict_in_batches, resolve_decoder,
@@ -270,7 +270,7 @@ def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optiona
         tagger_options = RunOptions(runs_dir=options.runs_dir, trust_checkpoint=options.trust_checkpoint,
                                     warn=options.warn, max_minutes=config.tagger.max_minutes)
         path = RunDir.for_recipe(options.runs_dir, tagger).path
-        _wait_for_lock(path, what, note)  # parsers on the same data share their taggers (seeds of a sweep, say)
+        wait_until_free(path, f"the {what}", note)  # parsers on the same data share their taggers (seeds of a sweep, say)
         try:
             return run_recipe(tagger, tagger_options, reporter), path
         except RunError as error:
@@ -295,26 +295,6 @@ def _made_tags(config: RecipeConfig) -> Any:
         raise RunError("jack-knifed tags: their folder has no manifest.json (removed while this run started?); "
                        "the same command makes them again")
     return tagged
-
-
-#: Seconds between looks at a tagger run that another process holds.
-LOCK_POLL_SECONDS = 10.0
-
-
-def _wait_for_lock(path: Path, what: str, note: Callable[[str], None]) -> None:
-    """Return once no live process holds the run lock of ``path`` (another parser run training the same tagger)."""
-    from mlparse.train.run_lock import RunLocked, check_free
-
-    told = False
-    while True:
-        try:
-            check_free(path)
-            return
-        except RunLocked as error:
-            if not told:
-                note(f"waiting for the {what}: {error}")
-                told = True
-            time.sleep(LOCK_POLL_SECONDS)
 
 
 def extends_budget(previous: RunResults, budget_minutes: Optional[float]) -> bool:
