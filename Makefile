@@ -13,11 +13,12 @@ PXI    := $(shell find mlparse evalb -name '*.pxi' 2>/dev/null)
 .PHONY: install test demo bench docs clean
 
 # The stamp alone is not trusted: if the installed package is not this checkout (an editable
-# install made from another copy of the repository, say), install again.
+# install made from another copy of the repository, say), install again.  The check runs from /
+# (so that this folder is not on the path), hence the stamp's absolute path.
 install:
 	@cd / && $(PYTHON) -c "import os, sys, evalb, depeval, mlparse; here = os.path.realpath('$(CURDIR)'); \
 	sys.exit(any(not os.path.realpath(m.__file__).startswith(here + os.sep) for m in (evalb, depeval, mlparse)))" \
-	2>/dev/null || rm -f $(STAMP)
+	2>/dev/null || rm -f $(CURDIR)/$(STAMP)
 	@$(MAKE) --no-print-directory $(STAMP)
 
 $(STAMP): pyproject.toml setup.py $(PYX) $(PXI)
