@@ -78,6 +78,17 @@ def test_run_recipe_from_python_resolves_each_once(tmp_path: Path, monkeypatch: 
     assert sorted(resolved.counts.values()) == [1, 1, 1, 1] and len(resolved.counts) == 4
 
 
+def test_ensemble_members_resolve_each_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mlparse.train.ensemble_run import EnsemblePlan, train_members
+
+    recipe = write_tiny_recipe(tmp_path, train={"max_epochs": 1})
+    resolved = Resolutions(monkeypatch)
+    members = train_members(EnsemblePlan(members=[str(recipe), str(recipe)]), RunOptions(runs_dir=tmp_path / "runs"))
+    assert len(set(members)) == 2  # the repeat trains with the next seed: another run
+    assert resolved.of("run directory") == resolved.of("lock") == resolved.of("device") == [1, 1]
+    assert {p for (kind, p) in resolved.counts if kind == "run directory"} == {str(m) for m in members}
+
+
 def test_the_runner_trains_on_the_plan_it_is_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Its run directory (not the recipe's under runs_dir), its device (not train.device: ``cuda`` here) and its
     lock, held while training and released after."""
