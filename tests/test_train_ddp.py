@@ -24,9 +24,9 @@ from mlparse.data.batching import epoch_batches, pack_by_tokens
 from mlparse.models.span_parser import build_parser
 from mlparse.train import checkpoint
 from mlparse.tasks.treebank import TreeSplit, golds_of, sentence_of
-from mlparse.train.runner import RunError, pick_device
+from mlparse.train.run_plan import DistInfo, RunError, RunPlan
 from mlparse.tasks.constituency import ConstituencyTask
-from mlparse.train.trainer import DistInfo, Trainer
+from mlparse.train.trainer import Trainer
 from helpers.run_fixtures import tiny_trees, write_tiny_recipe
 
 WORLD = 2
@@ -173,17 +173,22 @@ def test_cpu_processes_do_not_depend_on_the_gpus_present(tmp_path: Path, monkeyp
     cpu = make_config(tmp_path)
     auto = load_recipe(tmp_path / "tiny.yaml", ["train.device=auto"])
     cuda = load_recipe(tmp_path / "tiny.yaml", ["train.device=cuda"])
+
+    def plan(config: RecipeConfig, rank: int = 0) -> RunPlan:  # the launcher's (rank 0), or a process's under torchrun
+        return RunPlan.for_recipe(config, tmp_path / "runs", DistInfo(rank=rank, world=2, local_rank=rank,
+                                                                     launched=rank > 0))
+
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
-    _check_processes(cpu, 2)
-    assert pick_device(cpu, local_rank=1) == torch.device("cpu")
+    _check_processes(plan(cpu), 2)
+    assert plan(cpu, rank=1).device == torch.device("cpu")
     with pytest.raises(RunError, match="--gpus 2 but only 1 CUDA device"):
-        _check_processes(auto, 2)
-    assert pick_device(auto, local_rank=0) == torch.device("cuda", 0)
+        _check_processes(plan(auto), 2)
+    assert plan(auto).device == torch.device("cuda", 0)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 0)
     for config in (cpu, auto):
-        _check_processes(config, 2)
-        assert pick_device(config, local_rank=1) == torch.device("cpu")
-    with pytest.raises(RunError, match="no CUDA device"):
-        _check_processes(cuda, 2)
+        _check_processes(plan(config), 2)
+        assert plan(config, rank=1).device == torch.device("cpu")
+    with pytest.raises(RunError, match=r"no CUDA device is available \(use --set train.device=cpu\)"):
+        _check_processes(plan(cuda), 2)

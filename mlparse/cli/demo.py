@@ -93,8 +93,8 @@ def demo_command(
     from mlparse.io_utils import WriteError
     from mlparse.config import ConfigError, load_recipe
     from mlparse.tasks.evalb_scoring import EvaluationError
-    from mlparse.run_dir import RunDir
-    from mlparse.train.runner import RunError, RunOptions, run_recipe
+    from mlparse.train.run_plan import RunPlan
+    from mlparse.train.runner import RunError, RunOptions, run_planned
 
     recipe = "demo-synthetic" if data.synthetic else "demo"
     try:
@@ -102,7 +102,8 @@ def demo_command(
     except ConfigError as error:
         fail(error, 2)
     budget = minutes if minutes is not None else config.train.max_minutes
-    run_dir = RunDir.for_recipe(runs_dir, config)
+    plan = RunPlan.for_recipe(config, runs_dir)
+    run_dir = plan.run_dir
     previous = run_dir.read_results()
     if previous is not None and previous.status == "complete" and not fresh:
         console.print(f"A finished demo run exists in {run_dir.path}: showing its results (--fresh trains again).",
@@ -111,7 +112,7 @@ def demo_command(
                   highlight=False)
     try:
         with reporter_for(config) as reporter:
-            results = run_recipe(config, RunOptions(runs_dir=runs_dir, max_minutes=budget, fresh=fresh), reporter)
+            results = run_planned(plan, RunOptions(runs_dir=runs_dir, max_minutes=budget, fresh=fresh), reporter)
     except (RunError, EvaluationError, ValueError) as error:
         fail(error, 1)
     except WriteError as error:

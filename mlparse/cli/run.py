@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import os
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -84,19 +83,20 @@ def _launch_distributed(processes: int) -> int:
     return 0
 
 
-def _check_processes(config, gpus: int) -> None:  # type: ignore[no-untyped-def]
-    """Refuse what cannot work before any process starts: CUDA asked for but absent, more GPUs than exist."""
+def _check_processes(plan, gpus: int) -> None:  # type: ignore[no-untyped-def]
+    """Refuse what cannot work before any process starts: CUDA asked for but absent, more GPUs than exist.
+    ``plan.device`` (the :class:`~mlparse.train.run_plan.RunPlan`'s, resolved here) says which."""
     import torch
 
-    from mlparse.train.runner import RunError
+    from mlparse.train.run_plan import RunError
 
     if gpus < 1:
         raise RunError(f"--gpus must be at least 1, got {gpus}")
-    device = config.train.device
-    cuda = torch.cuda.is_available()
-    if device == "cuda" and not cuda:
-        raise RunError("train.device is 'cuda' but no CUDA device is available (use --set train.device=cpu)")
-    if gpus > 1 and cuda and device != "cpu" and gpus > torch.cuda.device_count():
+    try:
+        device = plan.device
+    except RunError as error:
+        raise RunError(f"{error} (use --set train.device=cpu)") from None
+    if gpus > 1 and device.type == "cuda" and gpus > torch.cuda.device_count():
         raise RunError(f"--gpus {gpus} but only {torch.cuda.device_count()} CUDA device(s) are visible")
 
 
@@ -139,23 +139,21 @@ def run_command(
         if is_ensemble_recipe(Path(recipe)):
             fail(f"{recipe} is an ensemble recipe (it has an ensemble: section): run it with `mlparse ensemble {recipe}`", 2)
         fail(error, 2)
-    from mlparse.run_dir import RunDir
-    from mlparse.train.run_lock import RunLocked, check_free
+    from mlparse.train.run_lock import RunLocked
+    from mlparse.train.run_plan import RunPlan
 
-    launcher = "LOCAL_RANK" not in os.environ
-    main = os.environ.get("RANK", "0") == "0"
-    run_dir = RunDir.for_recipe(runs_dir, config)
-    if main:
-        try:  # before torch loads (seconds): a second launch of a training run is refused at once
-            check_free(run_dir.path)
-        except RunLocked as error:
-            fail(error, 1)
+    plan = RunPlan.for_recipe(config, runs_dir)  # the run directory, this process, its lock and device: once
+    run_dir, main = plan.run_dir, plan.dist.is_main
+    try:  # before torch loads (seconds): a second launch of a training run is refused at once
+        plan.check_free()
+    except RunLocked as error:
+        fail(error, 1)
     from mlparse.tasks.evalb_scoring import EvaluationError
-    from mlparse.train.runner import RunError, RunOptions, run_recipe
+    from mlparse.train.runner import RunError, RunOptions, run_planned
 
-    if launcher:
+    if not plan.dist.launched:
         try:
-            _check_processes(config, gpus)
+            _check_processes(plan, gpus)
         except RunError as error:
             fail(error, 2)
         if gpus > 1:
@@ -167,9 +165,9 @@ def run_command(
     try:
         if main:
             with reporter_for(config) as reporter:
-                results = run_recipe(config, options, reporter)  # type: ignore[arg-type]
+                results = run_planned(plan, options, reporter)  # type: ignore[arg-type]
         else:
-            results = run_recipe(config, options, None)
+            results = run_planned(plan, options, None)
     except (RunError, EvaluationError, ValueError) as error:
         if not main:  # every process meets the same problem; process 0 reports it
             raise typer.Exit(1)
@@ -191,7 +189,7 @@ def run_command(
             raise
         # under DDP, a collective operation fails here when another process has stopped
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        fail(f"process {os.environ.get('RANK')} stopped ({first[:200]})", 1)
+        fail(f"process {plan.dist.rank} stopped ({first[:200]})", 1)
     finally:
         import torch.distributed as dist
 

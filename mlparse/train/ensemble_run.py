@@ -2,7 +2,7 @@
 ensemble (:class:`mlparse.models.ensemble.EnsembleParser`) into a run directory of its own.
 
 Members are finished run directories or recipes.  A recipe member is an ordinary run
-(:func:`mlparse.train.runner.run_recipe`: same run directory, same resume rules).  With ``folds: N``
+(:func:`mlparse.train.runner.run_planned`: same run directory, same resume rules).  With ``folds: N``
 (jack-knifing, :mod:`mlparse.train.folds`) member j trains on every fold but ``j mod N``; a single recipe
 with folds becomes N members.  A recipe named again for the same fold (or without folds) gets
 ``train.seed`` + 1 for its second appearance, + 2 for its third, so that repeats are different models.
@@ -41,7 +41,8 @@ from mlparse.train import checkpoint
 from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags
 from mlparse.train.environment import hardware_info, now_iso, versions
 from mlparse.train.run_lock import RunLock, RunLocked
-from mlparse.train.runner import WARMUP_SENTENCES, RunError, RunOptions, pick_device, run_recipe
+from mlparse.train.run_plan import RunError, RunPlan, pick_device
+from mlparse.train.runner import WARMUP_SENTENCES, RunOptions, run_planned
 from mlparse.train.trainer import Reporter, predict_in_batches, resolve_decoder, subbatch_budgets
 
 #: The keys of an ``ensemble:`` recipe section.
@@ -158,10 +159,11 @@ def train_members(plan: EnsemblePlan, options: RunOptions,
             config = load_recipe(member, extra)
         except ConfigError as error:
             raise EnsembleError(str(error)) from None
-        run_dir = RunDir.for_recipe(options.runs_dir, config)
+        plan = RunPlan.for_recipe(config, options.runs_dir)
+        run_dir = plan.run_dir
         if on_member is not None:
             on_member(str(run_dir.path))
-        results = run_recipe(config, options, reporter() if reporter is not None else None)
+        results = run_planned(plan, options, reporter() if reporter is not None else None)
         if results.status != COMPLETE:
             raise EnsembleError(f"member {run_dir.path} did not finish (status {results.status})")
         dirs.append(run_dir.path)

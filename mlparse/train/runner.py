@@ -1,14 +1,15 @@
 """``mlparse run``: a recipe → a finished run directory (train, pick the best checkpoint, score dev and test).
 
-Steps: resolve the recipe and its run directory (resume when it exists,
-``fresh`` starts over); make sure the prepared splits exist (preparing them
+Steps: take the run's plan (:class:`~mlparse.train.run_plan.RunPlan`: its run directory, lock, process and
+device, resolved once, by ``mlparse run`` or here); resume when the run directory holds a run
+(``fresh`` starts over); make sure the prepared splits exist (preparing them
 when the source is known); check that the task's scorer (evalb, depeval) can
 score dev and test (gold against gold) before any training; build the parser
 of ``model.kind`` through the registry (vocabularies from the training
 examples); train (:class:`~mlparse.train.trainer.Trainer`); load ``best.pt``,
 parse dev and test, write predictions, the scorer's reports and ``results.json``.
 ``results.json`` says ``running`` from the start and is rewritten atomically.
-Process 0 holds the run directory's lock (:mod:`mlparse.train.run_lock`) throughout, so a
+Process 0 holds the plan's lock (:mod:`mlparse.train.run_lock`) throughout, so a
 second launch of the same run is refused at once.  A failed write (a full disk) stops the run
 with :class:`mlparse.io_utils.WriteError`; what was written before stays as it was, and the same
 command resumes.
@@ -16,7 +17,6 @@ command resumes.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,19 +37,16 @@ from mlparse.train import checkpoint
 from mlparse.train.folds import fold_record, training_indices
 from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tags_notes
 from mlparse.train.environment import hardware_info, now_iso, versions
-from mlparse.train.run_lock import RunLock, RunLocked, wait_until_free
+from mlparse.train.run_lock import RunLocked
+from mlparse.train.run_plan import DistInfo, RunError, RunPlan
 from mlparse.train.split_record import carved_dev, carved_dev_note, data_sizes
 from mlparse.train.profiling import PROFILE_FILE, UpdateProfiler
-from mlparse.train.trainer import (DistInfo, Reporter, Trainer, TrainState, predict_in_batches, resolve_decoder,
+from mlparse.train.trainer import (Reporter, Trainer, TrainState, predict_in_batches, resolve_decoder,
                                    subbatch_budgets)
 
 
 #: Families that ``mlparse demo`` prepares (the WSJ sample, or a synthetic treebank without it).
 DEMO_FAMILIES = ("ptb-sample", "synthetic")
-
-
-class RunError(RuntimeError):
-    """A user-facing failure of ``mlparse run`` (bad data, missing treebank, ...)."""
 
 
 @dataclass
@@ -64,15 +61,6 @@ class RunOptions:
 
 #: Dev sentences parsed, untimed, before results.json's parse speed is measured over dev and test.
 WARMUP_SENTENCES = 64
-
-
-def pick_device(config: RecipeConfig, local_rank: int = 0) -> torch.device:
-    choice = config.train.device
-    if choice == "cuda" or (choice == "auto" and torch.cuda.is_available()):
-        if not torch.cuda.is_available():
-            raise RunError("train.device is 'cuda' but no CUDA device is available")
-        return torch.device("cuda", local_rank)
-    return torch.device("cpu")
 
 
 def ensure_prepared(config: RecipeConfig) -> None:
@@ -174,22 +162,25 @@ def check_lengths(task: Task, splits: Dict[str, Any], max_words: int) -> None:
                                f"({max_words} words; {longer} sentence(s) of this file are longer); {advice[name]}")
 
 
-def _dist_info() -> DistInfo:
-    world = int(os.environ.get("WORLD_SIZE", "1"))
-    return DistInfo(rank=int(os.environ.get("RANK", "0")), world=world)
-
-
 def run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Reporter] = None) -> RunResults:
-    """Train and evaluate ``config``; returns the final results (also in ``results.json``).
+    """Train and evaluate ``config`` in ``options.runs_dir``; returns the final results (also in ``results.json``).
 
-    Process 0 holds ``RUN_DIR/run.lock`` from start to end; :class:`RunError` when another process holds it.
+    The run's plan (run directory, lock, device) is :meth:`RunPlan.for_recipe`'s, for the process the
+    environment describes; a caller that holds a plan already (``mlparse run``) calls :func:`run_planned`.
     """
-    info = _dist_info()
-    run_dir = RunDir.for_recipe(options.runs_dir, config)
-    if not info.is_main:
-        return _run_recipe(config, options, reporter, info, run_dir)
+    return run_planned(RunPlan.for_recipe(config, options.runs_dir), options, reporter)
+
+
+def run_planned(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter] = None) -> RunResults:
+    """Train and evaluate ``plan.config`` in ``plan.run_dir`` on ``plan.device``; returns the final results.
+
+    Process 0 holds ``plan.lock`` from start to end; :class:`RunError` when another process holds it.
+    ``options.runs_dir`` is where the runs this run needs (jack-knifing taggers) go.
+    """
+    run_dir, lock = plan.run_dir, plan.lock
+    if lock is None:  # ranks other than 0
+        return _run_recipe(plan, options, reporter)
     run_dir.path.mkdir(parents=True, exist_ok=True)
-    lock = RunLock(run_dir.path)
     try:
         lock.acquire()
     except RunLocked as error:
@@ -200,15 +191,13 @@ def run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Rep
         leftovers = run_dir.remove_leftovers()
         if leftovers and reporter is not None:
             reporter.on_note(f"removed {leftovers} temporary file(s) left in {run_dir.path} by an interrupted write")
-        return _run_recipe(config, options, reporter, info, run_dir)
+        return _run_recipe(plan, options, reporter)
     finally:
         lock.release()
 
 
-def _run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Reporter], info: DistInfo,
-                run_dir: RunDir) -> RunResults:
-    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
-    device = pick_device(config, local_rank)
+def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]) -> RunResults:
+    config, run_dir, info, device = plan.config, plan.run_dir, plan.dist, plan.device
     if info.active and not dist.is_initialized():
         dist.init_process_group(backend="nccl" if device.type == "cuda" else "gloo")
     if device.type == "cuda":
@@ -269,10 +258,11 @@ def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optiona
     def run(tagger: RecipeConfig, what: str) -> Tuple[RunResults, Path]:
         tagger_options = RunOptions(runs_dir=options.runs_dir, trust_checkpoint=options.trust_checkpoint,
                                     warn=options.warn, max_minutes=config.tagger.max_minutes)
-        path = RunDir.for_recipe(options.runs_dir, tagger).path
-        wait_until_free(path, f"the {what}", note)  # parsers on the same data share their taggers (seeds of a sweep, say)
+        plan = RunPlan.for_recipe(tagger, options.runs_dir)
+        path = plan.run_dir.path
+        plan.wait_until_free(f"the {what}", note)  # parsers on the same data share their taggers (seeds of a sweep, say)
         try:
-            return run_recipe(tagger, tagger_options, reporter), path
+            return run_planned(plan, tagger_options, reporter), path
         except RunError as error:
             raise RunError(f"the {what} ({path}) failed: {error}") from None
 

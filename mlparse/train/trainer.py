@@ -47,6 +47,7 @@ from mlparse.train.resume import ResumeError, plan_resume
 from mlparse.train.environment import versions
 from mlparse.train.mixed_precision import UpdateAutocast
 from mlparse.train.overlap import HostWorker, decoded_behind
+from mlparse.train.run_plan import DistInfo  # this process among the run's (DDP)
 from mlparse.train.schedule import WarmupPlateauSchedule
 
 __all__ = ["ResumeError", "Trainer", "TrainState"]
@@ -117,20 +118,6 @@ class Reporter:
     def on_note(self, message: str) -> None:  # pragma: no cover - trivial
         """Something the user should know about the run (training sentences left out on purpose, say)."""
         pass
-
-
-@dataclass
-class DistInfo:
-    rank: int = 0
-    world: int = 1
-
-    @property
-    def is_main(self) -> bool:
-        return self.rank == 0
-
-    @property
-    def active(self) -> bool:
-        return self.world > 1
 
 
 def bf16_autocast(device: torch.device, wanted: bool, warn: bool = True) -> bool:
