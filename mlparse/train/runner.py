@@ -198,6 +198,10 @@ def run_planned(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
 
 def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]) -> RunResults:
     config, run_dir, info, device = plan.config, plan.run_dir, plan.dist, plan.device
+    tags_made = False
+    if info.active and config.data.tags == "jackknife" and not dist.is_initialized():
+        _jackknifed_tags_before_the_processes_meet(plan, options, reporter)
+        tags_made = info.is_main
     if info.active and not dist.is_initialized():
         dist.init_process_group(backend="nccl" if device.type == "cuda" else "gloo")
     if device.type == "cuda":
@@ -233,7 +237,7 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
             atomic_write_text(run_dir.recipe, config.to_yaml())
             run_dir.write_results(results)
             ensure_prepared(config)
-            if config.data.tags == "jackknife":
+            if config.data.tags == "jackknife" and not tags_made:
                 jackknifed_tags(config, options, reporter, device)
         if info.active:
             dist.barrier()
@@ -258,7 +262,8 @@ def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optiona
     def run(tagger: RecipeConfig, what: str) -> Tuple[RunResults, Path]:
         tagger_options = RunOptions(runs_dir=options.runs_dir, trust_checkpoint=options.trust_checkpoint,
                                     warn=options.warn, max_minutes=config.tagger.max_minutes)
-        plan = RunPlan.for_recipe(tagger, options.runs_dir)
+        # a tagger is a run of one process on this process's device, also when this parser runs as several
+        plan = RunPlan.for_recipe(tagger, options.runs_dir, dist=DistInfo(), device=device)
         path = plan.run_dir.path
         plan.wait_until_free(f"the {what}", note)  # parsers on the same data share their taggers (seeds of a sweep, say)
         try:
@@ -271,6 +276,31 @@ def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optiona
         return jackknife.make_tags(config, run, note, device)
     except (jackknife.TaggerFailed, DataError) as error:
         raise RunError(f"jack-knifed tags: {error}") from None
+
+
+#: How often a process of a several-process run looks whether process 0 has made the jack-knifed tags.
+TAGS_POLL_SECONDS = 2.0
+
+
+def _jackknifed_tags_before_the_processes_meet(plan: RunPlan, options: RunOptions,
+                                               reporter: Optional[Reporter]) -> None:
+    """The jack-knifed tags of a run of several processes, made before their process group exists: process 0
+    trains the taggers (runs of one process each), the others wait until the tags are on disk.  Waiting in a
+    collective instead would time out while the taggers train (30 minutes with gloo); if process 0 fails,
+    the launcher (torchrun) stops the others."""
+    from mlparse.train import jackknife
+
+    if plan.dist.is_main:
+        ensure_prepared(plan.config)
+        jackknifed_tags(plan.config, options, reporter, plan.device)
+        return
+    while True:
+        try:
+            if jackknife.load_tags(plan.config) is not None:
+                return
+        except DataError:  # the folder is being written: look again
+            pass
+        time.sleep(TAGS_POLL_SECONDS)
 
 
 def _made_tags(config: RecipeConfig) -> Any:
