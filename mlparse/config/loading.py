@@ -1,7 +1,9 @@
 """Recipe files: YAML reading with line-numbered errors, ``base:`` inheritance, ``--set`` overrides, bundled recipes.
 
-A recipe is a YAML file with four sections (``data``, ``model``, ``train``,
-``eval``) and optional ``name``/``description``/``base`` keys.  ``base:`` names
+A recipe is a YAML file of sections (``data``, ``model``, ``train``, ``eval``, each
+kind's own: :data:`mlparse.config.schema.SECTIONS`) and optional ``name``/``description``/
+``deviation``/``base`` keys.  A file of an older layout is read in the current one, with a
+one-line note (:func:`mlparse.config.schema.migrate_layout`).  ``base:`` names
 another recipe (a path relative to the recipe's folder, ``.yaml`` optional)
 whose values are deep-merged under this one's.  Command-line overrides
 (``--set train.lr=0.001``) are applied last; their values are parsed as YAML

@@ -58,16 +58,21 @@ class ModelConfig:
     dropouts (Kitaev & Klein 2018, Table 8). Each kind's own head is in its own section
     (:func:`sections_of_kind`): ``span:`` (:class:`SpanConfig`), ``biaffine:``, ``joint:``, ``tagger:``.
 
-    Who reads what (``mlparse/models``): every kind reads ``kind``, ``use_words``, ``use_tags``,
-    ``char_encoder``, ``d_char_emb``, ``num_layers``, ``d_model``, ``num_heads``, ``d_kv``, ``d_ff``,
-    ``factored``, ``max_len``, the dropouts and ``word_min_count`` (the joint parser through the span
-    parser's encoder). ``encoder`` and ``positions`` other than transformer / learned are the biaffine
-    parser's and the tagger's; ``char_concat_letters`` and ``attention_window(_relaxed)`` only the span and
-    joint parsers read (CharConcat is refused for the others; a window is applied by the span parser).
+    Who reads what (``mlparse/models``; a key is read the same way by every kind that reads it): every kind
+    reads ``kind``, ``use_words``, ``use_tags`` (the tagger refuses it), ``char_encoder``, ``d_char_emb``,
+    ``char_input_dropout``, ``num_layers``, ``d_model``, ``num_heads``, ``d_kv``, ``d_ff``, ``factored``,
+    ``max_len``, ``attention_dropout``, ``relu_dropout``, ``residual_dropout`` and ``word_min_count``. The
+    span and joint parsers (one lexical layer and encoder, :class:`~mlparse.models.span_parser.SpanParser`)
+    alone read ``char_concat_letters``, ``attention_window(_relaxed)``, ``word_emb_dropout``,
+    ``tag_emb_dropout`` and ``morpho_emb_dropout`` (the biaffine parser and the tagger drop their lexical
+    vectors with ``biaffine.embedding_dropout`` / ``tagger.embedding_dropout``); ``encoder`` and
+    ``positions`` other than transformer / learned are the biaffine parser's and the tagger's
+    (:class:`~mlparse.models.dep_parser.DependencyInput`; with ``encoder: bilstm`` the transformer's
+    sizes are unread).
     """
 
-    kind: str = "span"  # span | biaffine: which parser (mlparse.models.registry)
-    encoder: str = "transformer"  # transformer (self-attentive) | bilstm (Dozat & Manning; biaffine only)
+    kind: str = "span"  # span | biaffine | joint | tagger: which parser (mlparse.models.registry)
+    encoder: str = "transformer"  # transformer (self-attentive) | bilstm (Dozat & Manning; biaffine and tagger only)
     positions: str = "learned"  # learned table (Kitaev & Klein) | sinusoidal (Li et al. 2019, Eq. 8)
     use_words: bool = True  # learned word embeddings
     use_tags: bool = False  # tag embeddings from the input trees' POS tags
@@ -143,7 +148,8 @@ class TrainConfig:
 
 @dataclass
 class BiaffineConfig:
-    """The biaffine dependency parser (Li et al. 2019, §2 and §4.1; Dozat & Manning 2017)."""
+    """The biaffine dependency parser (Li et al. 2019, §2 and §4.1; Dozat & Manning 2017): the section of
+    ``model.kind: biaffine`` (:func:`sections_of_kind`), read by :mod:`mlparse.models.dep_parser`."""
 
     d_word_emb: int = 100  # word / tag embeddings, concatenated (Li et al. §4.1: 100 / 100)
     d_tag_emb: int = 100
@@ -161,7 +167,8 @@ class BiaffineConfig:
 
 @dataclass
 class JointConfig:
-    """The joint span + dependency parser with a Label Attention Layer (Mrini et al. 2020, §2-§4)."""
+    """The joint span + dependency parser with a Label Attention Layer (Mrini et al. 2020, §2-§4): a section
+    of ``model.kind: joint`` (with ``span:``, :func:`sections_of_kind`), read by :mod:`mlparse.models.joint_parser`."""
 
     lal_heads: int = 112  # label attention heads (§4.1: 112 for English, one per category; 64 for Chinese)
     lal_d_head: int = 128  # query/key/value/output size of one head (§4.1: 128); even (forward/backward halves)
