@@ -146,10 +146,12 @@ def _check_file_keys(path: Path, lines: Dict[Tuple[str, ...], int], data: Mappin
 _NOTED: set = set()
 
 
-def note(message: str) -> None:
-    """One line on stderr, once per process: a recipe in an older layout was read in the current one."""
-    if message not in _NOTED:
-        _NOTED.add(message)
+def note(message: str, once_for: Optional[str] = None) -> None:
+    """One line on stderr, once per process for each ``once_for`` (default: the message): a recipe in an older
+    layout was read in the current one."""
+    key = once_for if once_for is not None else message
+    if key not in _NOTED:
+        _NOTED.add(key)
         print(f"note: {message}", file=sys.stderr)
 
 
@@ -160,7 +162,7 @@ def _note_moves(path: Path, lines: Mapping[Tuple[str, ...], int], moves: Sequenc
     olds = ", ".join(f"{old}.{key}" for old, key, _ in moves)
     news = ", ".join(f"{new}.{key}" for _, key, new in moves)
     note(f"{where}: {olds} {'is' if len(moves) == 1 else 'are'} now {news} (recipe layout 2), read as such; "
-         f"`mlparse upgrade {path}` rewrites the file.")
+         f"`mlparse upgrade {path}` rewrites the file.", once_for=str(path.resolve()))
 
 
 def parse_override(text: str) -> Tuple[List[str], Any]:
