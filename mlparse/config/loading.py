@@ -25,6 +25,7 @@ import yaml
 from mlparse.config.catalog_defaults import apply_catalog_defaults
 from mlparse.config.schema import (
     MOVED_KEYS,
+    RECIPE_LAYOUT,
     SECTIONS,
     TOP_LEVEL_KEYS,
     ConfigError,
@@ -161,7 +162,7 @@ def _note_moves(path: Path, lines: Mapping[Tuple[str, ...], int], moves: Sequenc
     where = f"{path}, line {first}" if first else str(path)
     olds = ", ".join(f"{old}.{key}" for old, key, _ in moves)
     news = ", ".join(f"{new}.{key}" for _, key, new in moves)
-    note(f"{where}: {olds} {'is' if len(moves) == 1 else 'are'} now {news} (recipe layout 2), read as such; "
+    note(f"{where}: {olds} {'is' if len(moves) == 1 else 'are'} now {news} (recipe layout {RECIPE_LAYOUT}), read as such; "
          f"`mlparse upgrade {path}` rewrites the file.", once_for=str(path.resolve()))
 
 
@@ -186,7 +187,7 @@ def apply_overrides(data: Dict[str, Any], overrides: Sequence[str]) -> Dict[str,
             raise unknown_key_error(keys[0], [k for k in TOP_LEVEL_KEYS if k != "base"], f"--set {text}")
         if len(keys) == 2 and (keys[0], keys[1]) in MOVED_KEYS:  # an older layout's place of the key
             moved = MOVED_KEYS[(keys[0], keys[1])]
-            note(f"--set {text}: {keys[0]}.{keys[1]} is now {moved}.{keys[1]} (recipe layout 2), set as such.")
+            note(f"--set {text}: {keys[0]}.{keys[1]} is now {moved}.{keys[1]} (recipe layout {RECIPE_LAYOUT}), set as such.")
             keys = [moved, keys[1]]
         if keys[0] in SECTIONS:
             cls = SECTIONS[keys[0]]

@@ -386,9 +386,10 @@ def sections_of_kind(kind: str) -> Tuple[str, ...]:
 SECTIONS = {"data": DataConfig, "model": ModelConfig, "span": SpanConfig, "train": TrainConfig, "eval": EvalConfig,
             "biaffine": BiaffineConfig, "joint": JointConfig, "pretrained": PretrainedConfig, "tagger": TaggerConfig}
 
-#: The recipe layout this version writes.  Layout 1 had the span head's keys (:class:`SpanConfig`) in
-#: ``model:``; layout 2 gives them the ``span:`` section.  Run ids are the hash of layout 1.
+#: The recipe layout this version writes (implicit: a file says which by where its keys are).  Layout 1 had
+#: the span head's keys (:class:`SpanConfig`) in ``model:``; layout 2 gives them the ``span:`` section.
 RECIPE_LAYOUT = 2
+#: The layout whose form the run id hashes (:func:`hash_payload`): the one ids were first handed out in.
 HASH_LAYOUT = 1
 #: Keys that moved between sections, by layout: (old section, key) -> new section.
 MOVED_KEYS: Dict[Tuple[str, str], str] = {("model", name): "span" for name in
@@ -425,6 +426,8 @@ def split_model_settings(settings: Mapping[str, Any]) -> Tuple[Dict[str, Any], D
     model = {k: v for k, v in settings.items() if k not in span_keys}
     span = {k: v for k, v in settings.items() if k in span_keys}
     return model, span
+
+
 TOP_LEVEL_KEYS = ("name", "description", "deviation", "base", *SECTIONS)
 VALID_CHOICES = {
     ("model", "kind"): tuple(KIND_TASKS),
