@@ -232,3 +232,42 @@ def test_biaffine_and_joint_checkpoints_of_layout_1_load_and_resume(tmp_path: Pa
     assert parser.resume_mismatch(old) is None
     loaded = parser_class(kind).from_spec(old)
     assert loaded.spec() == spec
+
+
+def test_a_killed_run_left_in_layout_1_resumes_from_a_layout_1_recipe(tmp_path: Path) -> None:
+    """A run an older mlparse left behind (checkpoints and recipe.yaml of layout 1), resumed with the recipe
+    file as it was then written: the same run directory, from the saved update on, to the result of an
+    uninterrupted run; its recipe.yaml is written again in layout 2."""
+    from helpers.run_fixtures import Record, write_tiny_recipe
+    from helpers.train_fixtures import Interrupt, StopAfter, same_weights, weights
+    from mlparse.results import COMPLETE
+    from mlparse.run_dir import RunDir
+    from mlparse.train import checkpoint
+    from mlparse.train.runner import RunOptions, run_recipe
+
+    recipe = write_tiny_recipe(tmp_path, model={"predict_tags": True, "d_tag_hidden": 8}, train={"max_epochs": 2})
+    config = load_recipe(recipe)
+    reference = run_recipe(config, RunOptions(runs_dir=tmp_path / "ref"))
+    with pytest.raises(Interrupt):
+        run_recipe(config, RunOptions(runs_dir=tmp_path / "run"), StopAfter(3))
+    run_dir = RunDir.for_recipe(tmp_path / "run", config)
+    for path in (run_dir.best, run_dir.last):  # as the code before layout 2 saved them
+        if path.is_file():
+            saved = checkpoint.load(path)
+            saved["spec"] = layout_1_spec(saved["spec"])
+            checkpoint.save(saved, path)
+    data = yaml.safe_load(run_dir.recipe.read_text(encoding="utf-8"))
+    data["model"].update(data.pop("span"))
+    write(run_dir.recipe, yaml.safe_dump(data, sort_keys=False))
+    old_recipe = yaml.safe_load(recipe.read_text(encoding="utf-8"))
+    old_recipe["model"].update(old_recipe.pop("span"))
+    write(recipe, yaml.safe_dump(old_recipe, sort_keys=False))
+    old_config = load_recipe(recipe)
+    assert old_config == config and RunDir.for_recipe(tmp_path / "run", old_config).path == run_dir.path
+    saved_step = checkpoint.load(run_dir.last)["state"]["step"]
+    again = Record()
+    resumed = run_recipe(old_config, RunOptions(runs_dir=tmp_path / "run"), again)
+    assert again.steps[0] == saved_step + 1 and resumed.status == COMPLETE
+    assert same_weights(weights(RunDir.for_recipe(tmp_path / "ref", config).last), weights(run_dir.last))
+    assert resumed.dev.f1 == reference.dev.f1
+    assert "span" in yaml.safe_load(run_dir.recipe.read_text(encoding="utf-8"))
