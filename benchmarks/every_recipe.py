@@ -42,9 +42,9 @@ sys.path.insert(0, str(REPO))
 #: A model small enough that a dev check over 7,500 sentences takes seconds on one CPU core.
 TINY = {
     "model.num_layers": 1, "model.d_model": 32, "model.num_heads": 2, "model.d_kv": 8, "model.d_ff": 32,
-    "model.d_label_hidden": 16, "model.d_char_emb": 8, "model.d_tag_hidden": 16,
+    "span.d_label_hidden": 16, "model.d_char_emb": 8, "span.d_tag_hidden": 16,
     "train.max_epochs": 1, "train.evals_per_epoch": 1, "train.warmup_steps": 1, "train.subbatch_tokens": 500,
-    # the joint parser's own section (hash-neutral for the other kinds, so harmless there)
+    # the joint parser's own section (unread by the other kinds, so harmless there)
     "joint.lal_heads": 2, "joint.lal_d_head": 8, "joint.lal_d_ff": 16, "joint.d_arc": 16, "joint.d_relation": 8,
 }
 

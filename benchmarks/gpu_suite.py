@@ -59,8 +59,8 @@ from mlparse.train.trainer import Trainer, predict_in_batches  # noqa: E402
 from mlparse.trees.tree import Tree  # noqa: E402
 
 #: Model sizes of --quick (and of the demo's shape, smaller).
-QUICK_MODEL = {"num_layers": 1, "d_model": 32, "num_heads": 2, "d_kv": 8, "d_ff": 32, "d_label_hidden": 16,
-               "d_char_emb": 8, "max_len": 80}
+QUICK_MODEL = {"num_layers": 1, "d_model": 32, "num_heads": 2, "d_kv": 8, "d_ff": 32, "d_char_emb": 8, "max_len": 80}
+QUICK_SPAN = {"d_label_hidden": 16}
 
 
 @dataclass
@@ -96,6 +96,8 @@ def recipe(name: str, quick: bool, device: torch.device) -> RecipeConfig:
     if quick:
         for key, value in QUICK_MODEL.items():
             setattr(config.model, key, value)
+        for key, value in QUICK_SPAN.items():
+            setattr(config.span, key, value)
     config.train.device = device.type
     config.train.subbatch_tokens = "auto" if device.type == "cuda" else config.train.subbatch_tokens
     config.eval.subbatch_tokens = "auto"
@@ -104,7 +106,7 @@ def recipe(name: str, quick: bool, device: torch.device) -> RecipeConfig:
 
 def make_trainer(config: RecipeConfig, data: Data, device: torch.device, folder: Path) -> Trainer:
     seed_everything(config.train.seed)
-    model = build_parser(config.model, data.train.trees).to(device)
+    model = build_parser(config.model, data.train.trees, span=config.span).to(device)
     return Trainer(config, model, ConstituencyTask(), data.train, golds_of(data.train.trees, model.labels), data.dev,
                    CheckpointFiles(folder / "checkpoints"), device)
 

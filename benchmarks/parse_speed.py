@@ -47,7 +47,7 @@ def prepared_split(split: str) -> Path:
 def make_model(device: torch.device, seed: int = 0) -> SpanParser:
     torch.manual_seed(seed)
     config = load_recipe(REPO / "recipes" / "base.yaml")
-    model = build_parser(config.model, read_split(prepared_split("train")).trees)
+    model = build_parser(config.model, read_split(prepared_split("train")).trees, span=config.span)
     return model.to(device).eval()
 
 
@@ -67,7 +67,7 @@ def time_parse(model: SpanParser, sentences: Sequence, budget: int, decoder: str
         return wrapper
 
     cky_torch.decode_batch, cky.decode = timed(original_batch), timed(original_cky)
-    cost = subbatch_cost(model.config, len(model.labels), training=False, decoder=decoder)  # as the trainer packs
+    cost = subbatch_cost(model.config, model.span_config, len(model.labels), training=False, decoder=decoder)  # as the trainer packs
     try:
         map_in_batches(list(sentences[:4]), [len(s) for s in sentences[:4]], budget, lambda g: model.parse(g, decoder), cost)  # warm-up
         decode_seconds[0] = 0.0

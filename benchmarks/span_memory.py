@@ -139,8 +139,8 @@ def main(argv: List[str] | None = None) -> None:
           "model = the cost model's estimate")
     header = f"{'words':>5} {'what':<14}{'dense':>9}{'packed':>9}{'ratio':>8}{'model':>8}"
     print(header)
-    training = training_memory(model.config, n_labels, "cython")
-    parsing = parsing_memory(model.config, n_labels, "cython")
+    training = training_memory(model.config, model.span_config, n_labels, "cython")
+    parsing = parsing_memory(model.config, model.span_config, n_labels, "cython")
     cases = []
     for length in lengths:
         sentence = long_sentence(words, length)

@@ -35,7 +35,7 @@ def time_updates(device: torch.device, decoder: str, sentences: List, golds: Lis
     model.train()
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-9)
     lengths = [len(s) for s in sentences]
-    groups = pack_by_tokens(lengths, budget, subbatch_cost(model.config, len(model.labels), True, decoder))  # as the trainer
+    groups = pack_by_tokens(lengths, budget, subbatch_cost(model.config, model.span_config, len(model.labels), True, decoder))  # as the trainer
     autocast = device.type == "cuda"
 
     def update() -> None:

@@ -234,7 +234,7 @@ class LoadedParser:
     def _writes_input_tags(self) -> bool:
         """Does a constituency model's tree carry the tags it was given (no tagging head of its own)?"""
         return self.task in ("constituency", "joint") and not any(
-            getattr(member.config, "predict_tags", False) for member in self._members())
+            getattr(getattr(member, "span_config", None), "predict_tags", False) for member in self._members())
 
     def _tag_first(self, window: List[Tuple[List[str], Optional[List[str]]]],
                    budget: int) -> List[Tuple[List[str], Optional[List[str]]]]:

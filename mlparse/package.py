@@ -209,9 +209,10 @@ def _tagger_run(run: Path, results: Any, given: Optional[PathLike], kind: str) -
 def tags_source(spec: Dict[str, Any], kind: str, bundled: bool) -> str:
     """Where the POS tags a package reads or writes come from (``PackageInfo.tags``)."""
     model = spec.get("model_config") or spec.get("config") or {}
+    span = spec.get("span_config") or model  # before recipe layout 2 the span head's keys were the model's
     if kind == "tagger":
         return "tagging head"
-    if model.get("predict_tags") and not model.get("use_tags"):
+    if span.get("predict_tags") and not model.get("use_tags"):
         return "tagging head"
     if bundled:
         return "bundled tagger"

@@ -22,20 +22,22 @@ from mlparse.analysis.attention_probes import (
 )
 from mlparse.analysis.render import to_markdown
 from mlparse.cli import app
-from mlparse.config import ConfigError, ModelConfig, load_recipe, recipe_from_yaml_text
+from mlparse.config import ConfigError, ModelConfig, SpanConfig, load_recipe, recipe_from_yaml_text
+from mlparse.config.schema import split_model_settings
 from mlparse.models.span_parser import SpanParser, build_parser
 from mlparse.modules.attention import AttentionWindow
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
-from helpers.run_fixtures import TINY_MODEL, tiny_trees, write_tiny_recipe
+from helpers.run_fixtures import TINY_MODEL, TINY_SPAN, tiny_trees, write_tiny_recipe
 
 runner = CliRunner()
 
 
 def tiny_parser(**overrides: object) -> SpanParser:
     torch.manual_seed(0)
-    settings = {**TINY_MODEL, "num_layers": 4, **overrides}
-    return build_parser(ModelConfig(**settings), tiny_trees()).eval()  # type: ignore[arg-type]
+    model, span = split_model_settings(overrides)
+    settings = {**TINY_MODEL, "num_layers": 4, **model}
+    return build_parser(ModelConfig(**settings), tiny_trees(), span=SpanConfig(**{**TINY_SPAN, **span})).eval()  # type: ignore[arg-type]
 
 
 def test_paper_table_1_rows_for_eight_layers() -> None:

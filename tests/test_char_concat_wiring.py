@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 import torch
 
-from mlparse.config import ConfigError, ModelConfig, load_recipe
+from mlparse.config import ConfigError, ModelConfig, SpanConfig, load_recipe
+from mlparse.config.schema import split_model_settings
 from mlparse.data.vocab import ParserVocab
 from mlparse.package import NotAModel, load_package
 from mlparse.models.span_parser import CheckpointFormatError, SpanParser
 from mlparse.structs.chart import LabelVocab
 from mlparse.tasks.treebank import sentence_of
 from mlparse.trees.reader import parse_bracketed
-from helpers.run_fixtures import TINY_MODEL
+from helpers.run_fixtures import TINY_MODEL, TINY_SPAN
 
 REPO = Path(__file__).resolve().parents[1]
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
@@ -28,9 +29,10 @@ def concat_parser(d_model: int = 64, d_char_emb: int = 2, **overrides: object) -
     torch.manual_seed(0)
     trees = [parse_bracketed(text).trees[0] for text in TREES]
     vocab = ParserVocab.build([sentence_of(t) for t in trees])
+    model, span = split_model_settings(overrides)
     config = ModelConfig(**{**TINY_MODEL, "d_model": d_model, "use_words": False, "char_encoder": "concat",
-                            "d_char_emb": d_char_emb, **overrides})  # type: ignore[arg-type]
-    return SpanParser(config, vocab, LabelVocab.from_trees(trees)).eval()
+                            "d_char_emb": d_char_emb, **model})  # type: ignore[arg-type]
+    return SpanParser(config, vocab, LabelVocab.from_trees(trees), span=SpanConfig(**{**TINY_SPAN, **span})).eval()
 
 
 def content_of(parser: SpanParser, word: str) -> torch.Tensor:

@@ -18,7 +18,7 @@ from mlparse.models.dep_parser import BiaffineParser
 from mlparse.models.ensemble import (EnsembleError, EnsembleParser, average_charts, average_distributions,
                                      merge_inventories)
 from mlparse.models.span_parser import build_parser
-from mlparse.config import ModelConfig
+from mlparse.config import ModelConfig, SpanConfig
 from mlparse.report.model import build_report
 from mlparse.results import COMPLETE
 from mlparse.run_dir import RunDir
@@ -26,7 +26,7 @@ from mlparse.tasks.dependency import DependencyTask
 from mlparse.train.folds import fold_of, fold_record, kept_indices
 from mlparse.train.runner import RunOptions, load_splits, run_recipe
 from helpers.dep_fixtures import SENTENCES, write_dep_recipe
-from helpers.run_fixtures import TINY_MODEL, TINY_TREES, tiny_trees, write_tiny_recipe
+from helpers.run_fixtures import TINY_MODEL, TINY_SPAN, TINY_TREES, tiny_trees, write_tiny_recipe
 
 runner = CliRunner()
 
@@ -136,7 +136,7 @@ def test_an_ensemble_of_two_dependency_models_decodes_their_mean_arc_probabiliti
 def test_an_ensemble_of_identical_span_models_is_the_single_model() -> None:
     config = ModelConfig(**{k: v for k, v in TINY_MODEL.items()})
     torch.manual_seed(3)
-    parser = build_parser(config, tiny_trees()).eval()
+    parser = build_parser(config, tiny_trees(), span=SpanConfig(**TINY_SPAN)).eval()
     sentences = [[(leaf.tag, leaf.word) for leaf in tree.leaves()] for tree in tiny_trees()]
     ensemble = EnsembleParser([parser, parser]).eval()
     assert [str(t) for t in ensemble.predict(sentences)] == [str(t) for t in parser.predict(sentences)]
@@ -147,7 +147,7 @@ def test_an_ensemble_of_identical_span_models_is_the_single_model() -> None:
 
 def test_members_of_different_tasks_are_refused_naming_them(tmp_path: Path) -> None:
     dep, _ = _dep_parser(tmp_path, 1)
-    span = build_parser(ModelConfig(**TINY_MODEL), tiny_trees())
+    span = build_parser(ModelConfig(**TINY_MODEL), tiny_trees(), span=SpanConfig(**TINY_SPAN))
     with pytest.raises(EnsembleError, match=r"cannot ensemble runs/span \(span parser, constituency\) and runs/dep "
                                             r"\(biaffine parser, dependency\)"):
         EnsembleParser([span, dep], ["runs/span", "runs/dep"])
@@ -155,8 +155,8 @@ def test_members_of_different_tasks_are_refused_naming_them(tmp_path: Path) -> N
 
 def test_span_members_with_different_labels_are_refused() -> None:
     trees = tiny_trees()
-    first = build_parser(ModelConfig(**TINY_MODEL), trees)
-    second = build_parser(ModelConfig(**TINY_MODEL), trees[:3])  # no ADJP, ADVP, PP, SQ ...
+    first = build_parser(ModelConfig(**TINY_MODEL), trees, span=SpanConfig(**TINY_SPAN))
+    second = build_parser(ModelConfig(**TINY_MODEL), trees[:3], span=SpanConfig(**TINY_SPAN))  # no ADJP, ADVP, PP, SQ ...
     with pytest.raises(EnsembleError, match=r"their span labels differ \(only a has 'ADJP'"):
         EnsembleParser([first, second], ["a", "b"])
     assert "SQ" in EnsembleParser([first, second], ["a", "b"], union=True).inventories["span labels"]

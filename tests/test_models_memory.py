@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from mlparse.config import ModelConfig, load_recipe
+from mlparse.config import ModelConfig, SpanConfig, load_recipe
 from mlparse.data.batching import pack_by_tokens, padded_tokens
 from benchmarks.instrumentation.dense_reference import dense_loss
 from mlparse.models.memory import parsing_memory, subbatch_cost, training_memory
@@ -25,14 +25,16 @@ from helpers.run_fixtures import REPO, TINY_TREES, write_tiny_recipe
 from helpers.span_fixtures import random_gold
 
 
-def recipe_model(name: str) -> ModelConfig:
-    return load_recipe(REPO / "recipes" / f"{name}.yaml").model
+def recipe_model(name: str) -> tuple:
+    """The recipe's encoder and span head settings (``model:``, ``span:``), as the memory model takes them."""
+    recipe = load_recipe(REPO / "recipes" / f"{name}.yaml")
+    return recipe.model, recipe.span
 
 
 def test_a_long_sentence_gets_a_subbatch_of_its_own_and_short_ones_share() -> None:
     budget = resolve_budget(load_recipe(REPO / "recipes" / "base.yaml").train.subbatch_tokens, "train",
                             torch.device("cpu"), None)  # auto on a CPU: the budget base.yaml had
-    cost = subbatch_cost(recipe_model("base"), n_labels=60, training=True, decoder="cython")
+    cost = subbatch_cost(*recipe_model("base"), n_labels=60, training=True, decoder="cython")
     lengths = [20] * 30 + [500, 480]
     groups = pack_by_tokens(lengths, budget, cost)
     assert groups[:2] == [[30], [31]]  # each long sentence alone ...
@@ -45,7 +47,7 @@ def test_a_long_sentence_gets_a_subbatch_of_its_own_and_short_ones_share() -> No
 @pytest.mark.parametrize("recipe", ["base", "demo"])
 @pytest.mark.parametrize("training", [True, False])
 def test_token_equivalents_are_tokens_for_short_sentences_and_grow_with_the_square(recipe: str, training: bool) -> None:
-    memory = (training_memory if training else parsing_memory)(recipe_model(recipe), 60, "cython")
+    memory = (training_memory if training else parsing_memory)(*recipe_model(recipe), 60, "cython")
     costs = [memory.token_equivalents(n) for n in range(1, 501)]
     assert all(cost >= n + 2 for n, cost in zip(range(1, 501), costs))
     assert costs[4] <= 1.2 * (5 + 2)  # a 5-word sentence costs about its 7 positions
@@ -57,9 +59,9 @@ def mid_size_model(labels_from: list) -> torch.nn.Module:
     """Demo-like sizes, with dropout (training keeps the dropout masks)."""
     torch.manual_seed(0)
     torch.set_num_threads(1)
-    config = ModelConfig(num_layers=2, d_model=128, num_heads=4, d_kv=32, d_ff=256, d_label_hidden=64, d_char_emb=32,
+    config = ModelConfig(num_layers=2, d_model=128, num_heads=4, d_kv=32, d_ff=256, d_char_emb=32,
                          use_words=True, max_len=200)
-    return build_parser(config, labels_from)
+    return build_parser(config, labels_from, span=SpanConfig(d_label_hidden=64))
 
 
 @pytest.mark.parametrize("length", [40, 120])
@@ -76,8 +78,8 @@ def test_estimates_follow_the_measured_peaks(length: int) -> None:
     model.eval()
     parse_peak, _ = peak_allocated_bytes(lambda: model.parse([sentence]))
     n_labels = len(model.labels)
-    train_estimate = training_memory(model.config, n_labels, "cython").subbatch_bytes([length])
-    parse_estimate = parsing_memory(model.config, n_labels, "cython").subbatch_bytes([length])
+    train_estimate = training_memory(model.config, model.span_config, n_labels, "cython").subbatch_bytes([length])
+    parse_estimate = parsing_memory(model.config, model.span_config, n_labels, "cython").subbatch_bytes([length])
     assert 0.7 <= train_estimate / train_peak <= 1.4
     assert 0.7 <= parse_estimate / parse_peak <= 1.4
 
@@ -91,7 +93,7 @@ def test_trainer_packs_by_memory_and_its_loss_equals_the_dense_loss_of_the_batch
     long_index, long_length = len(trees) - 1, len(trees[-1].leaves())
     assert 2 * padded_tokens(long_length) <= budget  # counting tokens would give the long sentence a companion
     torch.manual_seed(0)
-    model = build_parser(config.model, trees)
+    model = build_parser(config.model, trees, span=config.span)
     golds = golds_of(trees, model.labels)
     split = TreeSplit(path=tmp_path / "train.trees", examples=trees)
     trainer = Trainer(config, model, ConstituencyTask(), split, golds, split, CheckpointFiles(tmp_path / "checkpoints"),

@@ -151,7 +151,7 @@ def tiny_trainer(tmp_path: Path, folder: Path, *overrides: str) -> Trainer:
     config = load_recipe(write_tiny_recipe(tmp_path, train={"warmup_steps": 4}), [f"pretrained.model={folder}", *overrides])
     trees = tiny_trees()
     torch.manual_seed(0)
-    parser = build_parser(config.model, trees, pretrained=config.pretrained)
+    parser = build_parser(config.model, trees, pretrained=config.pretrained, span=config.span)
     split = TreeSplit(path=tmp_path / "train.trees", examples=trees)
     return Trainer(config, parser, ConstituencyTask(), split, golds_of(trees, parser.labels), split,
                    CheckpointFiles(tmp_path / "checkpoints"), CPU)

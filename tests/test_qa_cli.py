@@ -463,14 +463,15 @@ def test_rng_states_loaded_onto_a_device_are_restored(monkeypatch: pytest.Monkey
 
 def test_span_scores_under_bf16_autocast_decode_in_float(tmp_path: Path) -> None:
     """The CUDA training step runs under bf16 autocast; the same on the CPU: loss in fp32, both decoders agree."""
-    from mlparse.config import ModelConfig
+    from mlparse.config import ModelConfig, SpanConfig
     from mlparse.models.span_parser import build_parser
     from mlparse.tasks.treebank import golds_of, sentence_of
-    from helpers.run_fixtures import TINY_MODEL, tiny_trees
+    from helpers.run_fixtures import TINY_MODEL, TINY_SPAN, tiny_trees
 
     trees = tiny_trees()
     torch.manual_seed(0)
-    model = build_parser(ModelConfig(**{**TINY_MODEL, "predict_tags": True, "d_tag_hidden": 8}), trees)
+    model = build_parser(ModelConfig(**TINY_MODEL), trees,
+                         span=SpanConfig(**{**TINY_SPAN, "predict_tags": True, "d_tag_hidden": 8}))
     golds = golds_of(trees, model.labels)
     sentences = [sentence_of(tree) for tree in trees]
     losses = []

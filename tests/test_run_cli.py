@@ -128,7 +128,8 @@ def test_two_process_gloo_ddp_matches_single_process(tmp_path: Path) -> None:
     # initial weights, rebuilt the way the runner builds them
     checkpoint.seed_everything(config.train.seed)
     trees = tiny_trees()
-    initial = SpanParser(config.model, ParserVocab.build([sentence_of(t) for t in trees]), LabelVocab.from_trees(trees)).state_dict()
+    initial = SpanParser(config.model, ParserVocab.build([sentence_of(t) for t in trees]), LabelVocab.from_trees(trees),
+                         span=config.span).state_dict()
     moved = sum(float((a["model"][k] - initial[k]).abs().sum()) for k in initial)
     differ = sum(float((a["model"][k] - b["model"][k]).abs().sum()) for k in initial)
     assert moved > 1.0

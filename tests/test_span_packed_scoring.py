@@ -129,5 +129,5 @@ def test_training_graph_keeps_no_square_of_span_activations() -> None:
         graph, _ = saved_tensor_bytes(loss_of, exclude=model.parameters())
         graphs.append(graph)
     packed, dense = graphs
-    square = (length + 1) ** 2 * model.config.d_label_hidden * 4  # one [N+1, N+1, d_hidden] float32 tensor
+    square = (length + 1) ** 2 * model.span_config.d_label_hidden * 4  # one [N+1, N+1, d_hidden] float32 tensor
     assert dense - packed >= 1.5 * square

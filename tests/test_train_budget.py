@@ -33,11 +33,13 @@ N_LABELS = 60  # about the WSJ sample's label count with collapsed chains
 
 
 def base_model():  # type: ignore[no-untyped-def]
-    return load_recipe(REPO / "recipes" / "base.yaml").model
+    """base.yaml's encoder and span head settings, as the memory model takes them."""
+    recipe = load_recipe(REPO / "recipes" / "base.yaml")
+    return recipe.model, recipe.span
 
 
 def auto_budget(phase: str, free_gib: float, parameter_bytes: int = 0) -> int:
-    memory = (training_memory if phase == "train" else parsing_memory)(base_model(), N_LABELS, "torch")
+    memory = (training_memory if phase == "train" else parsing_memory)(*base_model(), N_LABELS, "torch")
     return resolve_budget("auto", phase, CUDA, memory.per_position, parameter_bytes,
                           free_memory=lambda device: int(free_gib * GIB))
 
@@ -46,8 +48,8 @@ def auto_budget(phase: str, free_gib: float, parameter_bytes: int = 0) -> int:
 def test_a_300_and_a_500_word_sentence_fit_a_16_gib_gpu(phase: str) -> None:
     training = phase == "train"
     budget = auto_budget(phase, 16, parameter_bytes=400_000_000 if training else 0)
-    cost = subbatch_cost(base_model(), N_LABELS, training, "torch")
-    memory = (training_memory if training else parsing_memory)(base_model(), N_LABELS, "torch")
+    cost = subbatch_cost(*base_model(), N_LABELS, training, "torch")
+    memory = (training_memory if training else parsing_memory)(*base_model(), N_LABELS, "torch")
     lengths = [300, 500]
     assert pack_by_tokens(lengths, budget, cost) == [[1, 0]]  # one sub-batch holds both
     assert memory.subbatch_bytes(lengths) <= SAFETY_FRACTION * 16 * GIB  # and its estimated peak fits
@@ -56,14 +58,14 @@ def test_a_300_and_a_500_word_sentence_fit_a_16_gib_gpu(phase: str) -> None:
 def test_the_whole_batch_goes_in_one_pass_when_memory_allows() -> None:
     rng = random.Random(0)
     lengths = [rng.randint(5, 70) for _ in range(250)]  # the paper's batch of WSJ-like sentences
-    cost = subbatch_cost(base_model(), N_LABELS, True, "torch")
+    cost = subbatch_cost(*base_model(), N_LABELS, True, "torch")
     assert len(pack_by_tokens(lengths, auto_budget("train", 80, 400_000_000), cost)) == 1
     assert len(pack_by_tokens(lengths, auto_budget("train", 2, 400_000_000), cost)) > 1  # a small GPU: several
     assert len(pack_by_tokens(lengths, CPU_BUDGETS["train"], cost)) > 1  # the CPU keeps its sub-batches
 
 
 def test_the_budget_follows_free_memory_and_leaves_room_for_the_optimizer() -> None:
-    per_position = training_memory(base_model(), N_LABELS, "torch").per_position
+    per_position = training_memory(*base_model(), N_LABELS, "torch").per_position
     weights = 400_000_000
     budget = auto_budget("train", 8, weights)
     usable = SAFETY_FRACTION * (8 * GIB - 3 * weights)
@@ -82,7 +84,7 @@ def test_numbers_are_kept_and_auto_keeps_the_old_budgets_on_a_cpu() -> None:
 
 def test_trainer_budgets_on_a_gpu_come_from_its_free_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config = load_recipe(write_tiny_recipe(tmp_path, train={"subbatch_tokens": "auto"}))
-    model = build_parser(config.model, tiny_trees())
+    model = build_parser(config.model, tiny_trees(), span=config.span)
     monkeypatch.setattr(budget_module, "free_device_memory", lambda device: 2 * GIB)
     train, evaluate = subbatch_budgets(config, model, CUDA, "torch")
     assert train == int(SAFETY_FRACTION * (2 * GIB - 3 * budget_module.parameter_bytes(model))
@@ -105,7 +107,7 @@ def test_auto_is_accepted_numbers_must_be_positive_and_run_ids_are_kept() -> Non
 def test_log_lines_record_the_budgets_and_the_report_reads_them(tmp_path: Path) -> None:
     config = load_recipe(write_tiny_recipe(tmp_path, train={"subbatch_tokens": "auto", "max_epochs": 1}))
     trees = tiny_trees()
-    model = build_parser(config.model, trees)
+    model = build_parser(config.model, trees, span=config.span)
     split = TreeSplit(path=tmp_path / "train.trees", examples=trees)
     trainer = Trainer(config, model, ConstituencyTask(), split, golds_of(trees, model.labels), split,
                       CheckpointFiles(tmp_path / "checkpoints"), torch.device("cpu"))

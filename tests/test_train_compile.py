@@ -39,7 +39,7 @@ def test_buckets_hold_every_length_with_little_padding() -> None:
 def test_compiled_encoder_equals_the_eager_one_and_compiles_few_graphs(tmp_path: Path) -> None:
     config = load_recipe(write_tiny_recipe(tmp_path))
     torch.manual_seed(0)
-    parser = build_parser(config.model, tiny_trees()).eval()
+    parser = build_parser(config.model, tiny_trees(), span=config.span).eval()
     sentences = [sentence_of(t) for t in tiny_trees()]
     keys = list(parser.state_dict())
     with torch.no_grad():
@@ -82,7 +82,7 @@ def test_training_with_a_compiled_encoder(tmp_path: Path) -> None:
                                                       "residual_dropout": 0.0}))
         trees = tiny_trees()
         torch.manual_seed(0)
-        parser = build_parser(config.model, trees)
+        parser = build_parser(config.model, trees, span=config.span)
         split = TreeSplit(path=tmp_path / "train.trees", examples=trees)
         trainer = Trainer(config, parser, ConstituencyTask(), split, golds_of(trees, parser.labels), split,
                           CheckpointFiles(tmp_path / mode / "checkpoints"), torch.device("cpu"))

@@ -60,7 +60,7 @@ def make_config(tmp_path: Path, **train: object) -> RecipeConfig:
 def make_trainer(config: RecipeConfig, trees: Sequence, tmp_path: Path, name: str, info: DistInfo) -> Trainer:
     """A trainer built the way the runner builds one (same seed, so every process starts from the same weights)."""
     checkpoint.seed_everything(config.train.seed)
-    model = build_parser(config.model, list(trees), config.model.word_min_count)
+    model = build_parser(config.model, list(trees), config.model.word_min_count, span=config.span)
     split = TreeSplit(tmp_path / "train.trees", list(trees))
     folder = tmp_path / name
     folder.mkdir(exist_ok=True)
@@ -133,7 +133,7 @@ def test_one_update_is_the_same_however_the_batch_is_split(tmp_path: Path) -> No
     config = make_config(tmp_path / "check")
     checkpoint.seed_everything(config.train.seed)
     trees = tiny_trees()
-    model = build_parser(config.model, trees, config.model.word_min_count)
+    model = build_parser(config.model, trees, config.model.word_min_count, span=config.span)
     initial = {k: p.detach().clone() for k, p in model.named_parameters()}
     for batch_name in ("uneven", "even"):
         reference = single[f"{batch_name}-1p"]

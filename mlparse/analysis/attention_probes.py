@@ -158,7 +158,7 @@ def parse_with(parser: SpanParser, sentences: Sequence[Sequence[Tuple[str, str]]
     """Parse in sub-batches under ``budget`` token-equivalents (trees in input order)."""
     return map_in_batches(list(sentences), [len(s) for s in sentences], budget,
                           lambda group: parser.parse(group, decoder=decoder),
-                          cost=subbatch_cost(parser.config, len(parser.labels), training=False, decoder=decoder))
+                          cost=subbatch_cost(parser.config, parser.span_config, len(parser.labels), training=False, decoder=decoder))
 
 
 def run_probes(
@@ -179,7 +179,7 @@ def run_probes(
     decoder = decoder or ("torch" if parser.device().type == "cuda" else "cython")
     sentences = [[(leaf.tag, leaf.word) for leaf in tree.leaves()] for tree in gold]
     layers = parser.config.num_layers
-    predicted_tags = parser.config.predict_tags
+    predicted_tags = parser.span_config.predict_tags
     encoder = parser.encoder
     trained = parser.trained_window()
     parser.eval()

@@ -1,4 +1,5 @@
-"""``mlparse upgrade RUN_DIR``: convert a run's checkpoints of mlparse's old format to the current one (plain data)."""
+"""``mlparse upgrade RUN_DIR | CHECKPOINT | RECIPE.yaml``: bring a run's checkpoints (plain data) and recipes
+written by an older mlparse to the current format and layout."""
 
 from __future__ import annotations
 
@@ -16,31 +17,40 @@ console = Console(stderr=True)
 
 @app.command("upgrade")
 def upgrade_command(
-    target: Path = typer.Argument(..., help="A run directory (its checkpoints/best.pt and last.pt are converted) "
-                                  "or one checkpoint file."),
+    target: Path = typer.Argument(..., help="A run directory (its checkpoints/best.pt and last.pt are converted, its "
+                                  "recipe.yaml rewritten in the current layout), one checkpoint file, or a recipe "
+                                  "file (.yaml)."),
     trust_checkpoint: bool = typer.Option(
         False, "--trust-checkpoint", help="Also convert a file that holds more than an old mlparse checkpoint "
         "does, by unpickling it in full, which runs any code it carries: only for files you trust."),
 ) -> None:
-    """Rewrite checkpoints of mlparse's first format in the current one, in place.
+    """Rewrite checkpoints of mlparse's first format, and recipes of an older layout, in the current ones, in place.
 
-    The first format pickled NumPy's random state as an array, so reading it needs more than plain
-    data.  Here it is read with NumPy arrays allowed and nothing else: nothing in the file runs,
+    The first checkpoint format pickled NumPy's random state as an array, so reading it needs more than
+    plain data.  Here it is read with NumPy arrays allowed and nothing else: nothing in the file runs,
     and a file holding any other object is refused.  Each converted file is checked to read back
     the same before it replaces the old one (atomically).  A run directory is converted under its
     lock, so never while `mlparse run` trains it.
+
+    A recipe of layout 1 (the span head's keys in model:) gets them moved to span:, comments and
+    everything else kept; its run id does not change.  A run directory's recipe.yaml is rewritten
+    the same way.
     """
     from mlparse.io_utils import WriteError
-    from mlparse.run_dir import RunDir
+    from mlparse.run_dir import RECIPE_FILE, RunDir
     from mlparse.train.checkpoint import CheckpointError, upgrade_file
     from mlparse.train.run_lock import RunLock, RunLocked
 
+    recipes: List[Path] = []
     if target.is_dir():
         files: List[Path] = [RunDir(target).best, RunDir(target).last]
         files = [path for path in files if path.is_file()]
-        if not files:
-            fail(f"{target} has no checkpoints/best.pt or checkpoints/last.pt (is it a run directory?)", 2)
+        recipes = [path for path in [target / RECIPE_FILE] if path.is_file()]
+        if not files and not recipes:
+            fail(f"{target} has no checkpoints/best.pt, checkpoints/last.pt or {RECIPE_FILE} (is it a run directory?)", 2)
         lock = RunLock(target)
+    elif target.is_file() and target.suffix in (".yaml", ".yml"):
+        files, recipes, lock = [], [target], None
     elif target.is_file():
         files, lock = [target], None
     else:
@@ -58,6 +68,7 @@ def upgrade_command(
                 continue
             console.print(f"{path}: {'converted from format ' + str(old) if old else 'already in the current format'}",
                           highlight=False, soft_wrap=True)
+        failures += _upgrade_recipes(recipes)
     except RunLocked as error:
         fail(error, 1)
     except WriteError as error:
@@ -69,3 +80,21 @@ def upgrade_command(
             lock.release()
     if failures:
         raise typer.Exit(1)
+
+
+def _upgrade_recipes(paths: List[Path]) -> int:
+    """Rewrite each recipe file in the current layout, saying what moved; the number that failed."""
+    from mlparse.config import ConfigError
+    from mlparse.config.upgrade import upgrade_recipe_file
+
+    failures = 0
+    for path in paths:
+        try:
+            moved = upgrade_recipe_file(path)
+        except ConfigError as error:
+            print_error(error)
+            failures += 1
+            continue
+        message = f"rewritten in the current layout ({', '.join(moved)})" if moved else "already in the current layout"
+        console.print(f"{path}: {message}", highlight=False, soft_wrap=True)
+    return failures

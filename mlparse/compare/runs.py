@@ -37,8 +37,11 @@ def scoring_recipe(task: str, family: str, language: str, gold: Dict[str, str], 
     data: Dict[str, Any] = {"family": family, "language": language, **gold}
     if evalb_params:
         data["evalb_params"] = evalb_params
-    model: Dict[str, Any] = {"kind": "biaffine"} if task == "dependency" else {"predict_tags": predicted_tags}
-    recipe = {"name": "external", "data": data, "model": model, "eval": {"dependency_scoring": dependency_scoring}}
+    recipe: Dict[str, Any] = {"name": "external", "data": data, "eval": {"dependency_scoring": dependency_scoring}}
+    if task == "dependency":
+        recipe["model"] = {"kind": "biaffine"}
+    else:
+        recipe["span"] = {"predict_tags": predicted_tags}
     return recipe_from_yaml_text(json.dumps(recipe), "external scoring")
 
 

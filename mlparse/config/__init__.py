@@ -30,14 +30,16 @@ from mlparse.config.schema import (
     JointConfig,
     ModelConfig,
     RecipeConfig,
+    SpanConfig,
     TaggerConfig,
     TrainConfig,
+    sections_of_kind,
 )
 from mlparse.config.validation import from_dict, validate
 
 __all__ = [
     "SECTIONS", "TOP_LEVEL_KEYS", "VALID_CHOICES", "BiaffineConfig", "ConfigError", "DataConfig", "EvalConfig", "JointConfig",
-    "ModelConfig", "PretrainedConfig", "RecipeConfig", "TaggerConfig", "TrainConfig", "apply_overrides", "deep_merge", "from_dict", "load_raw",
+    "ModelConfig", "PretrainedConfig", "RecipeConfig", "SpanConfig", "TaggerConfig", "TrainConfig", "apply_overrides", "deep_merge", "from_dict", "load_raw",
     "load_recipe",
-    "parse_override", "recipe_from_yaml_text", "recipes_dir", "resolve_recipe", "validate",
+    "parse_override", "recipe_from_yaml_text", "recipes_dir", "resolve_recipe", "sections_of_kind", "validate",
 ]

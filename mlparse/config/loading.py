@@ -1,7 +1,9 @@
 """Recipe files: YAML reading with line-numbered errors, ``base:`` inheritance, ``--set`` overrides, bundled recipes.
 
-A recipe is a YAML file with four sections (``data``, ``model``, ``train``,
-``eval``) and optional ``name``/``description``/``base`` keys.  ``base:`` names
+A recipe is a YAML file of sections (``data``, ``model``, ``train``, ``eval``, each
+kind's own: :data:`mlparse.config.schema.SECTIONS`) and optional ``name``/``description``/
+``deviation``/``base`` keys.  A file of an older layout is read in the current one, with a
+one-line note (:func:`mlparse.config.schema.migrate_layout`).  ``base:`` names
 another recipe (a path relative to the recipe's folder, ``.yaml`` optional)
 whose values are deep-merged under this one's.  Command-line overrides
 (``--set train.lr=0.001``) are applied last; their values are parsed as YAML
@@ -14,6 +16,7 @@ from __future__ import annotations
 import copy
 import difflib
 import re
+import sys
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -21,12 +24,15 @@ import yaml
 
 from mlparse.config.catalog_defaults import apply_catalog_defaults
 from mlparse.config.schema import (
+    MOVED_KEYS,
+    RECIPE_LAYOUT,
     SECTIONS,
     TOP_LEVEL_KEYS,
     ConfigError,
     RecipeConfig,
     build_section,
     field_names,
+    migrate_layout,
     section_value,
     unknown_key_error,
 )
@@ -73,7 +79,11 @@ def load_raw(path: Union[str, Path], _seen: Tuple[Path, ...] = ()) -> Dict[str, 
         raise ConfigError(f"{where}: invalid YAML ({getattr(error, 'problem', error)}).") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a recipe must be a mapping of sections, got {type(data).__name__}.")
-    _check_file_keys(path, text, data)
+    data, moves = migrate_layout(data, str(path))
+    lines = _key_lines(text)
+    if moves:
+        _note_moves(path, lines, moves)
+    _check_file_keys(path, lines, data, moves)
     base = data.pop("base", None)
     if base is not None:
         parent = load_raw(_resolve_base(str(base), path.parent), _seen + (resolved,))
@@ -115,9 +125,11 @@ def _key_lines(text: str) -> Dict[Tuple[str, ...], int]:
     return lines
 
 
-def _check_file_keys(path: Path, text: str, data: Mapping[str, Any]) -> None:
-    """Unknown keys and badly typed values of one recipe file, reported with the file's line number."""
-    lines = _key_lines(text)
+def _check_file_keys(path: Path, lines: Dict[Tuple[str, ...], int], data: Mapping[str, Any],
+                     moves: Sequence[Tuple[str, str, str]] = ()) -> None:
+    """Unknown keys and badly typed values of one recipe file, reported with the file's line number
+    (``lines``: :func:`_key_lines`; a key that ``moves`` moved is reported at its line in the file)."""
+    lines = {**lines, **{(new, key): lines[(old, key)] for old, key, new in moves if (old, key) in lines}}
 
     def where(*keys: str) -> str:
         line = lines.get(tuple(keys))
@@ -129,6 +141,29 @@ def _check_file_keys(path: Path, text: str, data: Mapping[str, Any]) -> None:
     for name, cls in SECTIONS.items():
         if data.get(name) is not None:
             build_section(name, cls, data[name], where)
+
+
+#: Notes already printed (a sweep loads the same recipe many times).
+_NOTED: set = set()
+
+
+def note(message: str, once_for: Optional[str] = None) -> None:
+    """One line on stderr, once per process for each ``once_for`` (default: the message): a recipe in an older
+    layout was read in the current one."""
+    key = once_for if once_for is not None else message
+    if key not in _NOTED:
+        _NOTED.add(key)
+        print(f"note: {message}", file=sys.stderr)
+
+
+def _note_moves(path: Path, lines: Mapping[Tuple[str, ...], int], moves: Sequence[Tuple[str, str, str]]) -> None:
+    """The one-line note for a recipe file written in an older layout."""
+    first = min((lines[(old, key)] for old, key, _ in moves if (old, key) in lines), default=None)
+    where = f"{path}, line {first}" if first else str(path)
+    olds = ", ".join(f"{old}.{key}" for old, key, _ in moves)
+    news = ", ".join(f"{new}.{key}" for _, key, new in moves)
+    note(f"{where}: {olds} {'is' if len(moves) == 1 else 'are'} now {news} (recipe layout {RECIPE_LAYOUT}), read as such; "
+         f"`mlparse upgrade {path}` rewrites the file.", once_for=str(path.resolve()))
 
 
 def parse_override(text: str) -> Tuple[List[str], Any]:
@@ -150,6 +185,10 @@ def apply_overrides(data: Dict[str, Any], overrides: Sequence[str]) -> Dict[str,
         keys, value = parse_override(text)
         if keys[0] not in TOP_LEVEL_KEYS or keys[0] == "base":
             raise unknown_key_error(keys[0], [k for k in TOP_LEVEL_KEYS if k != "base"], f"--set {text}")
+        if len(keys) == 2 and (keys[0], keys[1]) in MOVED_KEYS:  # an older layout's place of the key
+            moved = MOVED_KEYS[(keys[0], keys[1])]
+            note(f"--set {text}: {keys[0]}.{keys[1]} is now {moved}.{keys[1]} (recipe layout {RECIPE_LAYOUT}), set as such.")
+            keys = [moved, keys[1]]
         if keys[0] in SECTIONS:
             cls = SECTIONS[keys[0]]
             if len(keys) != 2:

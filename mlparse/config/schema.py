@@ -14,7 +14,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union, get_args, get_origin, get_type_hints
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union, get_args, get_origin, get_type_hints
 
 import yaml
 
@@ -54,11 +54,25 @@ class DataConfig:
 
 @dataclass
 class ModelConfig:
-    """The parser and its encoder: the span parser's settings (Kitaev & Klein 2018, Table 8), shared by
-    every kind (the dependency parser's own settings are in :class:`BiaffineConfig`)."""
+    """Which parser, and the encoder every kind shares: lexical input, the self-attentive encoder and its
+    dropouts (Kitaev & Klein 2018, Table 8). Each kind's own head is in its own section
+    (:func:`sections_of_kind`): ``span:`` (:class:`SpanConfig`), ``biaffine:``, ``joint:``, ``tagger:``.
 
-    kind: str = "span"  # span | biaffine: which parser (mlparse.models.registry)
-    encoder: str = "transformer"  # transformer (self-attentive) | bilstm (Dozat & Manning; biaffine only)
+    Who reads what (``mlparse/models``; a key is read the same way by every kind that reads it): every kind
+    reads ``kind``, ``use_words``, ``use_tags`` (the tagger refuses it), ``char_encoder``, ``d_char_emb``,
+    ``char_input_dropout``, ``num_layers``, ``d_model``, ``num_heads``, ``d_kv``, ``d_ff``, ``factored``,
+    ``max_len``, ``attention_dropout``, ``relu_dropout``, ``residual_dropout`` and ``word_min_count``. The
+    span and joint parsers (one lexical layer and encoder, :class:`~mlparse.models.span_parser.SpanParser`)
+    alone read ``char_concat_letters``, ``attention_window(_relaxed)``, ``word_emb_dropout``,
+    ``tag_emb_dropout`` and ``morpho_emb_dropout`` (the biaffine parser and the tagger drop their lexical
+    vectors with ``biaffine.embedding_dropout`` / ``tagger.embedding_dropout``); ``encoder`` and
+    ``positions`` other than transformer / learned are the biaffine parser's and the tagger's
+    (:class:`~mlparse.models.dep_parser.DependencyInput`; with ``encoder: bilstm`` the transformer's
+    sizes are unread).
+    """
+
+    kind: str = "span"  # span | biaffine | joint | tagger: which parser (mlparse.models.registry)
+    encoder: str = "transformer"  # transformer (self-attentive) | bilstm (Dozat & Manning; biaffine and tagger only)
     positions: str = "learned"  # learned table (Kitaev & Klein) | sinusoidal (Li et al. 2019, Eq. 8)
     use_words: bool = True  # learned word embeddings
     use_tags: bool = False  # tag embeddings from the input trees' POS tags
@@ -70,7 +84,6 @@ class ModelConfig:
     num_heads: int = 8
     d_kv: int = 64  # d_k = d_v
     d_ff: int = 2048
-    d_label_hidden: int = 250  # span-score MLP hidden size
     factored: bool = True  # content/position factoring (Section 3); false: unfactored model
     attention_window: Optional[int] = None  # train and test with attention limited to this distance (Table 3); null: none
     attention_window_relaxed: bool = False  # the window spares start, first word, last word and stop (Table 3, relaxed)
@@ -82,10 +95,26 @@ class ModelConfig:
     tag_emb_dropout: float = 0.2
     morpho_emb_dropout: float = 0.2  # CharLSTM/CharConcat output
     char_input_dropout: float = 0.2  # character embeddings at the CharLSTM input
-    predict_tags: bool = False  # auxiliary tagging head; predicted trees then carry predicted tags
-    d_tag_hidden: int = 250
-    tag_loss_scale: float = 5.0
     word_min_count: int = 1  # rarer training words are UNK
+
+
+@dataclass
+class SpanConfig:
+    """The span scoring head and its auxiliary tagging head (Kitaev & Klein 2018, §2.1 and §5): the
+    section of ``model.kind: span`` and ``model.kind: joint`` (:func:`sections_of_kind`), read by
+    :class:`mlparse.models.span_parser.SpanParser` and the joint parser built on it (its Label Attention
+    Layer's head-wise span scorer, :mod:`mlparse.models.joint_parser`). The other kinds have no span
+    head and ignore the section (a biaffine recipe built on a span recipe inherits it unread), but it
+    still counts in their run ids, as it did inside ``model:`` (:func:`hash_payload`).
+
+    Until layout 2 of the recipe these keys were in ``model:``; such recipes still load (the keys move
+    here, :func:`migrate_layout`) and hash as they always did (:meth:`RecipeConfig.hash`).
+    """
+
+    d_label_hidden: int = 250  # span-score MLP hidden size
+    predict_tags: bool = False  # auxiliary tagging head; predicted trees then carry predicted tags
+    d_tag_hidden: int = 250  # the tagging head's hidden layer
+    tag_loss_scale: float = 5.0  # weight of the tagging loss beside the span loss
 
 
 @dataclass
@@ -119,7 +148,8 @@ class TrainConfig:
 
 @dataclass
 class BiaffineConfig:
-    """The biaffine dependency parser (Li et al. 2019, §2 and §4.1; Dozat & Manning 2017)."""
+    """The biaffine dependency parser (Li et al. 2019, §2 and §4.1; Dozat & Manning 2017): the section of
+    ``model.kind: biaffine`` (:func:`sections_of_kind`), read by :mod:`mlparse.models.dep_parser`."""
 
     d_word_emb: int = 100  # word / tag embeddings, concatenated (Li et al. §4.1: 100 / 100)
     d_tag_emb: int = 100
@@ -137,7 +167,8 @@ class BiaffineConfig:
 
 @dataclass
 class JointConfig:
-    """The joint span + dependency parser with a Label Attention Layer (Mrini et al. 2020, §2-§4)."""
+    """The joint span + dependency parser with a Label Attention Layer (Mrini et al. 2020, §2-§4): a section
+    of ``model.kind: joint`` (with ``span:``, :func:`sections_of_kind`), read by :mod:`mlparse.models.joint_parser`."""
 
     lal_heads: int = 112  # label attention heads (§4.1: 112 for English, one per category; 64 for Chinese)
     lal_d_head: int = 128  # query/key/value/output size of one head (§4.1: 128); even (forward/backward halves)
@@ -214,6 +245,7 @@ class RecipeConfig:
     deviation: str = ""
     data: DataConfig = field(default_factory=DataConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
+    span: SpanConfig = field(default_factory=SpanConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     biaffine: BiaffineConfig = field(default_factory=BiaffineConfig)
@@ -246,36 +278,47 @@ class RecipeConfig:
     def hash(self) -> str:
         """sha256 of the resolved recipe (description and run-time-only settings such as max_minutes excluded).
 
+        The hash is of the recipe in layout :data:`HASH_LAYOUT` (:func:`hash_payload`): the layout in which
+        run ids were first handed out, so that a recipe keeps its run id whichever layout it is written in.
         Keys of :data:`HASH_NEUTRAL_DEFAULTS` are left out while they hold their default, so that a
         switch added in a later version does not give every existing run a new id (and a restart).
         """
-        data = self.to_dict()
-        data.pop("description", None)
-        data.pop("deviation", None)
-        for runtime_only in ("max_minutes", "num_threads", "overlap"):
-            data["train"].pop(runtime_only, None)
-        for (section, key), default in HASH_NEUTRAL_DEFAULTS.items():
-            if data[section].get(key) == default:
-                data[section].pop(key, None)
-        if data["pretrained"]["model"] is None:  # no pretrained encoder: the section does not count (run ids as before)
-            data.pop("pretrained")
-        for section, kind in KIND_SECTIONS.items():  # a parser's own section counts only for that parser
-            if self.model.kind != kind:
-                data.pop(section, None)
-        tagger = data.pop("tagger")  # a tagger's own keys count for a tagger, and all but the time for a
-        tagger.pop("max_minutes", None)  # parser whose tags jack-knifed taggers make; otherwise nothing
-        if self.model.kind == "tagger":
-            data["tagger"] = {k: v for k, v in tagger.items() if k not in TAGGER_JACKKNIFE_KEYS}
-        elif self.data.tags == "jackknife":
-            data["tagger"] = tagger
-        for (section, key), number in AUTO_BUDGETS_ON_CPU.items():  # auto hashes as the number it replaced:
-            if data[section].get(key) == "auto":  # recipes written before it keep their run ids
-                data[section][key] = number
-        for (section, key, value), (tag, revision) in HASH_REVISIONS.items():
-            if data[section].get(key) == value:
-                data[section][tag] = revision
-        text = json.dumps(data, sort_keys=True)
+        text = json.dumps(hash_payload(self), sort_keys=True)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def hash_payload(config: RecipeConfig) -> Dict[str, Any]:
+    """The plain data :meth:`RecipeConfig.hash` hashes: the recipe in layout :data:`HASH_LAYOUT` (layout 1:
+    the ``span:`` keys inside ``model:``, for every kind), with the sections a kind does not read left out."""
+    data = config.to_dict()
+    data.pop("description", None)
+    data.pop("deviation", None)
+    data["model"].update(data.pop("span"))  # layout 1, for every kind (a kind that does not read it too: ids as before)
+    for runtime_only in ("max_minutes", "num_threads", "overlap"):
+        data["train"].pop(runtime_only, None)
+    for (section, key), default in HASH_NEUTRAL_DEFAULTS.items():
+        if data[section].get(key) == default:
+            data[section].pop(key, None)
+    if data["pretrained"]["model"] is None:  # no pretrained encoder: the section does not count (run ids as before)
+        data.pop("pretrained")
+    kind = config.model.kind
+    tagger = data.pop("tagger")  # a tagger's own keys count for a tagger, and all but the time for a
+    tagger.pop("max_minutes", None)  # parser whose tags jack-knifed taggers make; otherwise nothing
+    own = sections_of_kind(kind)
+    for section in KIND_OWN_SECTIONS:  # a parser's own section counts only for that parser
+        if section not in own:
+            data.pop(section, None)
+    if "tagger" in own:
+        data["tagger"] = {k: v for k, v in tagger.items() if k not in TAGGER_JACKKNIFE_KEYS}
+    elif config.data.tags == "jackknife":
+        data["tagger"] = tagger
+    for (section, key), number in AUTO_BUDGETS_ON_CPU.items():  # auto hashes as the number it replaced:
+        if data[section].get(key) == "auto":  # recipes written before it keep their run ids
+            data[section][key] = number
+    for (section, key, value), (tag, revision) in HASH_REVISIONS.items():
+        if data[section].get(key) == value:
+            data[section][tag] = revision
+    return data
 
 
 #: Switches added after run ids were first handed out, with the default that behaves as before.
@@ -324,12 +367,67 @@ KIND_TASKS: Dict[str, str] = {"span": "constituency", "biaffine": "dependency", 
 #: The prepared-file suffix of each task.
 TASK_SUFFIXES: Dict[str, str] = {"constituency": ".trees", "dependency": ".conllu", "joint": ".trees",
                                  "tagging": ".conllu"}  # tagging: .trees with tagger.column pos
-#: Sections that hold one parser kind's own settings.
-KIND_SECTIONS: Dict[str, str] = {"biaffine": "biaffine", "joint": "joint"}
+#: The sections each parser kind reads besides the shared ones (data, model, train, eval, pretrained):
+#: its head's settings.  One table, asked through :func:`sections_of_kind`.
+_SECTIONS_OF_KIND: Dict[str, Tuple[str, ...]] = {"span": ("span",), "biaffine": ("biaffine",), "joint": ("span", "joint"),
+                                                 "tagger": ("tagger",)}
+#: Every section that is some kind's own.
+KIND_OWN_SECTIONS: Tuple[str, ...] = tuple(dict.fromkeys(name for own in _SECTIONS_OF_KIND.values() for name in own))
 
-SECTIONS = {"data": DataConfig, "model": ModelConfig, "train": TrainConfig, "eval": EvalConfig, "biaffine": BiaffineConfig,
-            "joint": JointConfig,
-            "pretrained": PretrainedConfig, "tagger": TaggerConfig}
+
+def sections_of_kind(kind: str) -> Tuple[str, ...]:
+    """The recipe sections of parser kind ``kind``'s own settings (``joint`` -> ``("span", "joint")``); the
+    shared sections (data, model, train, eval, pretrained) are not named.  The recipe hash counts these and
+    leaves the other kinds' sections out, except ``span:``, which it counts for every kind as layout 1 did
+    (:func:`hash_payload`)."""
+    return _SECTIONS_OF_KIND.get(kind, ())
+
+
+SECTIONS = {"data": DataConfig, "model": ModelConfig, "span": SpanConfig, "train": TrainConfig, "eval": EvalConfig,
+            "biaffine": BiaffineConfig, "joint": JointConfig, "pretrained": PretrainedConfig, "tagger": TaggerConfig}
+
+#: The recipe layout this version writes (implicit: a file says which by where its keys are).  Layout 1 had
+#: the span head's keys (:class:`SpanConfig`) in ``model:``; layout 2 gives them the ``span:`` section.
+RECIPE_LAYOUT = 2
+#: The layout whose form the run id hashes (:func:`hash_payload`): the one ids were first handed out in.
+HASH_LAYOUT = 1
+#: Keys that moved between sections, by layout: (old section, key) -> new section.
+MOVED_KEYS: Dict[Tuple[str, str], str] = {("model", name): "span" for name in
+                                          ("d_label_hidden", "predict_tags", "d_tag_hidden", "tag_loss_scale")}
+
+
+def migrate_layout(data: Mapping[str, Any], where: str = "recipe") -> Tuple[Dict[str, Any], List[Tuple[str, str, str]]]:
+    """Recipe data (one file, or merged) with the keys of an older layout moved to their sections now
+    (:data:`MOVED_KEYS`), and the moves made as ``(old section, key, new section)``.
+
+    A key given both in its old and its new section is an error (which one was meant is unclear)."""
+    out = dict(data)
+    moves: List[Tuple[str, str, str]] = []
+    for (old, key), new in MOVED_KEYS.items():
+        section = out.get(old)
+        if not isinstance(section, Mapping) or key not in section:
+            continue
+        target = out.get(new)
+        if target is not None and not isinstance(target, Mapping):
+            continue  # build_section reports the bad section
+        if isinstance(target, Mapping) and key in target:
+            raise ConfigError(f"{where}: {old}.{key} and {new}.{key} are both given; {old}.{key} is the key's old place "
+                              f"(recipe layout 1): keep {new}.{key} only.")
+        out[old] = {k: v for k, v in section.items() if k != key}
+        out[new] = {**(target or {}), key: section[key]}
+        moves.append((old, key, new))
+    return out, moves
+
+
+def split_model_settings(settings: Mapping[str, Any]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """A ``model:`` mapping that may hold layout-1 keys (a checkpoint's spec saved before layout 2) split into
+    its :class:`ModelConfig` keys and its :class:`SpanConfig` keys."""
+    span_keys = {key for (old, key), new in MOVED_KEYS.items() if old == "model" and new == "span"}
+    model = {k: v for k, v in settings.items() if k not in span_keys}
+    span = {k: v for k, v in settings.items() if k in span_keys}
+    return model, span
+
+
 TOP_LEVEL_KEYS = ("name", "description", "deviation", "base", *SECTIONS)
 VALID_CHOICES = {
     ("model", "kind"): tuple(KIND_TASKS),

@@ -9,11 +9,16 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from mlparse.config.schema import (SECTIONS, TOP_LEVEL_KEYS, ConfigError, DataConfig, ModelConfig, PretrainedConfig,
-                                   RecipeConfig, build_section, unknown_key_error)
+                                   RecipeConfig, build_section, migrate_layout, unknown_key_error)
 
 
 def from_dict(data: Mapping[str, Any], source: str = "recipe") -> RecipeConfig:
-    """Validate and build a :class:`RecipeConfig` from merged plain data."""
+    """Validate and build a :class:`RecipeConfig` from merged plain data.
+
+    Data in an older layout (a saved ``recipe.yaml``, data built by code) is migrated first
+    (:func:`mlparse.config.schema.migrate_layout`), silently: recipe files say so when they are read
+    (:func:`mlparse.config.loading.load_raw`)."""
+    data, _ = migrate_layout(data, source)
     for key in data:
         if key not in TOP_LEVEL_KEYS or key == "base":
             raise unknown_key_error(str(key), [k for k in TOP_LEVEL_KEYS if k != "base"], source)
@@ -34,7 +39,8 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
     if not (m.use_words or m.use_tags or m.char_encoder != "none" or p.model is not None):
         raise ConfigError(f"{source}: the model has no lexical input; enable model.use_words, model.use_tags, a "
                           "model.char_encoder or a pretrained.model.")
-    positive = ["model.num_layers", "model.num_heads", "model.d_kv", "model.d_ff", "model.d_label_hidden", "train.lr",
+    positive = ["model.num_layers", "model.num_heads", "model.d_kv", "model.d_ff", "span.d_label_hidden",
+                "span.d_tag_hidden", "train.lr",
                 "train.batch_size", "train.evals_per_epoch", "train.max_epochs",
                 "train.adam_eps"] + (["model.d_char_emb"] if m.char_encoder != "none" else [])
     dropouts = [f"model.{name}" for name in ("attention_dropout", "relu_dropout", "residual_dropout", "word_emb_dropout",
@@ -52,7 +58,7 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
         for key in ("data.max_train_sentences", "data.max_train_length", "eval.max_sentences", "train.max_updates",
                     "train.patience_updates")] + [
         ("model.attention_window", lambda v: v is None or v >= 1, "is a distance in words: at least 1 (or null for none)")]
-    sections = {"model": m, "train": t, "data": d, "eval": e}
+    sections = {"model": m, "train": t, "data": d, "eval": e, "span": config.span}
     for key, check, message in rules:
         section, name = key.split(".")
         value = getattr(sections[section], name)
@@ -172,10 +178,10 @@ def _check_eval_tags(config: RecipeConfig, source: str) -> None:
                           "(model.use_tags is false): there are no input tags to predict.")
     missing = [f"data.{split}_tags" for split in ("dev", "test") if not getattr(d, f"{split}_tags")]
     if missing:
-        head = (" The model's own tagging head (model.predict_tags) cannot supply them: it reads the encoder, which "
+        head = (" The model's own tagging head (span.predict_tags) cannot supply them: it reads the encoder, which "
                 "takes the input tags, so its tags are not a prediction made without them; a run of a tagging model "
-                "(model.predict_tags: true, model.use_tags: false) can, through its predicted trees."
-                if m.predict_tags else "")
+                "(span.predict_tags: true, model.use_tags: false) can, through its predicted trees."
+                if config.span.predict_tags else "")
         raise ConfigError(f"{source}: data.eval_tags=predicted needs {' and '.join(missing)}: a file of predicted "
                           "tags per split (one line of tags per sentence, or bracketed trees whose leaves carry "
                           f"them).{head}")

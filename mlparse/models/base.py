@@ -77,8 +77,11 @@ class Parser(nn.Module):
     def resume_mismatch(self, saved: Dict[str, Any]) -> Optional[str]:
         """None when a checkpoint's spec fits this parser (same settings and vocabularies); else what
         differs, in words (used when resuming: data prepared again since, say)."""
+        from mlparse.config.schema import split_model_settings
         from mlparse.modules.pretrained import pretrained_mismatch
 
+        if isinstance(saved.get("model_config"), dict):  # saved before recipe layout 2: the span head's keys go
+            saved = {**saved, "model_config": split_model_settings(saved["model_config"])[0]}
         mine = self.spec()
         for key in mine:
             if key != "pretrained" and saved.get(key) != mine[key]:

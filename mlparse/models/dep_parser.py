@@ -25,6 +25,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from mlparse.config import BiaffineConfig, ModelConfig, PretrainedConfig, RecipeConfig
+from mlparse.config.schema import split_model_settings
 from mlparse.data.dependency_vocab import DependencyVocab
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput, Parser
@@ -306,7 +307,8 @@ class BiaffineParser(Parser):
     def from_spec(cls, spec: Dict[str, Any]) -> "BiaffineParser":
         from mlparse.modules.pretrained import pretrained_config_of
 
-        return cls(ModelConfig(**spec["model_config"]), BiaffineConfig(**spec["biaffine_config"]),
+        model, _ = split_model_settings(spec["model_config"])  # saved before recipe layout 2: the span keys go
+        return cls(ModelConfig(**model), BiaffineConfig(**spec["biaffine_config"]),
                    DependencyVocab.from_dict(spec["vocab"]), pretrained_config_of(spec), spec.get("pretrained"))
 
     def training_setup(self, config: RecipeConfig, decoder: str = "cython") -> None:

@@ -115,7 +115,7 @@ def read_input(text: str, parser: Parser, source: str = "<stdin>", input_format:
     for number, line in enumerate(text.splitlines(), start=1):
         words = line.split()
         out.append(InputSentence(number, [(UNKNOWN_TAG, escape_word(word)) for word in words] if words else None))
-    if tagger is not None and not parser.config.predict_tags:  # the tagger's tags: as input, and on the leaves
+    if tagger is not None and not parser.span_config.predict_tags:  # the tagger's tags: as input, and on the leaves
         present = [item for item in out if item.sentence is not None]
         for item, tags in zip(present, tag_words(tagger, [[w for _, w in item.sentence] for item in present])):
             item.sentence = [(tag, word) for tag, (_, word) in zip(tags, item.sentence)]

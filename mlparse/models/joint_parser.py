@@ -9,7 +9,7 @@ Lexical inputs and the factored self-attentive encoder of the span parser (Kitae
   root pseudo-word, trained with cross-entropy (Eq. 11).
 
 Loss: hinge + arc cross-entropy + relation cross-entropy, summed over sentences (Eq. 12), plus the
-scaled tag loss when ``model.predict_tags``.  Decoding (``joint.decoder``): ``separate`` decodes the
+scaled tag loss when ``span.predict_tags``.  Decoding (``joint.decoder``): ``separate`` decodes the
 spans by CKY and the heads by MST or Eisner (``joint.arc_decoder``) independently (the heads need not
 agree with the bracketing); ``exact`` finds the headed binary tree of highest span + arc
 log-probability score (:func:`mlparse.structs.joint.decode_joint`, O(n^4) per sentence, on the host),
@@ -34,7 +34,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from mlparse.config import JointConfig, ModelConfig, PretrainedConfig, RecipeConfig
+from mlparse.config import JointConfig, ModelConfig, PretrainedConfig, RecipeConfig, SpanConfig
 from mlparse.data.dependency_vocab import REL_SPECIALS
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput
@@ -106,10 +106,12 @@ class JointParser(SpanParser):
 
     def __init__(self, config: ModelConfig, joint: JointConfig, vocab: ParserVocab, labels: LabelVocab,
                  relations: Vocab, pretrained: Optional[PretrainedConfig] = None,
-                 saved_pretrained: Optional[Dict[str, Any]] = None) -> None:
+                 saved_pretrained: Optional[Dict[str, Any]] = None, span: Optional[SpanConfig] = None) -> None:
         """``pretrained`` / ``saved_pretrained``: a pretrained encoder under the lexical inputs, as for
-        :class:`SpanParser` (Mrini et al. fine-tune XLNet there)."""
-        super().__init__(config, vocab, labels, pretrained, saved_pretrained)
+        :class:`SpanParser` (Mrini et al. fine-tune XLNet there); ``span``: the span scoring and tagging heads
+        (the ``span:`` section; None: its defaults)."""
+        super().__init__(config, vocab, labels, pretrained, saved_pretrained, span=span)
+        span = self.span_config
         self.joint_config = joint
         self.relations = relations
         self.lal = LabelAttentionLayer(
@@ -118,8 +120,8 @@ class JointParser(SpanParser):
             attention_dropout=joint.lal_attention_dropout, relu_dropout=config.relu_dropout)
         d_out = self.lal.d_out
         heads = joint.lal_heads if joint.lal_combine == "concat" else None
-        self.scorer = HeadwiseSpanScorer(d_out, config.d_label_hidden, len(labels), heads)
-        self.tagger = TagHead(d_out, len(vocab.tags), config.d_tag_hidden) if config.predict_tags else None
+        self.scorer = HeadwiseSpanScorer(d_out, span.d_label_hidden, len(labels), heads)
+        self.tagger = TagHead(d_out, len(vocab.tags), span.d_tag_hidden) if span.predict_tags else None
         self.dependency_scorer = BiaffineDependencyScorer(d_out, len(relations), joint.d_arc, joint.d_relation,
                                                           joint.mlp_dropout)
 
@@ -136,7 +138,7 @@ class JointParser(SpanParser):
         relations = Vocab(sorted({rel for example in train for rel in example.dependencies.deprels}),
                           specials=REL_SPECIALS)
         pretrained = config.pretrained if config.pretrained.model is not None else None
-        return cls(config.model, config.joint, vocab, labels, relations, pretrained)
+        return cls(config.model, config.joint, vocab, labels, relations, pretrained, span=config.span)
 
     def spec(self) -> Dict[str, object]:
         return {**super().spec(), "joint_config": dict(self.joint_config.__dict__),
@@ -148,12 +150,14 @@ class JointParser(SpanParser):
 
         return cls(cls.model_config_of(spec), JointConfig(**spec["joint_config"]), ParserVocab.from_dict(spec["vocab"]),
                    LabelVocab(spec["labels"]), Vocab.from_list(spec["relations"], spec["relation_specials"]),
-                   pretrained_config_of(spec), spec.get("pretrained"))  # type: ignore[arg-type]
+                   pretrained_config_of(spec), spec.get("pretrained"), span=cls.span_config_of(spec))  # type: ignore[arg-type]
 
     def resume_mismatch(self, saved: Dict[str, Any]) -> Optional[str]:
+        saved = SpanParser.current_spec(saved)
         mine = self.spec()
         for part, what in (("vocab", "vocabulary"), ("labels", "span labels"), ("relations", "dependency relations"),
-                           ("model_config", "model settings"), ("joint_config", "joint settings")):
+                           ("model_config", "model settings"), ("span_config", "span settings"),
+                           ("joint_config", "joint settings")):
             if saved.get(part) != mine[part]:
                 return what
         from mlparse.modules.pretrained import pretrained_mismatch
@@ -190,7 +194,7 @@ class JointParser(SpanParser):
         """The span parser's cost model (:mod:`mlparse.models.memory`) grown by the share of the Label Attention
         Layer's wider word vectors and the arc/relation scores; an estimate, not calibrated against measured
         peaks as the span parser's is."""
-        span = subbatch_cost(self.config, len(self.labels), training=training, decoder=decoder)
+        span = subbatch_cost(self.config, self.span_config, len(self.labels), training=training, decoder=decoder)
         widen = 1.0 + self.lal.d_out / (4.0 * self.config.d_model * max(1, self.config.num_layers))
         square = self.lal.n_heads + (0 if training else len(self.relations))
         unit = 4.0 * self.config.d_model * max(1, self.config.num_layers)

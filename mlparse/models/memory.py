@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from mlparse.config import ModelConfig
+from mlparse.config import ModelConfig, SpanConfig
 from mlparse.modules.span_scorer import CHART_CHUNK_SPANS
 
 #: Characters per word the CharLSTM is assumed to read (about 6.5 on English with the
@@ -117,28 +117,29 @@ def _layer_floats(config: ModelConfig) -> float:
     return 4 * config.d_model + 2 * config.d_ff + 5 * config.num_heads * config.d_kv
 
 
-def _chunk_span_bytes(config: ModelConfig) -> float:
+def _chunk_span_bytes(span: SpanConfig) -> float:
     """Scoring a chunk of spans, per span: two gathered fencepost rows and their difference, ``d_hidden`` wide."""
-    return 3 * FLOAT_BYTES * config.d_label_hidden
+    return 3 * FLOAT_BYTES * span.d_label_hidden
 
 
-def training_memory(config: ModelConfig, n_labels: int, decoder: str = "torch") -> SentenceMemory:
-    """Memory of a training step (forward, loss-augmented decoding, backward) per sentence.
+def training_memory(config: ModelConfig, span: SpanConfig, n_labels: int, decoder: str = "torch") -> SentenceMemory:
+    """Memory of a training step (forward, loss-augmented decoding, backward) per sentence: ``config`` the
+    encoder (``model:``), ``span`` the span and tagging heads (``span:``).
 
     ``decoder``: ``"torch"`` (the batched decoder, which copies the chart) or ``"cython"``.
     """
-    span_floats = config.d_model + config.d_label_hidden + SPANS_PER_WORD * (2 * config.d_label_hidden + n_labels)
-    tag_floats = 3 * config.d_tag_hidden if config.predict_tags else 0
+    span_floats = config.d_model + span.d_label_hidden + SPANS_PER_WORD * (2 * span.d_label_hidden + n_labels)
+    tag_floats = 3 * span.d_tag_hidden if span.predict_tags else 0
     per_position = FLOAT_BYTES * (_embedding_floats(config) + config.num_layers * _layer_floats(config)
                                   + span_floats + tag_floats)
     # probabilities and dropout of every head in every layer and their mask, plus one layer's gradients in backward
     per_pair = (config.num_layers + 1) * (3 * FLOAT_BYTES * config.num_heads + 1)
     # the chart and the span index; the torch decoder's loss-augmented copy of the chart and float64/int64 tables
     per_cell = 2 * FLOAT_BYTES * n_labels + 96 if decoder == "torch" else FLOAT_BYTES * n_labels + CYTHON_CELL_BYTES
-    return SentenceMemory(per_position, per_pair, per_cell, per_chunk_span=_chunk_span_bytes(config))
+    return SentenceMemory(per_position, per_pair, per_cell, per_chunk_span=_chunk_span_bytes(span))
 
 
-def parsing_memory(config: ModelConfig, n_labels: int, decoder: str = "torch") -> SentenceMemory:
+def parsing_memory(config: ModelConfig, span: SpanConfig, n_labels: int, decoder: str = "torch") -> SentenceMemory:
     """Peak memory of parsing (no gradient) per sentence: the embeddings or one layer at a time, then the chart."""
     if config.char_encoder == "lstm":  # the input projections of both directions for every character
         embedding = CHARS_PER_WORD * (4 * _d_lexical(config) + config.d_char_emb)
@@ -149,12 +150,13 @@ def parsing_memory(config: ModelConfig, n_labels: int, decoder: str = "torch") -
     per_pair = 16  # the attention masks; the fused attention kernel keeps no probabilities without gradient
     # the chart, the span index, the decoder's tables
     per_cell = FLOAT_BYTES * n_labels + (80 if decoder == "torch" else CYTHON_CELL_BYTES)
-    chart_per_position = FLOAT_BYTES * (config.d_model + config.d_label_hidden)  # h and its fencepost projections
-    return SentenceMemory(per_position, per_pair, per_cell, chart_per_position, _chunk_span_bytes(config),
+    chart_per_position = FLOAT_BYTES * (config.d_model + span.d_label_hidden)  # h and its fencepost projections
+    return SentenceMemory(per_position, per_pair, per_cell, chart_per_position, _chunk_span_bytes(span),
                           encoder_with_chart=False)
 
 
-def subbatch_cost(config: ModelConfig, n_labels: int, training: bool, decoder: str = "torch") -> Callable[[int], float]:
+def subbatch_cost(config: ModelConfig, span: SpanConfig, n_labels: int, training: bool,
+                  decoder: str = "torch") -> Callable[[int], float]:
     """The cost of one sentence of a given length in token-equivalents, for :func:`mlparse.data.batching.pack_by_tokens`."""
-    memory = (training_memory if training else parsing_memory)(config, n_labels, decoder)
+    memory = (training_memory if training else parsing_memory)(config, span, n_labels, decoder)
     return memory.token_equivalents

@@ -36,7 +36,8 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from mlparse.config import ModelConfig, PretrainedConfig, RecipeConfig
+from mlparse.config import ModelConfig, PretrainedConfig, RecipeConfig, SpanConfig
+from mlparse.config.schema import split_model_settings
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput, Parser
 from mlparse.models.ensemble import average_charts, average_distributions
@@ -101,12 +102,15 @@ class SpanParser(Parser):
     task = "constituency"
 
     def __init__(self, config: ModelConfig, vocab: ParserVocab, labels: LabelVocab,
-                 pretrained: Optional[PretrainedConfig] = None, saved_pretrained: Optional[Dict[str, Any]] = None) -> None:
-        """``pretrained``: a pretrained encoder's settings (None: none); ``saved_pretrained``: its spec entry when
-        rebuilding a trained parser (:class:`~mlparse.modules.pretrained.PretrainedEncoder`)."""
+                 pretrained: Optional[PretrainedConfig] = None, saved_pretrained: Optional[Dict[str, Any]] = None,
+                 span: Optional[SpanConfig] = None) -> None:
+        """``config``: the encoder (``model:``); ``span``: the span scoring and tagging heads (``span:``, None:
+        its defaults); ``pretrained``: a pretrained encoder's settings (None: none); ``saved_pretrained``: its
+        spec entry when rebuilding a trained parser (:class:`~mlparse.modules.pretrained.PretrainedEncoder`)."""
         super().__init__()
         self.loss_decoder = "cython"  # the decoder of the loss-augmented CKY in training (training_setup)
         self.config = config
+        self.span_config = span = span if span is not None else SpanConfig()
         self.vocab = vocab
         self.labels = labels
         half = config.d_model // 2
@@ -136,8 +140,8 @@ class SpanParser(Parser):
         )
         if config.attention_window is not None:  # windowed training (Table 3): the window is part of the model
             self.encoder.set_window(self.trained_window())
-        self.scorer = SpanScorer(config.d_model, config.d_label_hidden, len(labels))
-        self.tagger: Optional[TagHead] = TagHead(config.d_model, len(vocab.tags), config.d_tag_hidden) if config.predict_tags else None
+        self.scorer = SpanScorer(config.d_model, span.d_label_hidden, len(labels))
+        self.tagger: Optional[TagHead] = TagHead(config.d_model, len(vocab.tags), span.d_tag_hidden) if span.predict_tags else None
         self.unk_dropout_enabled = False
 
     # -- inputs ---------------------------------------------------------------
@@ -288,7 +292,7 @@ class SpanParser(Parser):
             if word_mask is None:
                 word_mask = to_device(word_mask_array(batch.lengths, batch.mask.shape[1]), batch.mask.device)
             tag_loss = TagHead.loss(tag_logits.float(), batch.tags, word_mask, reduction="sum")
-            total = total + self.config.tag_loss_scale * tag_loss
+            total = total + self.span_config.tag_loss_scale * tag_loss
             parts["tag"] = tag_loss.detach()
         return LossOutput(loss=total, sentences=len(batch.lengths), parts=parts)
 
@@ -330,7 +334,7 @@ class SpanParser(Parser):
     @classmethod
     def build(cls, config: RecipeConfig, train: Sequence[Tree]) -> "SpanParser":
         pretrained = config.pretrained if config.pretrained.model is not None else None
-        return build_parser(config.model, train, config.model.word_min_count, pretrained)
+        return build_parser(config.model, train, config.model.word_min_count, pretrained, span=config.span)
 
     def gold(self, example: Tree) -> GoldSpans:
         return gold_spans(example, self.labels)
@@ -391,7 +395,7 @@ class SpanParser(Parser):
                                             [m["predicted tags"] for m in index_maps], sizes["predicted tags"], mode)
 
     def memory_cost(self, training: bool, decoder: str) -> Callable[[int], float]:
-        cost = subbatch_cost(self.config, len(self.labels), training=training, decoder=decoder)
+        cost = subbatch_cost(self.config, self.span_config, len(self.labels), training=training, decoder=decoder)
         encoder = self.pretrained
         if encoder is None:
             return cost
@@ -400,7 +404,7 @@ class SpanParser(Parser):
 
     def position_bytes(self, training: bool, decoder: str) -> float:
         """Bytes of one token-equivalent: the cost model's ``per_position`` (:mod:`mlparse.models.memory`)."""
-        memory = (training_memory if training else parsing_memory)(self.config, len(self.labels), decoder)
+        memory = (training_memory if training else parsing_memory)(self.config, self.span_config, len(self.labels), decoder)
         return memory.per_position
 
     @staticmethod
@@ -419,12 +423,10 @@ class SpanParser(Parser):
         return f"mlparse span ({' + '.join(parts)})"
 
     def resume_mismatch(self, saved: Dict[str, Any]) -> Optional[str]:
-        try:  # an older checkpoint lacks settings added since: they take their defaults
-            saved = {**saved, "model_config": SpanParser.model_config_of(saved).__dict__}
-        except TypeError:  # a setting this version does not know
-            pass
+        saved = SpanParser.current_spec(saved)
         mine = self.spec()
-        for part, what in (("vocab", "vocabulary"), ("labels", "span labels"), ("model_config", "model settings")):
+        for part, what in (("vocab", "vocabulary"), ("labels", "span labels"), ("model_config", "model settings"),
+                           ("span_config", "span settings")):
             if saved.get(part) != mine[part]:
                 return what
         from mlparse.modules.pretrained import pretrained_mismatch
@@ -433,21 +435,37 @@ class SpanParser(Parser):
 
     # -- persistence ----------------------------------------------------------
     def spec(self) -> Dict[str, object]:
-        """What :func:`SpanParser.from_spec` needs besides the weights."""
-        spec = {"kind": self.kind, "model_config": self.config.__dict__.copy(), "vocab": self.vocab.to_dict(), "labels": self.labels.to_list(),
-                "char_concat_wiring": CHAR_CONCAT_WIRING}
+        """What :func:`SpanParser.from_spec` needs besides the weights: the encoder's settings (``model_config``)
+        and the span head's (``span_config``)."""
+        spec = {"kind": self.kind, "model_config": self.config.__dict__.copy(),
+                "span_config": self.span_config.__dict__.copy(), "vocab": self.vocab.to_dict(),
+                "labels": self.labels.to_list(), "char_concat_wiring": CHAR_CONCAT_WIRING}
         if self.pretrained is not None:  # parsers without one keep the specs they always had
             spec["pretrained"] = self.pretrained.spec()
         return spec
 
     @staticmethod
+    def current_spec(spec: Dict[str, Any]) -> Dict[str, Any]:
+        """``spec`` with its settings as this version writes them, where they can be read: keys added since it
+        was saved take their defaults, and a spec saved before recipe layout 2 (the span head's settings inside
+        ``model_config``) gets its ``span_config``.  Settings this version does not know are left as they are
+        (they then differ from any parser's)."""
+        try:  # an older checkpoint lacks settings added since: they take their defaults
+            return {**spec, "model_config": SpanParser.model_config_of(spec).__dict__,
+                    "span_config": SpanParser.span_config_of(spec).__dict__}
+        except TypeError:  # a setting this version does not know
+            return spec
+
+    @staticmethod
     def model_config_of(spec: Dict[str, object]) -> ModelConfig:
-        """The spec's model settings; keys added to :class:`ModelConfig` since it was saved take their defaults.
+        """The spec's encoder settings; keys added to :class:`ModelConfig` since it was saved take their defaults
+        (the span head's keys of a spec saved before recipe layout 2 are :meth:`span_config_of`'s).
 
         Raises :class:`CheckpointFormatError` for a CharConcat model saved before the paper's packing
         (its weights would be read with another meaning); other older models load as they are.
         """
-        config = ModelConfig(**spec["model_config"])  # type: ignore[arg-type]
+        model, _ = split_model_settings(spec["model_config"])  # type: ignore[arg-type]
+        config = ModelConfig(**model)
         if config.char_encoder == "concat" and spec.get("char_concat_wiring") != CHAR_CONCAT_WIRING:
             raise CheckpointFormatError(
                 "this CharConcat model was saved by an older mlparse, whose CharConcat gave a letter slot to each "
@@ -456,22 +474,32 @@ class SpanParser(Parser):
                 "(`mlparse run RECIPE`: CharConcat recipes get a new run id)")
         return config
 
+    @staticmethod
+    def span_config_of(spec: Dict[str, object]) -> SpanConfig:
+        """The spec's span head settings: its ``span_config``, or (saved before recipe layout 2) the span keys of
+        its ``model_config``; keys added since take their defaults."""
+        if "span_config" in spec:
+            return SpanConfig(**spec["span_config"])  # type: ignore[arg-type]
+        _, span = split_model_settings(spec["model_config"])  # type: ignore[arg-type]
+        return SpanConfig(**span)
+
     @classmethod
     def from_spec(cls, spec: Dict[str, object]) -> "SpanParser":
         from mlparse.modules.pretrained import pretrained_config_of
 
         config = cls.model_config_of(spec)
         return cls(config, ParserVocab.from_dict(spec["vocab"]), LabelVocab(spec["labels"]),  # type: ignore[arg-type]
-                   pretrained_config_of(spec), spec.get("pretrained"))  # type: ignore[arg-type]
+                   pretrained_config_of(spec), spec.get("pretrained"), span=cls.span_config_of(spec))  # type: ignore[arg-type]
 
 
 def build_parser(config: ModelConfig, train_trees: Sequence[Tree], word_min_count: int = 1,
-                 pretrained: Optional[PretrainedConfig] = None) -> SpanParser:
-    """A fresh (untrained) parser with vocabularies and labels built from TOP-rooted training trees."""
+                 pretrained: Optional[PretrainedConfig] = None, span: Optional[SpanConfig] = None) -> SpanParser:
+    """A fresh (untrained) parser with vocabularies and labels built from TOP-rooted training trees; ``span``:
+    the span head's settings (None: :class:`~mlparse.config.schema.SpanConfig`'s defaults)."""
     sentences = [[(leaf.tag, leaf.word) for leaf in tree.leaves()] for tree in train_trees]
     vocab = ParserVocab.build(sentences, word_min_count)
     labels = LabelVocab.from_trees(train_trees)
     if len(labels) < 2:
         raise ValueError("the training trees hold no constituent at all (each is a lone word under TOP): "
                          "a span parser has no label to learn")
-    return SpanParser(config, vocab, labels, pretrained)
+    return SpanParser(config, vocab, labels, pretrained, span=span)

@@ -22,6 +22,7 @@ import torch
 from torch import Tensor
 
 from mlparse.config import BiaffineConfig, ModelConfig, PretrainedConfig, RecipeConfig, TaggerConfig
+from mlparse.config.schema import split_model_settings
 from mlparse.data.vocab import ParserVocab
 from mlparse.models.base import LossOutput, Parser
 from mlparse.models.dep_parser import DependencyBatch, DependencyInput
@@ -85,7 +86,8 @@ class TaggerParser(Parser):
     def from_spec(cls, spec: Dict[str, Any]) -> "TaggerParser":
         from mlparse.modules.pretrained import pretrained_config_of
 
-        return cls(ModelConfig(**spec["model_config"]), TaggerConfig(**spec["tagger_config"]),
+        model, _ = split_model_settings(spec["model_config"])  # saved before recipe layout 2: the span keys go
+        return cls(ModelConfig(**model), TaggerConfig(**spec["tagger_config"]),
                    ParserVocab.from_dict(spec["vocab"]), pretrained_config_of(spec), spec.get("pretrained"))
 
     def resume_mismatch(self, saved: Dict[str, Any]) -> Optional[str]:

@@ -54,7 +54,7 @@ class ConstituencyTask(Task):
         return {"f1": rows, "lr": rows, "lp": rows}
 
     def _evalb(self, split: treebank.TreeSplit, predictions: Sequence[Tree], config: Any):  # type: ignore[no-untyped-def]
-        with_tags = config.model.predict_tags or split.input_tags is not None
+        with_tags = config.span.predict_tags or split.input_tags is not None
         return score_parses(split.trees[: len(predictions)], predictions, config.data.evalb_params,
                             predicted_tags=with_tags)
 

@@ -7,7 +7,7 @@ A tag file is one of two formats, told apart by its first non-blank character:
   (``DT NN VBZ .``), one tag per word; blank lines at the end of the file are ignored;
 * **bracketed trees** (first non-blank character ``(``): tree k gives the tags of sentence k on its
   leaves, and its words must be the sentence's words; for instance the predicted trees of a run
-  trained with ``model.predict_tags`` (``mlparse parse`` output or ``runs/.../dev.pred.trees``),
+  trained with ``span.predict_tags`` (``mlparse parse`` output or ``runs/.../dev.pred.trees``),
   whose leaves carry the tags of that model's tagging head.
 
 Every mismatch is a :class:`~mlparse.tasks.base.DataError` naming the tag file and line, and the

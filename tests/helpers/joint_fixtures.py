@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional
 
 import yaml
 
-from helpers.run_fixtures import REPO, TINY_MODEL, TINY_TREES, tiny_trees
+from helpers.run_fixtures import REPO, TINY_MODEL, TINY_SPAN, TINY_TREES, tiny_trees
 
 #: (heads, relations) of each tree of TINY_TREES, in order.
 TINY_HEADS = [
@@ -54,10 +54,15 @@ def write_joint_data(folder: Path, conllu: Optional[str] = None) -> Dict[str, st
 
 def write_joint_recipe(tmp_path: Path, joint: Optional[dict] = None, train: Optional[dict] = None,
                        model: Optional[dict] = None) -> Path:
+    """A tiny joint recipe over hand-made data; ``model``: keys of the model: and span: sections both."""
+    from mlparse.config.schema import split_model_settings
+
+    model_keys, span_keys = split_model_settings(model or {})
     paths = write_joint_data(tmp_path / "data")
     recipe = {"base": str(REPO / "recipes" / "base.yaml"), "name": "tiny-joint",
               "data": {"family": "tiny", "language": "english", **paths},
-              "model": {**TINY_MODEL, "kind": "joint", **(model or {})},
+              "model": {**TINY_MODEL, "kind": "joint", **model_keys},
+              "span": {**TINY_SPAN, **span_keys},
               "joint": {**TINY_LAL, **(joint or {})},
               "train": {**TINY_JOINT_TRAIN, **(train or {})}}
     path = tmp_path / "tiny-joint.yaml"

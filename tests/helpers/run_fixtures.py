@@ -26,10 +26,12 @@ TINY_TREES = [
 
 #: A model small enough to train in a second on one CPU thread, no dropout (deterministic comparisons).
 TINY_MODEL: Dict[str, Any] = {
-    "num_layers": 1, "d_model": 32, "num_heads": 2, "d_kv": 8, "d_ff": 32, "d_label_hidden": 32, "d_char_emb": 8,
+    "num_layers": 1, "d_model": 32, "num_heads": 2, "d_kv": 8, "d_ff": 32, "d_char_emb": 8,
     "use_words": True, "max_len": 40, "attention_dropout": 0.0, "relu_dropout": 0.0, "residual_dropout": 0.0,
     "word_emb_dropout": 0.0, "tag_emb_dropout": 0.0, "morpho_emb_dropout": 0.0, "char_input_dropout": 0.0,
 }
+#: Its span scoring head (the recipe's span: section).
+TINY_SPAN: Dict[str, Any] = {"d_label_hidden": 32}
 TINY_TRAIN: Dict[str, Any] = {
     "lr": 0.01, "batch_size": 4, "warmup_steps": 2, "max_epochs": 6, "patience_epochs": 100, "num_threads": 1,
     "evals_per_epoch": 1, "unk_word_dropout": False, "subbatch_tokens": 20,
@@ -56,7 +58,12 @@ def tiny_trees() -> List[Tree]:
 
 def write_tiny_recipe(tmp_path: Path, name: str = "tiny", model: Dict[str, Any] | None = None,
                       train: Dict[str, Any] | None = None, dev_trees: List[str] | None = None) -> Path:
-    """Write train/dev/test files and a recipe inheriting recipes/base.yaml; returns the recipe path."""
+    """Write train/dev/test files and a recipe inheriting recipes/base.yaml; returns the recipe path.
+
+    ``model``: settings of the model: and span: sections both (each key goes to its section)."""
+    from mlparse.config.schema import split_model_settings
+
+    model_keys, span_keys = split_model_settings(model or {})
     data_dir = tmp_path / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
     for split in ("train", "dev", "test"):
@@ -65,7 +72,8 @@ def write_tiny_recipe(tmp_path: Path, name: str = "tiny", model: Dict[str, Any] 
     recipe = {
         "base": str(REPO / "recipes" / "base.yaml"),
         "data": {"family": "tiny", "language": "english", **{s: str(data_dir / f"{s}.trees") for s in ("train", "dev", "test")}},
-        "model": {**TINY_MODEL, **(model or {})},
+        "model": {**TINY_MODEL, **model_keys},
+        "span": {**TINY_SPAN, **span_keys},
         "train": {**TINY_TRAIN, **(train or {})},
     }
     path = tmp_path / f"{name}.yaml"

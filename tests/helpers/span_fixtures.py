@@ -7,8 +7,9 @@ from typing import Dict, Tuple
 
 import torch
 
-from helpers.run_fixtures import TINY_MODEL, tiny_trees
-from mlparse.config import ModelConfig
+from helpers.run_fixtures import TINY_MODEL, TINY_SPAN, tiny_trees
+from mlparse.config import ModelConfig, SpanConfig
+from mlparse.config.schema import split_model_settings
 from mlparse.data.vocab import ParserVocab
 from mlparse.models.span_parser import SpanParser
 from mlparse.structs.chart import LabelVocab
@@ -16,13 +17,15 @@ from mlparse.tasks.treebank import sentence_of
 
 
 def make_model(**overrides: object) -> tuple:
+    """(a tiny SpanParser, its trees, its labels); ``overrides``: keys of the model: and span: sections."""
     torch.manual_seed(0)
     torch.set_num_threads(1)
     trees = tiny_trees()
     vocab = ParserVocab.build([sentence_of(t) for t in trees])
     labels = LabelVocab.from_trees(trees)
-    config = ModelConfig(**{**TINY_MODEL, **overrides})  # type: ignore[arg-type]
-    return SpanParser(config, vocab, labels), trees, labels
+    model, span = split_model_settings(overrides)
+    config = ModelConfig(**{**TINY_MODEL, **model})  # type: ignore[arg-type]
+    return SpanParser(config, vocab, labels, span=SpanConfig(**{**TINY_SPAN, **span})), trees, labels
 
 
 def random_gold(length: int, n_labels: int, rng: random.Random) -> Dict[Tuple[int, int], int]:

@@ -25,7 +25,7 @@ def tiny_trainer(tmp_path: Path, decoder: str, device: str = "cpu", train: Optio
     config = load_recipe(write_tiny_recipe(tmp_path, model=dict(model), train=settings))
     trees = tiny_trees()
     torch.manual_seed(0)
-    parser = build_parser(config.model, trees).to(device)
+    parser = build_parser(config.model, trees, span=config.span).to(device)
     split = TreeSplit(path=tmp_path / "train.trees", examples=trees)
     return Trainer(config, parser, ConstituencyTask(), split, golds_of(trees, parser.labels), split,
                    CheckpointFiles(tmp_path / "checkpoints"), torch.device(device, 0) if device == "cuda" else torch.device(device))
