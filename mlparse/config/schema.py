@@ -192,6 +192,9 @@ class TaggerConfig:
     recipe: str = "tagger"  # the taggers' recipe (a bundled name or a path); its data section is the parser's
     folds: int = 10  # fold taggers tag the held-out fold of train; a tagger on all of train tags dev and test
     max_minutes: Optional[float] = None  # each tagger's training-time bound (not part of the recipe hash)
+    # set when loading: data.tags: jackknife turned on model.use_tags of a parser whose recipe reads no tags
+    # (mlparse/config/tag_input.py); said in the log and the system name, not part of the recipe hash
+    input_added: bool = False
 
 
 @dataclass
@@ -264,6 +267,7 @@ class RecipeConfig:
                 data.pop(section, None)
         tagger = data.pop("tagger")  # a tagger's own keys count for a tagger, and all but the time for a
         tagger.pop("max_minutes", None)  # parser whose tags jack-knifed taggers make; otherwise nothing
+        tagger.pop("input_added", None)  # how use_tags came to be true: the same parser either way
         if self.model.kind == "tagger":
             data["tagger"] = {k: v for k, v in tagger.items() if k not in TAGGER_JACKKNIFE_KEYS}
         elif self.data.tags == "jackknife":
@@ -302,7 +306,7 @@ HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
 }
 
 #: The keys of the ``tagger`` section that say how a parser's tags are made, not what a tagger is.
-TAGGER_JACKKNIFE_KEYS = ("recipe", "folds", "max_minutes")
+TAGGER_JACKKNIFE_KEYS = ("recipe", "folds", "max_minutes", "input_added")
 
 #: ``subbatch_tokens: auto`` (mlparse/train/budget.py) on a CPU: the defaults these keys had before ``auto``.
 #: Sub-batching does not change an update (the loss is normalised by the whole batch), so ``auto`` hashes as them.

@@ -232,8 +232,7 @@ def _run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Re
     results = RunResults(
         mlparse_version=versions()["mlparse"], status=RUNNING, recipe=config.name, recipe_hash=config.hash(),
         run_id=run_id_for(config), task=config.task, model=config.model.kind,
-        system=config.system_name(parser_class(config.model.kind).describe(
-            config, "jack-knifed" if config.data.tags == "jackknife" and eval_tags.kind else eval_tags.kind)),
+        system=config.system_name(_described(config, eval_tags.kind)),
         dataset=config.data.family,
         language=config.data.language, hardware=hardware_info(str(device)) | {"processes": info.world},
         versions=versions(), started_at=(previous.started_at if previous and previous.started_at else now_iso()),
@@ -257,6 +256,16 @@ def _run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Re
             except OSError:  # the disk that stopped the run may refuse this too: results.json keeps its last state
                 pass
         raise
+
+
+def _described(config: RecipeConfig, eval_kind: Optional[str]) -> str:
+    """The parser's description for the system name: its input tags named, and ``[tag input added]`` when
+    ``data.tags: jackknife`` gave a tag input to a parser whose recipe reads none (:mod:`mlparse.config.tag_input`)."""
+    from mlparse.config.tag_input import ADDED_LABEL
+
+    jackknife = config.data.tags == "jackknife"
+    described = parser_class(config.model.kind).describe(config, "jack-knifed" if jackknife and eval_kind else eval_kind)
+    return f"{described} [{ADDED_LABEL}]" if jackknife and config.tagger.input_added else described
 
 
 def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optional[Reporter],
@@ -343,6 +352,11 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
         results.input_tags = {"source": "jackknife", "folds": config.tagger.folds, "accuracy": tagged.accuracy,
                               "folder": str(tagged.folder),  # the tagger of dev and test: mlparse export bundles it
                               "tagger_run_dir": full[0]["run_dir"] if full else None}
+        if config.tagger.input_added:
+            from mlparse.config.tag_input import ADDED_NOTE
+
+            results.input_tags["input_added"] = True
+            notes.append(ADDED_NOTE)
         notes.append(f"the parser reads jack-knifed {tagged.manifest.get('column', '').upper()} tags, in training too "
                      f"({config.tagger.folds} folds; tag accuracy train {tagged.accuracy.get('train')}, dev "
                      f"{tagged.accuracy.get('dev')}, test {tagged.accuracy.get('test')}; {tagged.folder})")
