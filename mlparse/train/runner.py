@@ -323,11 +323,8 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     if results.dev_carved is not None:
         notes.append(carved_dev_note(results.dev_carved))
     eval_tags = choose_eval_tags(config)
-    if eval_tags.files and config.task not in ("constituency", "joint"):
-        raise RunError("data.eval_tags: predicted reads tag files for constituency splits; a dependency parser "
-                       "takes its tags from the CoNLL-U files (data.eval_tags: gold)")
     try:
-        attach_eval_tags(eval_tags, {"dev": dev, "test": test})
+        attach_eval_tags(eval_tags, {"dev": dev, "test": test}, config.biaffine.tag_column)
         for name, split in (("dev", dev), ("test", test)):
             task.check_scorable(split, config, name)
     except DataError as error:
@@ -361,7 +358,8 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
                      f"({config.tagger.folds} folds; tag accuracy train {tagged.accuracy.get('train')}, dev "
                      f"{tagged.accuracy.get('dev')}, test {tagged.accuracy.get('test')}; {tagged.folder})")
     else:
-        results.input_tags = input_tags_record(eval_tags.kind, {"dev": dev, "test": test})
+        results.input_tags = input_tags_record(eval_tags.kind, {"dev": dev, "test": test},
+                                               config.biaffine.tag_column)
         notes += eval_tags_notes(eval_tags, {"dev": dev, "test": test}, model.vocab.tags.to_list(), config.task)
     if info.is_main:
         if config.data.folds is not None:
@@ -424,9 +422,11 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     return results
 
 
-def input_tags_record(eval_kind: Optional[str], splits: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+def input_tags_record(eval_kind: Optional[str], splits: Dict[str, Any],
+                      tag_column: str = "upos") -> Optional[Dict[str, Any]]:
     """``results.json``'s ``input_tags`` for a model that reads tags without jack-knifing: gold, or the tag files'
-    (``data.tags: files`` / ``data.eval_tags: predicted``) with their accuracy against the data's tags."""
+    (``data.tags: files`` / ``data.eval_tags: predicted``) with their accuracy against the data's tags (the trees'
+    preterminals, or a CoNLL-U split's ``tag_column``)."""
     if eval_kind is None:
         return None
     if eval_kind == "gold":
@@ -435,9 +435,12 @@ def input_tags_record(eval_kind: Optional[str], splits: Dict[str, Any]) -> Optio
 
     accuracy = {}
     for name, split in splits.items():
-        if split.input_tags is not None and hasattr(split, "trees"):
-            correct, total = tag_accuracy([t.tags() for t in split.trees], split.input_tags)
-            accuracy[name] = round(100.0 * correct / max(1, total), 2)
+        if split.input_tags is None:
+            continue
+        trees = getattr(split, "trees", None)
+        gold = [t.tags() for t in trees] if trees is not None else [getattr(s, tag_column) for s in split.examples]
+        correct, total = tag_accuracy(gold, split.input_tags)
+        accuracy[name] = round(100.0 * correct / max(1, total), 2)
     return {"source": "files", "accuracy": accuracy}
 
 
