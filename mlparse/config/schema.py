@@ -192,9 +192,7 @@ class TaggerConfig:
     recipe: str = "tagger"  # the taggers' recipe (a bundled name or a path); its data section is the parser's
     folds: int = 10  # fold taggers tag the held-out fold of train; a tagger on all of train tags dev and test
     max_minutes: Optional[float] = None  # each tagger's training-time bound (not part of the recipe hash)
-    # set when loading: data.tags: jackknife turned on model.use_tags of a parser whose recipe reads no tags
-    # (mlparse/config/tag_input.py); said in the log and the system name, not part of the recipe hash
-    input_added: bool = False
+    input_added: bool = False  # set on loading: data.tags: jackknife turned on model.use_tags of a parser whose recipe reads no tags (said in the log and system name; not in the hash)
 
 
 @dataclass
