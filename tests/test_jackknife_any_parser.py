@@ -139,3 +139,16 @@ def test_the_report_says_the_tag_input_was_added() -> None:
                                          "input_added": True})
 
     assert input_tags_text(Run()) == "jack-knifed, 2 folds, 91.0%, tag input added"  # type: ignore[arg-type]
+
+
+def test_every_bundled_parser_recipe_takes_jackknifed_tags() -> None:
+    from mlparse.config.loading import bundled_recipe_names
+
+    parsers = 0
+    for name in bundled_recipe_names():
+        if load_recipe(name).model.kind == "tagger":
+            continue
+        config = load_recipe(name, JACKKNIFE)
+        assert config.model.use_tags and config.data.tags == "jackknife", name
+        parsers += 1
+    assert parsers > 20
