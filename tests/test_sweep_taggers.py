@@ -222,3 +222,13 @@ def test_a_slurm_job_script_waits_for_the_taggers(tmp_path: Path, monkeypatch: p
     assert "--dependency" not in tagger_script and "#SBATCH --job-name=tagger-tiny-english-fold-0-of-2" in tagger_script
     assert "#SBATCH --dependency=afterok:201:202:203" in parser_script
     assert "#SBATCH --kill-on-invalid-dep=yes" in parser_script  # a failed tagger cancels it, no endless wait
+
+
+def test_the_status_command_lists_the_taggers(tmp_path: Path) -> None:
+    jackknife_suite(tmp_path)
+    result = runner.invoke(app, ["sweep", str(tmp_path / "suite.yaml"), "--status", "--runs-dir",
+                                 str(tmp_path / "runs")], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    for label in ("tagger-tiny-english fold 0 of 2", "tagger-tiny-english fold 1 of 2",
+                  "tagger-tiny-english all of train", "tiny-dep seed 1"):
+        assert label in result.output

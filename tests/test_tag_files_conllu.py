@@ -115,8 +115,8 @@ def test_a_dependency_run_reads_the_tag_files_and_depeval_scores_the_file(tmp_pa
     gold = [tuple(tags.split()) for _, tags, _, _ in SENTENCES]
     right = sum(g == "NOUN" for row in gold for g in row)
     total = sum(len(row) for row in gold)
-    assert results.input_tags == {"source": "files",
-                                  "accuracy": {"dev": round(100 * right / total, 2), "test": round(100 * right / total, 2)}}
+    share = round(100 * right / total, 2)
+    assert results.input_tags == {"source": "files", "accuracy": {"dev": share, "test": share}}
     assert "predicted UPOS" in results.system
     written = RunDir.for_recipe(tmp_path / "runs", config).pred("dev", ".conllu").read_text(encoding="utf-8")
     assert "\tDET\t" in written  # the prediction keeps the file's gold UPOS column: depeval compares gold to gold tags

@@ -89,7 +89,9 @@ def sweep_command(
     launcher = _launcher(launcher_name, settings)
     from mlparse.sweep.driver import SweepRun, SweepStopped
 
-    console.print(f"sweep {suite.name}: {len(members)} member(s), launcher {launcher_name}"
+    taggers = sum(1 for member in members if member.tagger is not None)
+    of_them = f" ({taggers} of them taggers of jack-knifing members)" if taggers else ""
+    console.print(f"sweep {suite.name}: {len(members)} member(s){of_them}, launcher {launcher_name}"
                   f"{', ' + format(budget, 'g') + ' minutes each' if budget is not None else ''}; runs in {runs_dir}",
                   highlight=False, soft_wrap=True)
     _interrupt_on_sigterm()

@@ -2,10 +2,11 @@
 
 ``data.eval_tags: gold`` (the default, as before it was a choice) gives it the tags of the dev/test
 files themselves; ``predicted`` (``data.tags: files``) gives it the tags of ``data.dev_tags`` /
-``data.test_tags`` (:mod:`mlparse.train.tag_files`: tag lines, trees or CoNLL-U), for trees and for CoNLL-U data. Parsers in the literature that take tags were given predicted
+``data.test_tags`` (:mod:`mlparse.train.tag_files`: tag lines, trees or CoNLL-U), for trees and for CoNLL-U
+data. Parsers in the literature that take tags were given predicted
 tags (Kitaev & Klein 2018, Table 4: the Stanford tagger), so gold-tag scores are not comparable with
 theirs: the run says which it did, in a note and in ``results.json`` (``eval_tags``), and the
-report shows it. Training always uses the training trees' tags.
+report shows it. Training always uses the training file's own tags.
 """
 
 from __future__ import annotations

@@ -264,7 +264,8 @@ def _described(config: RecipeConfig, eval_kind: Optional[str]) -> str:
     from mlparse.config.tag_input import ADDED_LABEL
 
     jackknife = config.data.tags == "jackknife"
-    described = parser_class(config.model.kind).describe(config, "jack-knifed" if jackknife and eval_kind else eval_kind)
+    tags = "jack-knifed" if jackknife and eval_kind else eval_kind
+    described = parser_class(config.model.kind).describe(config, tags)
     return f"{described} [{ADDED_LABEL}]" if jackknife and config.tagger.input_added else described
 
 
