@@ -100,6 +100,22 @@ def _check_processes(plan, gpus: int) -> None:  # type: ignore[no-untyped-def]
         raise RunError(f"--gpus {gpus} but only {torch.cuda.device_count()} CUDA device(s) are visible")
 
 
+def _one_tagger(config, which: str, max_minutes: Optional[float]):  # type: ignore[no-untyped-def]
+    """``--tagger FOLD|all``: the tagger run of ``config``'s jack-knifing and its time budget (``tagger.max_minutes``
+    unless --max-minutes is given), exactly as the parser's run trains it (mlparse/train/jackknife.py)."""
+    from mlparse.config import ConfigError
+    from mlparse.tasks.base import DataError
+    from mlparse.train.jackknife import tagger_configs, tagger_index, tagger_role
+
+    try:
+        index = tagger_index(config, which)
+        chosen = tagger_configs(config)[index]
+    except (DataError, ConfigError) as error:
+        fail(error, 2)
+    console.print(f"{tagger_role(index, config.tagger.folds)} of {config.name}", highlight=False, soft_wrap=True)
+    return chosen, max_minutes if max_minutes is not None else config.tagger.max_minutes
+
+
 @app.command("run")
 def run_command(
     recipe: str = typer.Argument(..., help="Recipe YAML (recipes/hebrew.yaml), a bundled recipe name (hebrew, free/icelandic), or ud/<treebank> (the generic UD recipe for any prepared treebank, e.g. ud/UD_Finnish-TDT)."),
@@ -118,6 +134,10 @@ def run_command(
         "converts old checkpoints instead."),
     profile: int = typer.Option(0, "--profile", min=0, help="Profile the first N training updates with the torch "
                                 "profiler and write a summary of where the time goes to RUN_DIR/profile.txt."),
+    tagger: Optional[str] = typer.Option(
+        None, "--tagger", metavar="FOLD|all", help="Run only one tagger of RECIPE's jack-knifing (data.tags: "
+        "jackknife): the fold tagger of FOLD (0 .. tagger.folds-1), or all (the tagger of dev and test); the same "
+        "run the parser's run trains or reuses (mlparse sweep runs them side by side)."),
 ) -> None:
     """Train and evaluate RECIPE; running the same recipe again resumes it.
 
@@ -139,6 +159,8 @@ def run_command(
         if is_ensemble_recipe(Path(recipe)):
             fail(f"{recipe} is an ensemble recipe (it has an ensemble: section): run it with `mlparse ensemble {recipe}`", 2)
         fail(error, 2)
+    if tagger is not None:
+        config, max_minutes = _one_tagger(config, tagger, max_minutes)
     from mlparse.train.run_lock import RunLocked
     from mlparse.train.run_plan import RunPlan
 
@@ -202,6 +224,9 @@ def run_command(
         if scores is not None and scores.las is not None:
             console.print(f"{split}: LAS {scores.las:.2f}  UAS {scores.uas or 0:.2f}  CLAS {scores.clas or 0:.2f}  "
                           f"({scores.sentences} sentences; {scores.scorer})")
+        elif scores is not None and scores.tagging_accuracy is not None and scores.f1 is None:  # a tagger
+            console.print(f"{split}: tag accuracy {scores.tagging_accuracy:.2f}  ({scores.sentences} sentences; "
+                          f"{scores.scorer})")
         elif scores is not None:
             console.print(f"{split}: F1 {scores.f1:.2f}  LP {scores.precision or 0:.2f}  LR {scores.recall or 0:.2f}  "
                           f"complete match {scores.complete_match or 0:.2f}  ({scores.sentences} sentences)")

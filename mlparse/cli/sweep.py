@@ -58,6 +58,7 @@ def sweep_command(
     --status shows it again later, from the run directories alone."""
     from mlparse.config import ConfigError
     from mlparse.sweep.suite import LAUNCHERS, load_suite
+    from mlparse.sweep.taggers import with_taggers
 
     if launcher_name not in LAUNCHERS:
         fail(f"--launcher must be one of {', '.join(LAUNCHERS)}, got {launcher_name!r}", 2)
@@ -67,7 +68,7 @@ def sweep_command(
         fail(error.message, 2)
     try:
         suite = load_suite(suite_name)
-        members = suite.members(seeds, overrides)
+        members = with_taggers(suite.members(seeds, overrides))  # jack-knifing members' taggers: members too
     except ConfigError as error:
         fail(error, 2)
     from mlparse.sweep.status import SweepState, member_statuses
@@ -88,7 +89,9 @@ def sweep_command(
     launcher = _launcher(launcher_name, settings)
     from mlparse.sweep.driver import SweepRun, SweepStopped
 
-    console.print(f"sweep {suite.name}: {len(members)} member(s), launcher {launcher_name}"
+    taggers = sum(1 for member in members if member.tagger is not None)
+    of_them = f" ({taggers} of them taggers of jack-knifing members)" if taggers else ""
+    console.print(f"sweep {suite.name}: {len(members)} member(s){of_them}, launcher {launcher_name}"
                   f"{', ' + format(budget, 'g') + ' minutes each' if budget is not None else ''}; runs in {runs_dir}",
                   highlight=False, soft_wrap=True)
     _interrupt_on_sigterm()

@@ -23,6 +23,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import yaml
 
 from mlparse.config.catalog_defaults import apply_catalog_defaults
+from mlparse.config.tag_input import turn_on_tag_input
 from mlparse.config.schema import (
     MOVED_KEYS,
     RECIPE_LAYOUT,
@@ -277,10 +278,13 @@ def load_recipe(path: Union[str, Path], overrides: Sequence[str] = ()) -> Recipe
         if not language:
             raise ConfigError(f"{path}: the name {data['name']!r} needs data.language (--set data.language=...).")
         data["name"] = str(data["name"]).replace("{language}", str(language))
+    turn_on_tag_input(data)  # data.tags: jackknife on a parser that reads no tags (mlparse.config.tag_input)
     return apply_catalog_defaults(from_dict(data, source=str(path)), data, str(path))
 
 
 def recipe_from_yaml_text(text: str, source: str = "recipe") -> RecipeConfig:
     """A resolved recipe saved in a run directory (``recipe.yaml``)."""
     data = yaml.safe_load(text) or {}
+    if isinstance(data, dict):
+        turn_on_tag_input(data)
     return apply_catalog_defaults(from_dict(data, source=source), data, source)

@@ -223,6 +223,7 @@ class TaggerConfig:
     recipe: str = "tagger"  # the taggers' recipe (a bundled name or a path); its data section is the parser's
     folds: int = 10  # fold taggers tag the held-out fold of train; a tagger on all of train tags dev and test
     max_minutes: Optional[float] = None  # each tagger's training-time bound (not part of the recipe hash)
+    input_added: bool = False  # set on loading: data.tags: jackknife turned on model.use_tags of a parser whose recipe reads no tags (said in the log and system name; not in the hash)
 
 
 @dataclass
@@ -304,6 +305,7 @@ def hash_payload(config: RecipeConfig) -> Dict[str, Any]:
     kind = config.model.kind
     tagger = data.pop("tagger")  # a tagger's own keys count for a tagger, and all but the time for a
     tagger.pop("max_minutes", None)  # parser whose tags jack-knifed taggers make; otherwise nothing
+    tagger.pop("input_added", None)  # how use_tags came to be true: the same parser either way
     own = sections_of_kind(kind)
     for section in KIND_OWN_SECTIONS:  # a parser's own section counts only for that parser
         if section not in own:
@@ -345,7 +347,7 @@ HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
 }
 
 #: The keys of the ``tagger`` section that say how a parser's tags are made, not what a tagger is.
-TAGGER_JACKKNIFE_KEYS = ("recipe", "folds", "max_minutes")
+TAGGER_JACKKNIFE_KEYS = ("recipe", "folds", "max_minutes", "input_added")
 
 #: ``subbatch_tokens: auto`` (mlparse/train/budget.py) on a CPU: the defaults these keys had before ``auto``.
 #: Sub-batching does not change an update (the loss is normalised by the whole batch), so ``auto`` hashes as them.

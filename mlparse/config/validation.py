@@ -183,8 +183,8 @@ def _check_eval_tags(config: RecipeConfig, source: str) -> None:
                 "(span.predict_tags: true, model.use_tags: false) can, through its predicted trees."
                 if config.span.predict_tags else "")
         raise ConfigError(f"{source}: data.eval_tags=predicted needs {' and '.join(missing)}: a file of predicted "
-                          "tags per split (one line of tags per sentence, or bracketed trees whose leaves carry "
-                          f"them).{head}")
+                          "tags per split (one line of tags per sentence, bracketed trees whose leaves carry them, or "
+                          f"a CoNLL-U file of predicted tags).{head}")
 
 
 def _check_input_tags(config: RecipeConfig, source: str) -> None:

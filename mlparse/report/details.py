@@ -88,7 +88,9 @@ def input_tags_text(record: RunRecord) -> Optional[str]:
     source = tags.get("source")
     if source == "jackknife":
         folds = tags.get("folds")
-        return f"jack-knifed, {folds} folds{percent}" if isinstance(folds, int) else f"jack-knifed{percent}"
+        added = ", tag input added" if tags.get("input_added") is True else ""  # the recipe's parser read none
+        return (f"jack-knifed, {folds} folds{percent}{added}" if isinstance(folds, int)
+                else f"jack-knifed{percent}{added}")
     if source == "files":
         return f"tag files{percent}"
     if source == "gold":

@@ -13,11 +13,12 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Protocol, Sequence
+from typing import Callable, Dict, List, Optional, Protocol, Sequence, Tuple
 
 from mlparse.results import COMPLETE, FAILED, RUNNING
 from mlparse.run_dir import RunDir
 from mlparse.sweep.prepare import prepare_treebanks
+from mlparse.sweep.slurm_queue import job_number
 from mlparse.sweep.status import QUEUED, MemberStatus, SweepState, member_statuses, read_member
 from mlparse.sweep.suite import Member
 
@@ -30,6 +31,8 @@ def member_argv(member: Member, runs_dir: Path, max_minutes: Optional[float], gp
     argv = [sys.executable, "-m", "mlparse", "run", member.recipe, "--runs-dir", str(runs_dir)]
     for override in member.overrides:
         argv += ["--set", override]
+    if member.tagger is not None:  # a tagger of the recipe's jack-knifing, with its own budget (tagger.max_minutes)
+        return argv + ["--tagger", member.tagger]
     if max_minutes is not None:
         argv += ["--max-minutes", format(max_minutes, "g")]
     if gpus > 1:
@@ -44,6 +47,8 @@ def is_finished(member: Member, runs_dir: Path, max_minutes: Optional[float]) ->
     previous = RunDir.for_recipe(runs_dir, member.config).read_results()
     if previous is None or previous.status != COMPLETE:
         return False
+    if member.tagger is not None:  # the sweep's budget is the parsers'; a tagger has tagger.max_minutes
+        max_minutes = None
     budget = max_minutes if max_minutes is not None else member.config.train.max_minutes
     return not extends_budget(previous, budget)
 
@@ -83,10 +88,15 @@ class Handle(Protocol):
 
 class Launcher(Protocol):
     name: str
+    #: True when the launcher can start a member before the members it waits for (``Member.after``) end, given
+    #: their jobs (``start(..., after=[job ids])``: Slurm's ``--dependency=afterok``); else the driver starts it
+    #: once they are complete.
+    dependencies: bool
 
     def start(self, member: Member, argv: List[str], run_dir: RunDir) -> Optional[Handle]:
         """Start the member (its run directory is created), or return None when no slot is free now (the
-        driver asks again later); raises :class:`SubmissionRefused` when the member cannot be started."""
+        driver asks again later); raises :class:`SubmissionRefused` when the member cannot be started.
+        A launcher with ``dependencies`` also takes ``after``: the job ids the member's job must wait for."""
 
     def gpus_for(self, member: Member) -> int:
         """GPUs of the member's process (0: CPU)."""
@@ -160,21 +170,11 @@ class SweepRun:
         try:
             pending = self._adopt(pending, running)
             while pending or running:
-                while pending:
-                    member = pending[0]
-                    run_dir = RunDir.for_recipe(self.runs_dir, member.config)
-                    try:
-                        handle = self.launcher.start(member, member_argv(member, self.runs_dir, self.max_minutes,
-                                                                         self._gpus(member)), run_dir)
-                    except SubmissionRefused as refusal:
-                        pending.pop(0)
-                        self._refused(member, refusal, pending)
-                        continue
-                    if handle is None:
-                        break
-                    pending.pop(0)
-                    running[member.label] = (member, handle)
-                    self._record(member, RUNNING, job=handle.job)
+                self._start_ready(pending, running)
+                if pending and not running:  # nothing left that they could wait for (cannot happen: a guard)
+                    for member in pending:
+                        self._record(member, FAILED, "not run: a member it waits for never ran")
+                    pending = []
                 for label, (member, handle) in list(running.items()):
                     if handle.done():
                         del running[label]
@@ -189,6 +189,51 @@ class SweepRun:
         rows = self.rows()
         self.on_refresh(rows)
         return rows
+
+    def _start_ready(self, pending: List[Member], running: Dict[str, tuple]) -> None:
+        """Start the pending members, in order, whose ``after`` members allow it, until no slot is free; a member
+        whose ``after`` member failed fails without starting."""
+        for member in list(pending):
+            if member not in pending:  # a refusal that hit every member emptied the list
+                break
+            waits, blocked = self._waits(member)
+            if blocked is not None:
+                pending.remove(member)
+                self._record(member, FAILED, blocked)
+                continue
+            if waits is None:
+                continue
+            run_dir = RunDir.for_recipe(self.runs_dir, member.config)
+            argv = member_argv(member, self.runs_dir, self.max_minutes, self._gpus(member))
+            try:
+                handle = (self.launcher.start(member, argv, run_dir, after=waits) if waits  # type: ignore[call-arg]
+                          else self.launcher.start(member, argv, run_dir))
+            except SubmissionRefused as refusal:
+                pending.remove(member)
+                self._refused(member, refusal, pending)
+                continue
+            if handle is None:
+                break
+            pending.remove(member)
+            running[member.label] = (member, handle)
+            self._record(member, RUNNING, job=handle.job)
+
+    def _waits(self, member: Member) -> Tuple[Optional[List[str]], Optional[str]]:
+        """(the job ids ``member`` must wait for when it may start now, else None; why it cannot run at all, else
+        None), from the recorded states of its ``after`` members."""
+        jobs: List[str] = []
+        for label in member.after:
+            entry = self.state.members.get(label) or {}
+            state = entry.get("state")
+            if state == COMPLETE:
+                continue
+            if state == FAILED:
+                return None, f"not run: {label} failed ({entry.get('reason') or 'no reason recorded'})"
+            job = job_number(entry.get("job")) if state == RUNNING else None
+            if job is None or not getattr(self.launcher, "dependencies", False):
+                return None, None  # wait for it
+            jobs.append(job)
+        return jobs, None
 
     def _gpus(self, member: Member) -> int:
         gpus_for = getattr(self.launcher, "gpus_for", None)
@@ -235,4 +280,5 @@ class SweepRun:
         elif status.state == FAILED:  # the run recorded its own error in results.json
             self._record(member, FAILED, status.reason)
         else:
-            self._record(member, FAILED, outcome.reason or exit_reason(outcome.returncode))
+            blocked = self._waits(member)[1]  # a job Slurm cancelled because a member it waited for failed
+            self._record(member, FAILED, blocked or outcome.reason or exit_reason(outcome.returncode))

@@ -76,6 +76,7 @@ class LocalLauncher:
     """Member processes on this machine: one per free GPU group, or one at a time without GPUs."""
 
     name = "local"
+    dependencies = False  # a member waiting for others (a parser for its taggers) starts once they are complete
 
     def __init__(self, gpus_per_member: int = 1, gpus: Optional[List[str]] = None) -> None:
         self.cpu_only = gpus_per_member == 0  # members see no GPU, one at a time

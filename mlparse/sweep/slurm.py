@@ -22,7 +22,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from mlparse.io_utils import atomic_write_json
 from mlparse.run_dir import RunDir
@@ -158,9 +158,10 @@ class LocalJobHandle:
         return Outcome(1, f"job {self.job_object.job_id} ended without the member's exit status")
 
 
-def job_parameters(settings: SlurmSettings, name: str, gpus: int = 1) -> Dict[str, Any]:
+def job_parameters(settings: SlurmSettings, name: str, gpus: int = 1, after: Sequence[str] = ()) -> Dict[str, Any]:
     """submitit parameters of one member's job (cluster-specific ones prefixed, as submitit expects); a job
-    of 0 GPUs asks for none (``--gpus-per-node`` is left out, so CPU partitions accept it)."""
+    of 0 GPUs asks for none (``--gpus-per-node`` is left out, so CPU partitions accept it); a job that waits for
+    the jobs ``after`` (a parser for its taggers) starts once they all succeeded and is cancelled when one fails."""
     parameters: Dict[str, Any] = {"name": name, "timeout_min": int(settings.time_minutes), "nodes": 1,
                                   "tasks_per_node": 1, "cpus_per_task": int(settings.cpus_per_task)}
     if gpus > 0:
@@ -169,6 +170,9 @@ def job_parameters(settings: SlurmSettings, name: str, gpus: int = 1) -> Dict[st
         parameters["mem_gb"] = settings.mem_gb
     if settings.partition:
         parameters["slurm_partition"] = settings.partition
+    if after:
+        parameters["slurm_dependency"] = "afterok:" + ":".join(after)
+        parameters["slurm_additional_parameters"] = {"kill-on-invalid-dep": "yes"}
     return parameters
 
 
@@ -188,20 +192,25 @@ class SlurmLauncher:
                                    "Slurm jobs (a login node), or use --launcher local")
         self.submitit = submitit
         self.settings = settings
+        # Slurm holds a job until the jobs it depends on succeed; submitit's local executor cannot, so there the
+        # driver starts a member once those members are complete
+        self.dependencies = not self.local
         self.queue = queue or SlurmQueue()
         self.handles: List[Any] = []
 
     def gpus_for(self, member: Member) -> int:
         return member_gpus(self.settings, member)
 
-    def start(self, member: Member, argv: List[str], run_dir: RunDir) -> Any:
+    def start(self, member: Member, argv: List[str], run_dir: RunDir, after: Sequence[str] = ()) -> Any:
+        """Submit the member's job; ``after``: Slurm job ids it waits for (``--dependency=afterok:``, with
+        ``--kill-on-invalid-dep=yes`` so that Slurm cancels it when one of them fails instead of keeping it queued)."""
         gpus = self.gpus_for(member)
         try:
             run_dir.path.mkdir(parents=True, exist_ok=True)
             (run_dir.path / EXIT_FILE).unlink(missing_ok=True)
             executor = self.submitit.AutoExecutor(folder=run_dir.path / SUBMITIT_DIR,
                                                   cluster="local" if self.local else "slurm")
-            executor.update_parameters(**job_parameters(self.settings, member.label.replace(" ", "-"), gpus))
+            executor.update_parameters(**job_parameters(self.settings, member.label.replace(" ", "-"), gpus, after))
         except OSError as error:
             raise SubmissionRefused(f"cannot write its job files in {run_dir.path}: {error.strerror or error}",
                                     every_member=False) from None

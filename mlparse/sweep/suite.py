@@ -65,9 +65,16 @@ class Member:
     seed: Optional[int]
     config: RecipeConfig = field(compare=False, hash=False)
     line: int = 0  # the suite line naming it
+    # a tagger of a jack-knifing member's recipe (mlparse/sweep/taggers.py): ``mlparse run RECIPE --tagger FOLD``,
+    # with ``config`` the tagger's own recipe; None for an ordinary member
+    tagger: Optional[str] = None
+    name: Optional[str] = None  # the label, when not the recipe's name and seed (a tagger's)
+    after: Tuple[str, ...] = ()  # labels of the members that must complete before this one starts (its taggers)
 
     @property
     def label(self) -> str:
+        if self.name:
+            return self.name
         seed = f" seed {self.seed}" if self.seed is not None else ""
         return f"{self.config.name}{seed}"
 

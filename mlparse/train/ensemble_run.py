@@ -298,7 +298,7 @@ def _evaluate(ensemble: EnsembleParser, members: Sequence[LoadedMember], config:
     try:
         try:
             dev, test = (task.read_split(config.split_path(s)) for s in ("dev", "test"))
-            attach_eval_tags(eval_tags, {"dev": dev, "test": test})
+            attach_eval_tags(eval_tags, {"dev": dev, "test": test}, config.biaffine.tag_column)
         except DataError as error:
             raise EnsembleError(str(error)) from None
         decoder = resolve_decoder(config, device)

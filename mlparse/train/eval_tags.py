@@ -1,11 +1,12 @@
 """Which POS tags a model that takes tags as input (``model.use_tags``) gets on dev and test.
 
 ``data.eval_tags: gold`` (the default, as before it was a choice) gives it the tags of the dev/test
-trees themselves; ``predicted`` gives it the tags of ``data.dev_tags`` / ``data.test_tags``
-(:mod:`mlparse.train.tag_files`). Parsers in the literature that take tags were given predicted
+files themselves; ``predicted`` (``data.tags: files``) gives it the tags of ``data.dev_tags`` /
+``data.test_tags`` (:mod:`mlparse.train.tag_files`: tag lines, trees or CoNLL-U), for trees and for CoNLL-U
+data. Parsers in the literature that take tags were given predicted
 tags (Kitaev & Klein 2018, Table 4: the Stanford tagger), so gold-tag scores are not comparable with
 theirs: the run says which it did, in a note and in ``results.json`` (``eval_tags``), and the
-report shows it. Training always uses the training trees' tags.
+report shows it. Training always uses the training file's own tags.
 """
 
 from __future__ import annotations
@@ -40,10 +41,17 @@ def choose_eval_tags(config: RecipeConfig) -> EvalTags:
     return EvalTags(PREDICTED, {split: str(getattr(data, f"{split}_tags")) for split in ("dev", "test")})
 
 
-def attach_eval_tags(choice: EvalTags, splits: Dict[str, Split]) -> None:
-    """Give each split of ``splits`` (by name) its predicted tags; raises ``DataError`` naming file and line."""
+def attach_eval_tags(choice: EvalTags, splits: Dict[str, Split], tag_column: Optional[str] = None) -> None:
+    """Give each split of ``splits`` (by name) its predicted tags; raises ``DataError`` naming file and line.
+
+    ``tag_column``: the CoNLL-U column a dependency parser reads (``biaffine.tag_column``): the tags replace it,
+    and a CoNLL-U tag file gives that column.  Trees' tags are their preterminals (a CoNLL-U file's XPOS)."""
     for name, path in choice.files.items():
-        splits[name].input_tags = read_tags(path, splits[name])
+        split = splits[name]
+        trees = getattr(split, "trees", None) is not None
+        split.input_tags = read_tags(path, split, None if trees else tag_column)
+        if not trees and tag_column is not None:
+            split.input_tag_column = tag_column
 
 
 def eval_tags_notes(choice: EvalTags, splits: Dict[str, Split], known_tags: Sequence[str],
@@ -59,8 +67,8 @@ def eval_tags_notes(choice: EvalTags, splits: Dict[str, Split], known_tags: Sequ
                 "with a tagger's tags"]
     if choice.kind != PREDICTED:
         return []
-    notes = [f"dev and test are parsed with predicted POS tags as input (data.eval_tags: predicted) from "
-             f"{choice.files['dev']} and {choice.files['test']}; training used the training trees' tags"]
+    notes = [f"dev and test are parsed with predicted POS tags as input (data.tags: files) from "
+             f"{choice.files['dev']} and {choice.files['test']}; training used the training file's own tags"]
     for name, path in choice.files.items():
         tags = splits[name].input_tags or []
         unknown = unknown_tag_count(tags, known_tags)

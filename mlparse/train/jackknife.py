@@ -92,6 +92,36 @@ def tagger_configs(config: RecipeConfig) -> List[RecipeConfig]:
     return out
 
 
+#: How a tagger of :func:`tagger_configs` is chosen on the command line (``mlparse run RECIPE --tagger ALL``) besides
+#: its fold number: the tagger trained on all of train, which tags dev and test.
+ALL = "all"
+
+
+def tagger_role(index: int, folds: int) -> str:
+    """What tagger ``index`` of :func:`tagger_configs` does, in words (notes, errors, sweep labels)."""
+    return (f"fold tagger {index + 1} of {folds} (fold {index} held out)" if index < folds
+            else "tagger on all of train (tags dev and test)")
+
+
+def tagger_index(config: RecipeConfig, which: str) -> int:
+    """The index in :func:`tagger_configs` of the tagger ``which`` names: a fold number 0 .. folds-1, or
+    :data:`ALL`; a :class:`DataError` for anything else or a recipe without jack-knifed tags."""
+    if config.data.tags != "jackknife":
+        raise DataError(f"--tagger {which}: the recipe {config.name} has no jack-knifed tags (data.tags is "
+                        f"{config.data.tags}; set data.tags=jackknife)")
+    folds = config.tagger.folds
+    if str(which).strip().lower() == ALL:
+        return folds
+    try:
+        fold = int(str(which))
+    except ValueError:
+        fold = -1
+    if not 0 <= fold < folds:
+        raise DataError(f"--tagger takes a fold number from 0 to {folds - 1} (tagger.folds={folds}) or {ALL} (the "
+                        f"tagger of dev and test), got {which!r}")
+    return fold
+
+
 def tags_key(config: RecipeConfig, taggers: Sequence[RecipeConfig]) -> str:
     """12 hex digits over the taggers' run ids and time budgets and the split files' contents."""
     paths = {split: tagger_split_path(taggers[-1], split) for split in SPLITS}
@@ -194,8 +224,7 @@ def make_tags(config: RecipeConfig, run: Callable[[RecipeConfig, str], Tuple[Run
     records = []
     folder.mkdir(parents=True, exist_ok=True)
     for index, tagger in enumerate(taggers):
-        what = (f"fold tagger {index + 1} of {k} (fold {index} held out)" if index < k
-                else "tagger on all of train (tags dev and test)")
+        what = tagger_role(index, k)
         note(f"jack-knifing: {what}")
         results, path = run(tagger, what)
         if results.status != COMPLETE:

@@ -225,8 +225,7 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
     results = RunResults(
         mlparse_version=versions()["mlparse"], status=RUNNING, recipe=config.name, recipe_hash=config.hash(),
         run_id=run_id_for(config), task=config.task, model=config.model.kind,
-        system=config.system_name(parser_class(config.model.kind).describe(
-            config, "jack-knifed" if config.data.tags == "jackknife" and eval_tags.kind else eval_tags.kind)),
+        system=config.system_name(_described(config, eval_tags.kind)),
         dataset=config.data.family,
         language=config.data.language, hardware=hardware_info(str(device)) | {"processes": info.world},
         versions=versions(), started_at=(previous.started_at if previous and previous.started_at else now_iso()),
@@ -250,6 +249,17 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
             except OSError:  # the disk that stopped the run may refuse this too: results.json keeps its last state
                 pass
         raise
+
+
+def _described(config: RecipeConfig, eval_kind: Optional[str]) -> str:
+    """The parser's description for the system name: its input tags named, and ``[tag input added]`` when
+    ``data.tags: jackknife`` gave a tag input to a parser whose recipe reads none (:mod:`mlparse.config.tag_input`)."""
+    from mlparse.config.tag_input import ADDED_LABEL
+
+    jackknife = config.data.tags == "jackknife"
+    tags = "jack-knifed" if jackknife and eval_kind else eval_kind
+    described = parser_class(config.model.kind).describe(config, tags)
+    return f"{described} [{ADDED_LABEL}]" if jackknife and config.tagger.input_added else described
 
 
 def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optional[Reporter],
@@ -334,11 +344,8 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     if results.dev_carved is not None:
         notes.append(carved_dev_note(results.dev_carved))
     eval_tags = choose_eval_tags(config)
-    if eval_tags.files and config.task not in ("constituency", "joint"):
-        raise RunError("data.eval_tags: predicted reads tag files for constituency splits; a dependency parser "
-                       "takes its tags from the CoNLL-U files (data.eval_tags: gold)")
     try:
-        attach_eval_tags(eval_tags, {"dev": dev, "test": test})
+        attach_eval_tags(eval_tags, {"dev": dev, "test": test}, config.biaffine.tag_column)
         for name, split in (("dev", dev), ("test", test)):
             task.check_scorable(split, config, name)
     except DataError as error:
@@ -363,11 +370,17 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
         results.input_tags = {"source": "jackknife", "folds": config.tagger.folds, "accuracy": tagged.accuracy,
                               "folder": str(tagged.folder),  # the tagger of dev and test: mlparse export bundles it
                               "tagger_run_dir": full[0]["run_dir"] if full else None}
+        if config.tagger.input_added:
+            from mlparse.config.tag_input import ADDED_NOTE
+
+            results.input_tags["input_added"] = True
+            notes.append(ADDED_NOTE)
         notes.append(f"the parser reads jack-knifed {tagged.manifest.get('column', '').upper()} tags, in training too "
                      f"({config.tagger.folds} folds; tag accuracy train {tagged.accuracy.get('train')}, dev "
                      f"{tagged.accuracy.get('dev')}, test {tagged.accuracy.get('test')}; {tagged.folder})")
     else:
-        results.input_tags = input_tags_record(eval_tags.kind, {"dev": dev, "test": test})
+        results.input_tags = input_tags_record(eval_tags.kind, {"dev": dev, "test": test},
+                                               config.biaffine.tag_column)
         notes += eval_tags_notes(eval_tags, {"dev": dev, "test": test}, model.vocab.tags.to_list(), config.task)
     if info.is_main:
         if config.data.folds is not None:
@@ -430,9 +443,11 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     return results
 
 
-def input_tags_record(eval_kind: Optional[str], splits: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+def input_tags_record(eval_kind: Optional[str], splits: Dict[str, Any],
+                      tag_column: str = "upos") -> Optional[Dict[str, Any]]:
     """``results.json``'s ``input_tags`` for a model that reads tags without jack-knifing: gold, or the tag files'
-    (``data.tags: files`` / ``data.eval_tags: predicted``) with their accuracy against the data's tags."""
+    (``data.tags: files`` / ``data.eval_tags: predicted``) with their accuracy against the data's tags (the trees'
+    preterminals, or a CoNLL-U split's ``tag_column``)."""
     if eval_kind is None:
         return None
     if eval_kind == "gold":
@@ -441,9 +456,12 @@ def input_tags_record(eval_kind: Optional[str], splits: Dict[str, Any]) -> Optio
 
     accuracy = {}
     for name, split in splits.items():
-        if split.input_tags is not None and hasattr(split, "trees"):
-            correct, total = tag_accuracy([t.tags() for t in split.trees], split.input_tags)
-            accuracy[name] = round(100.0 * correct / max(1, total), 2)
+        if split.input_tags is None:
+            continue
+        trees = getattr(split, "trees", None)
+        gold = [t.tags() for t in trees] if trees is not None else [getattr(s, tag_column) for s in split.examples]
+        correct, total = tag_accuracy(gold, split.input_tags)
+        accuracy[name] = round(100.0 * correct / max(1, total), 2)
     return {"source": "files", "accuracy": accuracy}
 
 

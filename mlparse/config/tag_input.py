@@ -1,0 +1,41 @@
+"""``data.tags: jackknife`` on a parser that reads no tags: the run turns its tag input on.
+
+Predicted tags only mean something to a parser that reads tags.  A span, biaffine or joint recipe whose
+model reads none (``model.use_tags: false``: the Kitaev & Klein and Mrini et al. recipes) and is asked for
+jack-knifed tags (``--set data.tags=jackknife``) is run as the same parser *with* a tag input
+(``model.use_tags: true``), fed the jack-knifed tags in training and on dev and test.  That is another
+model than the recipe's, so the run says so: ``tagger.input_added`` is set (kept in the run's
+``recipe.yaml``, left out of the run id, so a recipe that turns ``model.use_tags`` on itself is the same
+run), the log has a note, ``results.json``'s ``input_tags`` has ``"input_added": true`` and the system
+name ends in ``[tag input added]``.
+
+Applied to the merged recipe data (base chain and ``--set`` overrides) before it is built and checked, so the
+checks, the run id and everything after see the resolved recipe.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+#: What the run's log and system name say when the tag input was added.
+ADDED_NOTE = ("the recipe's parser reads no POS tags (model.use_tags: false); data.tags: jackknife turned its tag "
+              "input on (model.use_tags: true), so it reads the jack-knifed tags in training and on dev and test: "
+              "a parser with one input more than the recipe's")
+ADDED_LABEL = "tag input added"
+
+
+def turn_on_tag_input(data: Dict[str, Any]) -> bool:
+    """Set ``model.use_tags`` (and ``tagger.input_added``) in the merged recipe ``data`` when it asks for
+    jack-knifed tags for a parser (not a tagger) that reads none; changes ``data`` in place, returns whether
+    it did.  Anything malformed is left for the schema's checks to report."""
+    section, model = data.get("data"), data.get("model") or {}
+    if not isinstance(section, dict) or section.get("tags") != "jackknife" or not isinstance(model, dict):
+        return False
+    if model.get("kind", "span") == "tagger" or model.get("use_tags") is True:
+        return False
+    tagger = data.get("tagger") or {}
+    if not isinstance(tagger, dict):
+        return False
+    data["model"] = {**model, "use_tags": True}
+    data["tagger"] = {**tagger, "input_added": True}
+    return True
