@@ -18,6 +18,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 import yaml
 
+from mlparse.config import kinds
+
 class ConfigError(ValueError):
     """A recipe problem, with a message meant for the user (no traceback)."""
 
@@ -57,7 +59,7 @@ class ModelConfig:
     """The parser and its encoder: the span parser's settings (Kitaev & Klein 2018, Table 8), shared by
     every kind (the dependency parser's own settings are in :class:`BiaffineConfig`)."""
 
-    kind: str = "span"  # span | biaffine: which parser (mlparse.models.registry)
+    kind: str = "span"  # span | biaffine | joint | tagger, or a registered kind: which parser (mlparse.config.kinds)
     encoder: str = "transformer"  # transformer (self-attentive) | bilstm (Dozat & Manning; biaffine only)
     positions: str = "learned"  # learned table (Kitaev & Klein) | sinusoidal (Li et al. 2019, Eq. 8)
     use_words: bool = True  # learned word embeddings
@@ -228,14 +230,12 @@ class RecipeConfig:
 
     @property
     def task(self) -> str:
-        """The task of the recipe's parser kind: constituency or dependency."""
-        return KIND_TASKS[self.model.kind]
+        """The task of the recipe's parser kind (its class's ``task``): constituency, dependency, ..."""
+        return kinds.task_of(self.model.kind)
 
     def split_path(self, split: str) -> Path:
-        """The prepared file of ``split`` for this recipe's task."""
-        if self.task == "tagging":  # a tagger reads trees (pos) or CoNLL-U (upos, xpos)
-            return self.data.split_path(split, ".trees" if self.tagger.column == "pos" else ".conllu")
-        return self.data.split_path(split, TASK_SUFFIXES[self.task])
+        """The prepared file of ``split`` for this recipe's task (the task's ``prepared_suffix``)."""
+        return self.data.split_path(split, kinds.parser_class(self.model.kind).make_task(self).prepared_suffix)
 
     def to_dict(self) -> Dict[str, Any]:
         return dataclasses.asdict(self)
@@ -259,12 +259,13 @@ class RecipeConfig:
                 data[section].pop(key, None)
         if data["pretrained"]["model"] is None:  # no pretrained encoder: the section does not count (run ids as before)
             data.pop("pretrained")
-        for section, kind in KIND_SECTIONS.items():  # a parser's own section counts only for that parser
-            if self.model.kind != kind:
+        own = kinds.sections_of(self.model.kind)
+        for section in SECTIONS:  # a parser's own section counts only for that parser
+            if section not in SHARED_SECTIONS and section != "tagger" and section not in own:
                 data.pop(section, None)
         tagger = data.pop("tagger")  # a tagger's own keys count for a tagger, and all but the time for a
         tagger.pop("max_minutes", None)  # parser whose tags jack-knifed taggers make; otherwise nothing
-        if self.model.kind == "tagger":
+        if "tagger" in own:
             data["tagger"] = {k: v for k, v in tagger.items() if k not in TAGGER_JACKKNIFE_KEYS}
         elif self.data.tags == "jackknife":
             data["tagger"] = tagger
@@ -319,20 +320,15 @@ HASH_REVISIONS: Dict[tuple, tuple] = {
     ("model", "kind", "joint"): ("arc_softmax", "no-self-loop"),
 }
 
-#: Parser kinds and their tasks (the classes are in mlparse.models.registry).
-KIND_TASKS: Dict[str, str] = {"span": "constituency", "biaffine": "dependency", "joint": "joint", "tagger": "tagging"}
-#: The prepared-file suffix of each task.
-TASK_SUFFIXES: Dict[str, str] = {"constituency": ".trees", "dependency": ".conllu", "joint": ".trees",
-                                 "tagging": ".conllu"}  # tagging: .trees with tagger.column pos
-#: Sections that hold one parser kind's own settings.
-KIND_SECTIONS: Dict[str, str] = {"biaffine": "biaffine", "joint": "joint"}
-
 SECTIONS = {"data": DataConfig, "model": ModelConfig, "train": TrainConfig, "eval": EvalConfig, "biaffine": BiaffineConfig,
             "joint": JointConfig,
             "pretrained": PretrainedConfig, "tagger": TaggerConfig}
+#: The sections every parser kind reads; any other section belongs to the kinds that declare it (``Parser.sections``;
+#: ``tagger`` also to a parser whose tags jack-knifed taggers make).
+SHARED_SECTIONS = ("data", "model", "train", "eval", "pretrained")
 TOP_LEVEL_KEYS = ("name", "description", "deviation", "base", *SECTIONS)
+#: The values a key may take (``model.kind``: every known parser kind, :func:`choices`).
 VALID_CHOICES = {
-    ("model", "kind"): tuple(KIND_TASKS),
     ("model", "encoder"): ("transformer", "bilstm"),
     ("model", "positions"): ("learned", "sinusoidal"),
     ("biaffine", "tag_column"): ("upos", "xpos"),
@@ -365,11 +361,21 @@ def unknown_key_error(key: str, valid: Sequence[str], where: str) -> ConfigError
     return ConfigError(f"{where}: unknown key '{key}'.{hint} Valid keys: {', '.join(valid)}.")
 
 
+def choices(section: str, key: str) -> Sequence[Any]:
+    """The values ``section.key`` may take (empty: any value of its type): :data:`VALID_CHOICES`, and for
+    ``model.kind`` the known parser kinds (:func:`mlparse.config.kinds.kinds`)."""
+    if (section, key) == ("model", "kind"):
+        return tuple(kinds.kinds())
+    return VALID_CHOICES.get((section, key), ())
+
+
 def check_choice(section: str, key: str, value: Any, where: str) -> None:
-    """A value outside :data:`VALID_CHOICES` for ``section.key`` is an error."""
-    choices = VALID_CHOICES.get((section, key))
-    if choices and value not in choices and not (value is None and _optional(section, key)):
-        raise ConfigError(f"{where}: {section}.{key} must be one of {', '.join(choices)}, got {value!r}.")
+    """A value outside :func:`choices` for ``section.key`` is an error."""
+    if (section, key) == ("model", "kind") and isinstance(value, str) and kinds.is_known(value):
+        return  # a known kind (checked without listing the installed ones)
+    allowed = choices(section, key)
+    if allowed and value not in allowed and not (value is None and _optional(section, key)):
+        raise ConfigError(f"{where}: {section}.{key} must be one of {', '.join(allowed)}, got {value!r}.")
 
 
 def _optional(section: str, key: str) -> bool:

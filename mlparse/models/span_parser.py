@@ -36,7 +36,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from mlparse.config import ModelConfig, PretrainedConfig, RecipeConfig
+from mlparse.config import ConfigError, ModelConfig, PretrainedConfig, RecipeConfig
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput, Parser
 from mlparse.models.ensemble import average_charts, average_distributions
@@ -99,6 +99,16 @@ class SpanParser(Parser):
 
     kind = "span"
     task = "constituency"
+
+    @classmethod
+    def check(cls, config: RecipeConfig, source: str) -> None:
+        """The self-attentive encoder with learned positions only (``model.encoder`` and ``model.positions`` are
+        the dependency parser's choices)."""
+        m = config.model
+        for key, default in (("encoder", "transformer"), ("positions", "learned")):
+            if getattr(m, key) != default:
+                raise ConfigError(f"{source}: model.{key}: {getattr(m, key)} is for the dependency parser "
+                                  f"(model.kind: biaffine); the {cls.kind} parser uses {default}.")
 
     def __init__(self, config: ModelConfig, vocab: ParserVocab, labels: LabelVocab,
                  pretrained: Optional[PretrainedConfig] = None, saved_pretrained: Optional[Dict[str, Any]] = None) -> None:

@@ -61,8 +61,15 @@ class JointTask(ConstituencyTask):
     name = "joint"
     suffix = ".trees"
     report_suffix = ".evalb"
+    writes_trees = True
     metric = "f1"
     metric_label = "F1"
+    outputs = ("prediction", "tree", "nltk")  # the tree and the heads (JointPrediction), or the tree
+    card_metrics = ("f1", "recall", "precision", "complete_match", "las", "uas")
+    card_usage = 'both = parser.parse(["The", "dog", "barks", "."])   # .tree and .dependencies (heads, deprels)'
+
+    def render(self, example: Any, prediction: Any, output: str) -> Any:
+        return prediction if output == "prediction" else prediction.tree
 
     def __init__(self) -> None:
         self.constituency = ConstituencyTask()

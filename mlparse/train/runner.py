@@ -32,7 +32,7 @@ from mlparse.models.registry import parser_class, parser_from_spec
 from mlparse.modules.pretrained_loading import PretrainedError
 from mlparse.results import COMPLETE, FAILED, RUNNING, RunResults
 from mlparse.run_dir import FOLD_FILE, RunDir, run_id_for
-from mlparse.tasks import DataError, Task, task_for
+from mlparse.tasks import DataError, Task
 from mlparse.train import checkpoint
 from mlparse.train.folds import fold_record, training_indices
 from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tags_notes
@@ -307,14 +307,14 @@ def extends_budget(previous: RunResults, budget_minutes: Optional[float]) -> boo
 def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunDir, results: RunResults,
                         device: torch.device, info: DistInfo, reporter: Optional[Reporter]) -> RunResults:
     notes: List[str] = []
-    task = task_for(config.task, config.tagger.column)
+    task = parser_class(config.model.kind).make_task(config)
     tagged = _made_tags(config) if config.data.tags == "jackknife" else None
     train, dev, test = load_splits(config, task, notes, tagged.tags if tagged is not None else None)
     results.dev_carved, results.data_sizes = carved_dev(config), data_sizes(config)
     if results.dev_carved is not None:
         notes.append(carved_dev_note(results.dev_carved))
     eval_tags = choose_eval_tags(config)
-    if eval_tags.files and config.task not in ("constituency", "joint"):
+    if eval_tags.files and not task.writes_trees:
         raise RunError("data.eval_tags: predicted reads tag files for constituency splits; a dependency parser "
                        "takes its tags from the CoNLL-U files (data.eval_tags: gold)")
     try:
@@ -348,7 +348,8 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
                      f"{tagged.accuracy.get('dev')}, test {tagged.accuracy.get('test')}; {tagged.folder})")
     else:
         results.input_tags = input_tags_record(eval_tags.kind, {"dev": dev, "test": test})
-        notes += eval_tags_notes(eval_tags, {"dev": dev, "test": test}, model.vocab.tags.to_list(), config.task)
+        known = model.vocab.tags.to_list() if eval_tags.files else []  # predicted tags: a parser that reads tags
+        notes += eval_tags_notes(eval_tags, {"dev": dev, "test": test}, known, config.task)
     if info.is_main:
         if config.data.folds is not None:
             d = config.data
