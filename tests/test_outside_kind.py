@@ -184,3 +184,28 @@ def test_no_module_outside_the_parsers_branches_on_a_builtin_kind() -> None:
                     and kind_expression(node.args[0]) and named(node.args[1]):
                 found.append(f"{path.relative_to(package)}:{node.lineno}")
     assert found == []
+
+
+def test_checking_a_recipe_of_a_builtin_kind_imports_no_torch() -> None:
+    """The recipe layer asks a built-in kind's light declaration (mlparse.models.declarations), not its class."""
+    import subprocess
+
+    code = ("import sys\nfrom mlparse.config import load_recipe\n"
+            "for name in ('demo', 'demo-dep', 'demo-lal', 'tagger'):\n"
+            "    config = load_recipe(name)\n    config.hash(), config.task, config.split_path('dev')\n"
+            "assert 'torch' not in sys.modules, 'torch imported'\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_each_task_writes_its_summary_line() -> None:
+    """``mlparse run`` prints the task's summary of dev and test, whatever the kind."""
+    from mlparse.results import SplitScores
+    from mlparse.tasks import task_class
+
+    scores = SplitScores(f1=91.5, precision=91.0, recall=92.0, complete_match=40.0, las=88.25, uas=90.0, clas=85.0,
+                         tagging_accuracy=97.125, sentences=7, scorer="s")
+    assert task_class("constituency").summary(scores).startswith("F1 91.50  LP 91.00  LR 92.00  complete match 40.00")
+    assert task_class("dependency").summary(scores) == "LAS 88.25  UAS 90.00  CLAS 85.00  (7 sentences; s)"
+    assert "F1 91.50" in task_class("joint").summary(scores) and "LAS 88.25" in task_class("joint").summary(scores)
+    assert task_class("tagging").summary(scores) == "tag accuracy 97.12  (7 sentences; s)"

@@ -1,11 +1,13 @@
 """Parser kinds: ``model.kind`` → the parser class that owns the kind, imported on first use.
 
-A parser class (:class:`mlparse.models.base.Parser`) declares everything about its kind: ``kind``, the
-``task`` it solves, the recipe ``sections`` it owns and a ``check`` of a recipe's values for it.  This
-registry only knows where each class lives, as ``"package.module:Class"``, so that the recipe layer can
-ask the class without importing it at module level (it sits below the parsers) and so that
-``mlparse --help`` and ``import mlparse`` stay free of torch.  Everything that depends on a kind asks
-the class through :func:`parser_class`.
+A parser class (:class:`mlparse.models.base.Parser`) declares everything about its kind
+(:class:`mlparse.models.kind.ParserKind`): ``kind``, the ``task`` it solves, the recipe ``sections`` it
+owns and a ``check`` of a recipe's values for it.  This registry only knows where each class lives, as
+``"package.module:Class"``, so that the recipe layer can ask the class without importing it at module
+level (it sits below the parsers) and so that ``mlparse --help`` and ``import mlparse`` stay free of
+torch.  Everything that depends on a kind asks the class: :func:`parser_class`, or :func:`declaration`
+for what a recipe needs.  A built-in parser's declarations live in a light class it derives from
+(:mod:`mlparse.models.declarations`), so checking a recipe does not import torch.
 
 Kinds come from three places, looked up in this order:
 
@@ -32,6 +34,10 @@ BUILTIN: Dict[str, str] = {
     "joint": "mlparse.models.joint_parser:JointParser",
     "tagger": "mlparse.models.tagger:TaggerParser",
 }
+#: Their declarations, which each class derives from (no torch): kind → "module:Class".
+BUILTIN_DECLARATIONS: Dict[str, str] = {kind: f"mlparse.models.declarations:{name}Kind" for kind, name in
+                                        (("span", "Span"), ("biaffine", "Biaffine"), ("joint", "Joint"),
+                                         ("tagger", "Tagger"))}
 
 #: The kind of a checkpoint spec saved before specs named their kind.
 LEGACY_KIND = "span"
@@ -98,23 +104,35 @@ def parser_class(kind: str) -> Any:
             raise UnknownParserKind(f"parser kind {kind!r}: cannot import {target} ({error})") from None
     else:
         cls = target
-    if getattr(cls, "kind", None) != kind:
-        raise UnknownParserKind(f"{_name(target)} is registered as kind {kind!r} but declares kind "
-                                f"{getattr(cls, 'kind', None)!r}")
-    if not getattr(cls, "task", None):
-        raise UnknownParserKind(f"{_name(target)} (parser kind {kind!r}) declares no task")
+    _check_declares(kind, cls, target)
+    if kind not in _registered and kind in BUILTIN and not issubclass(cls, declaration(kind)):
+        raise UnknownParserKind(f"{_name(target)} does not derive from its declaration {BUILTIN_DECLARATIONS[kind]}")
     _classes[kind] = cls
+    return cls
+
+
+def declaration(kind: str) -> Any:
+    """What parser kind ``kind`` declares (``kind``, ``task``, ``sections``, ``check``, ``make_task``, ...): for a
+    built-in kind the light class its parser class derives from, otherwise the parser class itself."""
+    if kind in _registered or kind not in BUILTIN:
+        return parser_class(kind)
+    cls = _classes.get(f"{kind} declaration")
+    if cls is None:
+        module_name, class_name = BUILTIN_DECLARATIONS[kind].split(":")
+        cls = getattr(importlib.import_module(module_name), class_name)
+        _check_declares(kind, cls, BUILTIN_DECLARATIONS[kind])
+        _classes[f"{kind} declaration"] = cls
     return cls
 
 
 def task_of(kind: str) -> str:
     """The name of the task parser kind ``kind`` solves (its class's ``task``)."""
-    return str(parser_class(kind).task)
+    return str(declaration(kind).task)
 
 
 def sections_of(kind: str) -> Tuple[str, ...]:
     """The recipe sections parser kind ``kind`` owns (its class's ``sections``)."""
-    return tuple(getattr(parser_class(kind), "sections", ()))
+    return tuple(getattr(declaration(kind), "sections", ()))
 
 
 def kind_of_spec(spec: Dict[str, Any]) -> str:
@@ -133,6 +151,14 @@ def _installed() -> Dict[str, str]:
 
         _entry_points = {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
     return _entry_points
+
+
+def _check_declares(kind: str, cls: Any, target: Union[str, type]) -> None:
+    if getattr(cls, "kind", None) != kind:
+        raise UnknownParserKind(f"{_name(target)} is registered as kind {kind!r} but declares kind "
+                                f"{getattr(cls, 'kind', None)!r}")
+    if not getattr(cls, "task", None):
+        raise UnknownParserKind(f"{_name(target)} (parser kind {kind!r}) declares no task")
 
 
 def _name(target: Union[str, type]) -> str:

@@ -235,7 +235,7 @@ class RecipeConfig:
 
     def split_path(self, split: str) -> Path:
         """The prepared file of ``split`` for this recipe's task (the task's ``prepared_suffix``)."""
-        return self.data.split_path(split, kinds.parser_class(self.model.kind).make_task(self).prepared_suffix)
+        return self.data.split_path(split, kinds.declaration(self.model.kind).make_task(self).prepared_suffix)
 
     def to_dict(self) -> Dict[str, Any]:
         return dataclasses.asdict(self)

@@ -61,10 +61,10 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
             raise ConfigError(f"{source}: {key} {message}, got {value}.")
     _check_punctuation(e, source)
     try:
-        parser = kinds.parser_class(m.kind)
+        declared = kinds.declaration(m.kind)
     except kinds.UnknownParserKind as error:
         raise ConfigError(f"{source}: model.kind: {error}") from None
-    parser.check(config, source)  # the kind's own rules (mlparse.models.base.Parser.check)
+    declared.check(config, source)  # the kind's own rules (mlparse.models.kind.ParserKind.check)
     if t.compile != "off" and m.encoder != "transformer":
         raise ConfigError(f"{source}: train.compile: {t.compile} compiles the transformer encoder; "
                           f"model.encoder: {m.encoder} has none (use train.compile: off).")

@@ -28,10 +28,12 @@ dependency parsing):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import torch
 from torch import Tensor, nn
+
+from mlparse.models.kind import ParserKind
 
 
 @dataclass
@@ -53,54 +55,10 @@ class LossOutput:
         return 0.0 if value is None else float(value)
 
 
-class Parser(nn.Module):
-    """Base class of every parser; subclasses set ``kind`` and ``task`` and implement the methods.
-
-    The class is the one owner of its kind: the recipe layer (:mod:`mlparse.config.kinds`) asks it for its
-    ``task``, the recipe ``sections`` it owns and :meth:`check`; the runner for :meth:`make_task` and
-    :meth:`describe`; the Python API and model packages for :attr:`tags_words` and :meth:`tags_source`.
+class Parser(ParserKind, nn.Module):
+    """Base class of every parser; subclasses declare their kind (:class:`~mlparse.models.kind.ParserKind`:
+    ``kind``, ``task``, ``sections``, ``check``, ...) and implement the methods below.
     """
-
-    kind: ClassVar[str] = ""
-    #: The name of the task it solves (:func:`mlparse.tasks.task_for`): constituency, dependency, joint, tagging.
-    task: ClassVar[str] = ""
-    #: The recipe sections that hold this kind's own settings (``biaffine``); they count in the run id only
-    #: for this kind.
-    sections: ClassVar[Tuple[str, ...]] = ()
-    #: Whether this kind is a part-of-speech tagger (a tagger can be bundled with a parser in a package).
-    tags_words: ClassVar[bool] = False
-
-    # -- the kind's recipe ------------------------------------------------------
-    @classmethod
-    def check(cls, config: Any, source: str) -> None:
-        """Refuse a recipe (``config``, named ``source`` in messages) whose values this kind cannot train on, with
-        a :class:`mlparse.config.ConfigError`; called by :func:`mlparse.config.validate`. Default: nothing."""
-
-    @classmethod
-    def make_task(cls, config: Any = None) -> Any:
-        """The task (:class:`mlparse.tasks.base.Task`) of this kind for the recipe ``config`` (None: defaults)."""
-        from mlparse.tasks import task_for
-
-        return task_for(cls.task, config)
-
-    @classmethod
-    def input_tag_column(cls, config: Any) -> str:
-        """Which tags a parser of this kind reads for the recipe ``config`` (``data.tags: jackknife`` tags that
-        column): ``pos`` (the trees' preterminals) for a task of trees, else ``upos``."""
-        return "pos" if cls.make_task(config).writes_trees else "upos"
-
-    @classmethod
-    def tags_source(cls, spec: Dict[str, Any], bundled: bool) -> str:
-        """Where the POS tags of a model package of this kind come from (``PackageInfo.tags``): ``tagging head``,
-        ``bundled tagger``, ``input``, ``none`` (trees with placeholder tags) or ``""`` (no tags written)."""
-        model = spec.get("model_config") or spec.get("config") or {}
-        if model.get("predict_tags") and not model.get("use_tags"):
-            return "tagging head"
-        if bundled:
-            return "bundled tagger"
-        if model.get("use_tags"):
-            return "input"
-        return "none" if cls.make_task().writes_trees else ""
 
     # -- building -------------------------------------------------------------
     @classmethod

@@ -24,10 +24,11 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from mlparse.config import BiaffineConfig, ConfigError, ModelConfig, PretrainedConfig, RecipeConfig
+from mlparse.config import BiaffineConfig, ModelConfig, PretrainedConfig, RecipeConfig
 from mlparse.data.dependency_vocab import DependencyVocab
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput, Parser
+from mlparse.models.declarations import BiaffineKind
 from mlparse.models.ensemble import average_distributions
 from mlparse.models.targets import IGNORED, DependencyTargets, dependency_targets
 from mlparse.modules.transfer import to_device
@@ -254,30 +255,8 @@ def dependency_losses(arc: Tensor, targets: "DependencyTargets | Sequence[Any]",
     return arc_loss, relation_loss
 
 
-class BiaffineParser(Parser):
+class BiaffineParser(BiaffineKind, Parser):
     """Biaffine dependency parser over a self-attentive or BiLSTM encoder (see the module docstring)."""
-
-    kind = "biaffine"
-    task = "dependency"
-    sections = ("biaffine",)
-
-    @classmethod
-    def input_tag_column(cls, config: RecipeConfig) -> str:
-        return config.biaffine.tag_column
-
-    @classmethod
-    def check(cls, config: RecipeConfig, source: str) -> None:
-        """No CharConcat (a span-parser input); sizes and dropouts of the ``biaffine:`` section."""
-        b = config.biaffine
-        if config.model.char_encoder == "concat":
-            raise ConfigError(f"{source}: model.char_encoder: concat is a span-parser input; the dependency parser "
-                              "takes lstm or none.")
-        for key in ("d_word_emb", "d_tag_emb", "d_arc", "d_relation", "lstm_hidden", "lstm_layers"):
-            if getattr(b, key) <= 0:
-                raise ConfigError(f"{source}: biaffine.{key} must be positive, got {getattr(b, key)}.")
-        for key in ("mlp_dropout", "embedding_dropout", "lstm_dropout"):
-            if not 0.0 <= getattr(b, key) < 1.0:
-                raise ConfigError(f"{source}: biaffine.{key} is a dropout probability, in [0, 1), got {getattr(b, key)}.")
 
     def __init__(self, model: ModelConfig, dep: BiaffineConfig, vocab: DependencyVocab,
                  pretrained: Optional[PretrainedConfig] = None, saved_pretrained: Optional[Dict[str, Any]] = None) -> None:

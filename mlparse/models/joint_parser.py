@@ -34,10 +34,11 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from mlparse.config import ConfigError, JointConfig, ModelConfig, PretrainedConfig, RecipeConfig
+from mlparse.config import JointConfig, ModelConfig, PretrainedConfig, RecipeConfig
 from mlparse.data.dependency_vocab import REL_SPECIALS
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput
+from mlparse.models.declarations import JointKind
 from mlparse.models.dep_parser import DependencyGold, decode_heads, dependency_losses, mask_arc_scores, relations_and_heads
 from mlparse.models.ensemble import average_distributions
 from mlparse.models.memory import subbatch_cost
@@ -98,27 +99,8 @@ class AveragedJointScores:
                                      self.relations, self.mode)
 
 
-class JointParser(SpanParser):
+class JointParser(JointKind, SpanParser):
     """Span + dependency parser over a Label Attention Layer (see the module docstring)."""
-
-    kind = "joint"
-    task = "joint"
-    sections = ("joint",)
-
-    @classmethod
-    def check(cls, config: RecipeConfig, source: str) -> None:
-        """The span parser's rules, and sizes and dropouts of the ``joint:`` section."""
-        super().check(config, source)
-        j = config.joint
-        for key in ("lal_heads", "lal_d_head", "lal_d_ff", "d_arc", "d_relation"):
-            if getattr(j, key) <= 0:
-                raise ConfigError(f"{source}: joint.{key} must be positive, got {getattr(j, key)}.")
-        if j.lal_combine == "concat" and j.lal_d_head % 2:
-            raise ConfigError(f"{source}: joint.lal_d_head must be even: span vectors take the forward and backward "
-                              f"halves of every head's output (Mrini et al. §3.1), got {j.lal_d_head}.")
-        for key in ("lal_residual_dropout", "lal_attention_dropout", "mlp_dropout"):
-            if not 0.0 <= getattr(j, key) < 1.0:
-                raise ConfigError(f"{source}: joint.{key} is a dropout probability, in [0, 1), got {getattr(j, key)}.")
 
     def __init__(self, config: ModelConfig, joint: JointConfig, vocab: ParserVocab, labels: LabelVocab,
                  relations: Vocab, pretrained: Optional[PretrainedConfig] = None,

@@ -36,9 +36,10 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from mlparse.config import ConfigError, ModelConfig, PretrainedConfig, RecipeConfig
+from mlparse.config import ModelConfig, PretrainedConfig, RecipeConfig
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput, Parser
+from mlparse.models.declarations import SpanKind
 from mlparse.models.ensemble import average_charts, average_distributions
 from mlparse.models.memory import parsing_memory, subbatch_cost, training_memory
 from mlparse.models.targets import SPAN_COLUMNS, SpanTargets, gold_label_array, span_rows, span_targets, word_mask_array
@@ -90,25 +91,12 @@ class CheckpointFormatError(ValueError):
 CHAR_CONCAT_WIRING = "paper-packing"
 
 
-class SpanParser(Parser):
+class SpanParser(SpanKind, Parser):
     """Span parser: ``forward(batch)`` gives ``(span scores [B, N+1, N+1, L], tag logits [B, T, n_tags] | None)``.
 
     Examples (training, gold) are TOP-rooted trees; inputs (what it parses) are sentences of
     ``(tag, word)`` pairs; predictions are trees.
     """
-
-    kind = "span"
-    task = "constituency"
-
-    @classmethod
-    def check(cls, config: RecipeConfig, source: str) -> None:
-        """The self-attentive encoder with learned positions only (``model.encoder`` and ``model.positions`` are
-        the dependency parser's choices)."""
-        m = config.model
-        for key, default in (("encoder", "transformer"), ("positions", "learned")):
-            if getattr(m, key) != default:
-                raise ConfigError(f"{source}: model.{key}: {getattr(m, key)} is for the dependency parser "
-                                  f"(model.kind: biaffine); the {cls.kind} parser uses {default}.")
 
     def __init__(self, config: ModelConfig, vocab: ParserVocab, labels: LabelVocab,
                  pretrained: Optional[PretrainedConfig] = None, saved_pretrained: Optional[Dict[str, Any]] = None) -> None:

@@ -21,9 +21,10 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from mlparse.config import BiaffineConfig, ConfigError, ModelConfig, PretrainedConfig, RecipeConfig, TaggerConfig
+from mlparse.config import BiaffineConfig, ModelConfig, PretrainedConfig, RecipeConfig, TaggerConfig
 from mlparse.data.vocab import ParserVocab
 from mlparse.models.base import LossOutput, Parser
+from mlparse.models.declarations import TaggerKind
 from mlparse.models.dep_parser import DependencyBatch, DependencyInput
 from mlparse.modules.transfer import to_device
 from mlparse.modules.tag_head import IGNORED_TAG, TagHead
@@ -52,29 +53,8 @@ class TagGold:
     tags: List[int]
 
 
-class TaggerParser(Parser):
+class TaggerParser(TaggerKind, Parser):
     """A softmax tagger over the dependency parser's encoder (see the module docstring)."""
-
-    kind = "tagger"
-    task = "tagging"
-    sections = ("tagger",)
-    tags_words = True
-
-    @classmethod
-    def check(cls, config: RecipeConfig, source: str) -> None:
-        """No CharConcat; a tagger reads words only (gold ``data.tags``, no ``model.use_tags``)."""
-        d, m = config.data, config.model
-        if m.char_encoder == "concat":
-            raise ConfigError(f"{source}: model.char_encoder: concat is a span-parser input; the tagger takes lstm or none.")
-        if d.tags != "gold" or d.eval_tags != "gold":
-            raise ConfigError(f"{source}: a tagger (model.kind: tagger) reads words, not tags: data.tags must be gold.")
-        if m.use_tags:
-            raise ConfigError(f"{source}: a tagger (model.kind: tagger) cannot take POS tags as input "
-                              "(set model.use_tags: false).")
-
-    @classmethod
-    def tags_source(cls, spec: Dict[str, Any], bundled: bool) -> str:
-        return "tagging head"
 
     def __init__(self, model: ModelConfig, tagger: TaggerConfig, vocab: ParserVocab,
                  pretrained: Optional[PretrainedConfig] = None, saved_pretrained: Optional[Dict[str, Any]] = None) -> None:

@@ -133,6 +133,12 @@ class Task:
         scored against itself."""
         raise NotImplementedError
 
+    @classmethod
+    def summary(cls, scores: SplitScores) -> str:
+        """One line of a split's scores (``mlparse run`` prints it for dev and test). Default: the main metric."""
+        value = getattr(scores, cls.metric, None)
+        return f"{cls.metric_label or cls.metric} {value or 0:.2f}  ({scores.sentences} sentences; {scores.scorer})"
+
     def main_score(self, scores: SplitScores) -> float:
         value = getattr(scores, self.metric)
         return float(value) if value is not None else 0.0

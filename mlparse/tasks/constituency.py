@@ -29,6 +29,11 @@ class ConstituencyTask(Task):
     card_metrics = ("f1", "recall", "precision", "complete_match")
     card_usage = 'tree = parser.parse(["The", "dog", "barks", "."])   # an nltk.Tree'
 
+    @classmethod
+    def summary(cls, scores: Any) -> str:
+        return (f"F1 {scores.f1 or 0:.2f}  LP {scores.precision or 0:.2f}  LR {scores.recall or 0:.2f}  "
+                f"complete match {scores.complete_match or 0:.2f}  ({scores.sentences} sentences)")
+
     def example_from_words(self, words: Sequence[str], tags: Optional[Sequence[str]], tag_column: str = "pos") -> Sentence:
         """(tag, word) pairs, words with brackets escaped (``-LRB-``) and the placeholder tag without tags."""
         from mlparse.data.vocab import UNKNOWN_TAG

@@ -57,6 +57,11 @@ class DependencyTask(Task):
     card_metrics = ("las", "uas", "clas")
     card_usage = 'sentence = parser.parse(["The", "dog", "barks", "."])   # a conllu TokenList'
 
+    @classmethod
+    def summary(cls, scores: Any) -> str:
+        return (f"LAS {scores.las or 0:.2f}  UAS {scores.uas or 0:.2f}  CLAS {scores.clas or 0:.2f}  "
+                f"({scores.sentences} sentences; {scores.scorer})")
+
     def example_from_words(self, words: Sequence[str], tags: Optional[Sequence[str]],
                            tag_column: str = "upos") -> DependencySentence:
         return sentence_from_words(words, tags, tag_column)
