@@ -37,7 +37,9 @@ def scoring_recipe(task: str, family: str, language: str, gold: Dict[str, str], 
     data: Dict[str, Any] = {"family": family, "language": language, **gold}
     if evalb_params:
         data["evalb_params"] = evalb_params
-    model: Dict[str, Any] = {"kind": "biaffine"} if task == "dependency" else {"predict_tags": predicted_tags}
+    from mlparse.config.kinds import builtin_kind_for
+
+    model: Dict[str, Any] = {"kind": builtin_kind_for(task), **({"predict_tags": True} if predicted_tags else {})}
     recipe = {"name": "external", "data": data, "model": model, "eval": {"dependency_scoring": dependency_scoring}}
     return recipe_from_yaml_text(json.dumps(recipe), "external scoring")
 

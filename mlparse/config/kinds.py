@@ -135,6 +135,14 @@ def sections_of(kind: str) -> Tuple[str, ...]:
     return tuple(getattr(declaration(kind), "sections", ()))
 
 
+def builtin_kind_for(task: str) -> str:
+    """The first built-in kind that solves ``task`` (a recipe that only scores files of that task names it)."""
+    for kind in BUILTIN:
+        if task_of(kind) == task:
+            return kind
+    raise UnknownParserKind(f"no built-in parser solves the task {task!r}")
+
+
 def kind_of_spec(spec: Dict[str, Any]) -> str:
     """The kind a checkpoint's spec names (:data:`LEGACY_KIND` when it names none)."""
     kind = spec.get("kind", LEGACY_KIND)
