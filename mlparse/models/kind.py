@@ -48,7 +48,8 @@ class ParserKind:
         """Where the POS tags of a model package of this kind come from (``PackageInfo.tags``): ``tagging head``,
         ``bundled tagger``, ``input``, ``none`` (trees with placeholder tags) or ``""`` (no tags written)."""
         model = spec.get("model_config") or spec.get("config") or {}
-        if model.get("predict_tags") and not model.get("use_tags"):
+        head = spec.get("span_config") or model  # a tagging head's switch: the span head's settings where a spec has them
+        if head.get("predict_tags") and not model.get("use_tags"):
             return "tagging head"
         if bundled:
             return "bundled tagger"

@@ -98,6 +98,11 @@ class SpanParser(SpanKind, Parser):
     ``(tag, word)`` pairs; predictions are trees.
     """
 
+    @property
+    def predicts_tags(self) -> bool:
+        """Whether its trees carry the tags of its own tagging head (``predict_tags``)."""
+        return bool(self.config.predict_tags)
+
     def __init__(self, config: ModelConfig, vocab: ParserVocab, labels: LabelVocab,
                  pretrained: Optional[PretrainedConfig] = None, saved_pretrained: Optional[Dict[str, Any]] = None) -> None:
         """``pretrained``: a pretrained encoder's settings (None: none); ``saved_pretrained``: its spec entry when
