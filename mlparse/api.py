@@ -31,14 +31,13 @@ from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, 
 import torch
 
 from mlparse.package import PackageInfo, language_code, load_package
+from mlparse.trees.writer import escape_word  # noqa: F401  (part of the API: how words with brackets are written)
 
 #: A sentence as the API takes it.
 SentenceInput = Union[str, Sequence[str], Sequence[Tuple[str, str]]]
 
 #: How many forward passes' worth of sentences parse_sents reads ahead to sort them by length.
 LOOKAHEAD = 8
-
-_BRACKETS = {"(": "-LRB-", ")": "-RRB-"}
 
 
 class InputError(ValueError):
@@ -85,24 +84,17 @@ def load(path: Any, device: Optional[Union[str, torch.device]] = None, trust: bo
     """
     parser, info = load_package(path, device, trust=trust, warn=warn)
     tagger = None
-    if parser.kind != "tagger":
+    if not parser.tags_words:
         from mlparse.models.inference import tagger_location
 
         location = tagger_location(path, info.tagger)
         if location is not None:
             tagger, _ = load_package(location, device, trust=trust, warn=warn)
-            if tagger.kind != "tagger":
+            if not tagger.tags_words:
                 from mlparse.package import NotAModel
 
                 raise NotAModel(f"{location}: the bundled tagger is a {tagger.kind} model, not a tagger")
     return LoadedParser(parser, info, tagger)
-
-
-def escape_word(word: str) -> str:
-    """``(`` and ``)`` inside a word become ``-LRB-`` and ``-RRB-``, as in the Penn Treebank."""
-    if "(" not in word and ")" not in word:
-        return word
-    return "".join(_BRACKETS.get(char, char) for char in word)
 
 
 class LoadedParser:
@@ -119,6 +111,9 @@ class LoadedParser:
         self.decoder = "torch" if parser.device().type == "cuda" else "cython"
         self._cost = parser.memory_cost(training=False, decoder=self.decoder)
         self._tokenizer: Any = None
+        from mlparse.tasks import task_for
+
+        self._task = task_for(self.task)  # its text input and output
 
     def __repr__(self) -> str:
         return f"LoadedParser({self.kind} {self.task}, {self.info.language} {self.info.dataset}, on {self.parser.device()})"
@@ -162,8 +157,7 @@ class LoadedParser:
 
     # -- inputs ----------------------------------------------------------------------------------
     def _output(self, output: Optional[str]) -> str:
-        choices = {"constituency": ("nltk", "tree"), "joint": ("prediction", "tree", "nltk")}.get(
-            self.task, ("conllu", "prediction"))  # joint: the tree and the heads (JointPrediction), or the tree
+        choices = self._task.outputs
         output = output or choices[0]
         if output not in choices:
             raise ValueError(f"output {output!r} is not one of {', '.join(choices)} for a {self.task} model")
@@ -208,7 +202,7 @@ class LoadedParser:
         return list(self.parser.members) if self.kind == "ensemble" else [self.parser]
 
     def _takes_tags(self) -> bool:
-        return any(getattr(member.config, "use_tags", False) for member in self._members())
+        return any(member.reads_tags for member in self._members())
 
     def _tokenize(self, text: str) -> List[str]:
         if self._tokenizer is None:
@@ -233,8 +227,8 @@ class LoadedParser:
 
     def _writes_input_tags(self) -> bool:
         """Does a constituency model's tree carry the tags it was given (no tagging head of its own)?"""
-        return self.task in ("constituency", "joint") and not any(
-            getattr(getattr(member, "span_config", None), "predict_tags", False) for member in self._members())
+        return self._task.writes_trees and not any(
+            member.predicts_tags for member in self._members())
 
     def _tag_first(self, window: List[Tuple[List[str], Optional[List[str]]]],
                    budget: int) -> List[Tuple[List[str], Optional[List[str]]]]:
@@ -258,33 +252,13 @@ class LoadedParser:
         return out
 
     def _example(self, words: List[str], tags: Optional[List[str]]) -> Any:
-        if self.task in ("constituency", "joint"):
-            from mlparse.data.vocab import UNKNOWN_TAG
-
-            tags = tags or [UNKNOWN_TAG] * len(words)
-            return [(tag, escape_word(word)) for tag, word in zip(tags, words)]
-        from mlparse.trees.dependency import parse_conllu
-
         column = getattr(getattr(self._members()[0], "dep_config", None), "tag_column", "upos")
-        lines = []
-        for number, word in enumerate(words, start=1):
-            tag = tags[number - 1] if tags is not None else "_"
-            upos, xpos = (tag, "_") if column == "upos" else ("_", tag)
-            lines.append(f"{number}\t{word}\t_\t{upos}\t{xpos}\t_\t_\t_\t_\t_\n")
-        return parse_conllu("".join(lines), "<input>").sentences[0]
+        return self._task.example_from_words(words, tags, column)
 
     def _convert(self, words: List[str], example: Any, result: Any, output: str) -> Any:
-        if self.task == "joint" and output != "prediction":
-            result = result.tree
-        if output in ("tree", "prediction"):
-            return result
         if output == "nltk":
-            return to_nltk(result)
-        import conllu
-
-        from mlparse.trees.dependency import format_sentence
-
-        return conllu.parse(format_sentence(example, result))[0]
+            return to_nltk(self._task.render(example, result, "tree"))
+        return self._task.render(example, result, output)
 
 
 def _with_tags(result: Any, tags: List[str]) -> Any:

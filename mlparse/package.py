@@ -38,6 +38,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 import yaml
 
 from mlparse.version import __version__
+from mlparse.config.kinds import LEGACY_KIND, is_known, kind_of_spec, parser_class
 from mlparse.io_utils import atomic_write_json, atomic_write_text
 from mlparse.run_dir import BEST_CHECKPOINT, CHECKPOINTS_DIR, ENSEMBLE_FILE, LAST_CHECKPOINT, RECIPE_FILE, RunDir
 
@@ -110,7 +111,8 @@ def export_package(run_dir: PathLike, out_dir: PathLike, tagger: Optional[PathLi
     (``model.kind: tagger``) to bundle; by default a parser trained on jack-knifed tags bundles the tagger that
     tagged its dev and test (``results.json``'s ``input_tags.tagger_run_dir``).  Raises :class:`PackageError`.
     """
-    from mlparse.results import DEV_METRIC, RunResults
+    from mlparse.results import RunResults
+    from mlparse.tasks import dev_metric
     from mlparse.train import checkpoint
     from mlparse.train.environment import now_iso
 
@@ -139,21 +141,20 @@ def export_package(run_dir: PathLike, out_dir: PathLike, tagger: Optional[PathLi
             raise PackageError(f"{RunDir(run).results}: not readable as results ({error})") from None
     data = recipe.get("data") or {}
     info = PackageInfo(
-        kind=str(spec.get("kind", "span")), task=results.task, dataset=str(data.get("family", results.dataset)),
+        kind=kind_of_spec(spec), task=results.task, dataset=str(data.get("family", results.dataset)),
         language=str(data.get("language", results.language)), recipe=results.recipe, run_id=results.run_id or run.name,
-        system=results.system, metric=DEV_METRIC.get(results.task, ""),
+        system=results.system, metric=dev_metric(results.task, ""),
         dev=_scores(results.dev), test=_scores(results.test),
         parse_budget=_recipe_parse_budget(recipe),
         exported_at=now_iso())
-    from mlparse.models.registry import parser_class
-
     try:
-        info.task = parser_class(info.kind).task
+        parser = parser_class(info.kind)
     except ValueError as error:
         raise NotAModel(f"{best}: {error}") from None
-    tagger_run = _tagger_run(run, results, tagger, info.kind)
+    info.task = parser.task
+    tagger_run = _tagger_run(run, results, tagger, parser)
     info.tagger = TAGGER_DIR if tagger_run is not None else ""
-    info.tags = tags_source(spec, info.kind, tagger_run is not None)
+    info.tags = parser.tags_source(spec, tagger_run is not None)
     out.parent.mkdir(parents=True, exist_ok=True)
     temporary = out.parent / f".{out.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     temporary.mkdir()
@@ -181,9 +182,10 @@ def export_package(run_dir: PathLike, out_dir: PathLike, tagger: Optional[PathLi
     return info
 
 
-def _tagger_run(run: Path, results: Any, given: Optional[PathLike], kind: str) -> Optional[Path]:
-    """The tagger run directory a package of ``run`` bundles (see :func:`export_package`), checked to be a tagger's."""
-    if kind == "tagger":
+def _tagger_run(run: Path, results: Any, given: Optional[PathLike], parser: Any) -> Optional[Path]:
+    """The tagger run directory a package of ``run`` (a run of the parser class ``parser``) bundles (see
+    :func:`export_package`), checked to be a tagger's."""
+    if parser.tags_words:
         if given is not None:
             raise PackageError(f"{run} is a tagger itself: --tagger bundles a tagger with a parser")
         return None
@@ -200,25 +202,10 @@ def _tagger_run(run: Path, results: Any, given: Optional[PathLike], kind: str) -
     if not recipe_path.is_file():
         raise NotAModel(f"--tagger {path}: not a run directory (it has no {RECIPE_FILE})")
     recipe = _recipe_dict(_read_text(recipe_path), recipe_path)
-    if (recipe.get("model") or {}).get("kind") != "tagger":
-        raise PackageError(f"--tagger {path}: a {(recipe.get('model') or {}).get('kind', 'span')} run, not a tagger "
-                           "(model.kind: tagger)")
+    kind = str((recipe.get("model") or {}).get("kind", LEGACY_KIND))
+    if not (is_known(kind) and parser_class(kind).tags_words):
+        raise PackageError(f"--tagger {path}: a {kind} run, not a tagger (model.kind: tagger)")
     return path
-
-
-def tags_source(spec: Dict[str, Any], kind: str, bundled: bool) -> str:
-    """Where the POS tags a package reads or writes come from (``PackageInfo.tags``)."""
-    model = spec.get("model_config") or spec.get("config") or {}
-    span = spec.get("span_config") or model  # before recipe layout 2 the span head's keys were the model's
-    if kind == "tagger":
-        return "tagging head"
-    if span.get("predict_tags") and not model.get("use_tags"):
-        return "tagging head"
-    if bundled:
-        return "bundled tagger"
-    if model.get("use_tags"):
-        return "input"
-    return "none" if kind in ("span", "joint") else ""
 
 
 def _read_text(path: Path) -> str:
@@ -248,9 +235,11 @@ def _scores(split: Any) -> Dict[str, Any]:
 
 def model_card(info: PackageInfo, members: int = 0, average: str = "") -> str:
     """The package's README.md (``members``: an ensemble's member count, with its ``average``)."""
+    from mlparse.tasks import task_class
+
+    task = task_class(info.task)  # its scores and its line of Python
     def scores(split: Dict[str, Any]) -> str:
-        names = {"constituency": ("f1", "recall", "precision", "complete_match"),
-                 "joint": ("f1", "recall", "precision", "complete_match", "las", "uas")}.get(info.task, ("las", "uas", "clas"))
+        names = task.card_metrics
         shown = [f"{name.upper() if name != 'complete_match' else 'exact match'} {split[name]:.2f}"
                  for name in names if isinstance(split.get(name), (int, float))]
         extra = f" ({split['scorer']}, {split.get('sentences', 0)} sentences)" if split.get("scorer") else ""
@@ -274,9 +263,7 @@ def model_card(info: PackageInfo, members: int = 0, average: str = "") -> str:
         "```python\n"
         "import mlparse\n"
         "parser = mlparse.load(\"PATH/TO/THIS/FOLDER\")\n"
-        + {"constituency": "tree = parser.parse([\"The\", \"dog\", \"barks\", \".\"])   # an nltk.Tree\n",
-           "joint": "both = parser.parse([\"The\", \"dog\", \"barks\", \".\"])   # .tree and .dependencies (heads, deprels)\n"}.get(
-            info.task, "sentence = parser.parse([\"The\", \"dog\", \"barks\", \".\"])   # a conllu TokenList\n")
+        + task.card_usage + "\n"
         + "```\n\n"
         + ("or `nlp.add_pipe(\"mlparse\", config={\"model\": \"PATH/TO/THIS/FOLDER\"})` in a spaCy pipeline that sets "
            "sentence boundaries. `mlparse parse --model PATH/TO/THIS/FOLDER` parses files.\n" if not members else
@@ -530,7 +517,8 @@ def export_ensemble(run: Path, out: Path) -> PackageInfo:
     """Write the package of the ensemble run directory ``run`` to ``out`` (see the module docstring): every
     member exported as a package of its own under ``members/<k>/``, the whole written beside ``out`` and
     renamed into place, so that a failure leaves no half package."""
-    from mlparse.results import DEV_METRIC, RunResults
+    from mlparse.results import RunResults
+    from mlparse.tasks import dev_metric
     from mlparse.train.environment import now_iso
 
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -555,7 +543,7 @@ def export_ensemble(run: Path, out: Path) -> PackageInfo:
         info = PackageInfo(
             kind="ensemble", task=first.task, dataset=first.dataset, language=first.language,
             recipe=str(definition.get("name", "")), run_id=results.run_id or run.name,
-            system=results.system or f"ensemble of {len(infos)}", metric=DEV_METRIC.get(first.task, ""),
+            system=results.system or f"ensemble of {len(infos)}", metric=dev_metric(first.task, ""),
             dev=_scores(results.dev), test=_scores(results.test), parse_budget=_smallest_budget(infos),
             exported_at=now_iso())
         atomic_write_text(temporary / ENSEMBLE_FILE, yaml.safe_dump(packaged, sort_keys=False, allow_unicode=True))

@@ -172,9 +172,6 @@ class MemberSummary:
         return asdict(self)
 
 
-#: The dev metric that selects checkpoints (and that ``log.jsonl`` records), per task.
-DEV_METRIC: Dict[str, str] = {"constituency": "f1", "dependency": "las", "joint": "f1",
-                              "tagging": "tagging_accuracy"}
 
 
 @dataclass
@@ -195,7 +192,7 @@ class LogEntry:
     train_loss: Optional[float] = None
     elapsed_seconds: Optional[float] = None
     best: bool = False  # this evaluation produced the new best checkpoint
-    metric: str = "f1"  # f1 | las (DEV_METRIC of the run's task)
+    metric: str = "f1"  # f1 | las (the metric of the run's task: mlparse.tasks.dev_metric)
     dev_f1: Optional[float] = None  # older lines only: the dev F1, read as dev_score with metric f1
     subbatch_tokens: Optional[Dict[str, int]] = None  # the budgets used, {"train": …, "eval": …} (lines since subbatch_tokens: auto)
 

@@ -16,7 +16,8 @@ from helpers.span_fixtures import make_model
 from mlparse.cli import app
 from mlparse.config import (SECTIONS, ConfigError, SpanConfig, load_recipe, recipe_from_yaml_text, recipes_dir,
                             sections_of_kind)
-from mlparse.config.schema import KIND_TASKS, MOVED_KEYS, ModelConfig
+from mlparse.config.kinds import builtin_kinds
+from mlparse.config.schema import MOVED_KEYS, ModelConfig
 from mlparse.config.upgrade import upgrade_recipe_text
 from mlparse.models.registry import parser_class
 from mlparse.models.span_parser import SpanParser
@@ -69,7 +70,7 @@ def write(path: Path, text: str) -> Path:
 def test_each_kind_declares_its_own_sections_once() -> None:
     assert sections_of_kind("span") == ("span",) and sections_of_kind("joint") == ("span", "joint")
     assert sections_of_kind("biaffine") == ("biaffine",) and sections_of_kind("tagger") == ("tagger",)
-    for kind in KIND_TASKS:
+    for kind in builtin_kinds():
         assert set(sections_of_kind(kind)) <= set(SECTIONS), kind
     # model: holds no head's key any more; span: holds exactly the keys that moved
     assert not {key for _, key in MOVED_KEYS} & set(ModelConfig().__dict__)

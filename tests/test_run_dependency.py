@@ -187,7 +187,7 @@ def test_a_parser_registered_from_outside_trains_with_the_generic_trainer(tmp_pa
         assert isinstance(again, ToyParser) and again.predict(train.examples[:2])[0].heads == \
             model.predict(train.examples[:2])[0].heads
     finally:
-        registry._KINDS.pop("toy", None)
+        registry.unregister("toy")
     with pytest.raises(registry.UnknownParserKind, match="unknown parser kind 'toy'"):
         registry.parser_class("toy")
 

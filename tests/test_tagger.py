@@ -14,9 +14,8 @@ from mlparse.models.registry import parser_class, parser_from_spec
 from mlparse.models.tagger import TaggerParser
 from mlparse.results import COMPLETE
 from mlparse.run_dir import RunDir
-from mlparse.tasks import task_for
 from mlparse.tasks.base import DataError
-from mlparse.tasks.tagging import TaggedSentence, tag_accuracy, tagged_sentences
+from mlparse.tasks.tagging import TaggedSentence, TaggingTask, tag_accuracy, tagged_sentences
 from mlparse.train import checkpoint
 from mlparse.train.runner import RunOptions, run_recipe
 from helpers.dep_fixtures import conllu_text
@@ -95,7 +94,7 @@ def test_accuracy_and_column_errors(tmp_path: Path) -> None:
     path = tmp_path / "x.conllu"
     path.write_text(conllu_text(), encoding="utf-8")
     with pytest.raises(DataError, match=rf"{path}:\d+: tagger.column pos is not in this data"):
-        task_for("tagging", "pos").read_split(path)
+        TaggingTask("pos").read_split(path)
     with pytest.raises(ConfigError, match="cannot take POS tags as input"):
         load_recipe("tagger", ["model.use_tags=true"])
     with pytest.raises(ConfigError, match="tagger.column must be one of pos, upos, xpos"):

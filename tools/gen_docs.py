@@ -135,7 +135,10 @@ def markdown_docstring(doc: Optional[str]) -> str:
 
 def recipe_keys() -> List[RecipeKey]:
     """Every key of every recipe section, in schema order."""
+    from mlparse.config.kinds import builtin_kinds
     from mlparse.config.schema import SECTIONS, VALID_CHOICES
+
+    choices = {**VALID_CHOICES, ("model", "kind"): tuple(builtin_kinds())}  # not the kinds installed here
 
     keys = []
     for section, cls in SECTIONS.items():
@@ -149,7 +152,7 @@ def recipe_keys() -> List[RecipeKey]:
             else:  # pragma: no cover - every recipe field has a default
                 raise SystemExit(f"recipe field {section}.{item.name} has no default")
             keys.append(RecipeKey(section, item.name, type_name(hints[item.name]), yaml_value(default),
-                                  tuple(VALID_CHOICES.get((section, item.name), ())), comments.get(item.name, "")))
+                                  tuple(choices.get((section, item.name), ())), comments.get(item.name, "")))
     return keys
 
 

@@ -197,7 +197,10 @@ def _analyze_heads(model: Path, config, split: str, data: Optional[Path], max_se
         chosen = _parse_span(sentence, span)
     except ValueError as error:
         fail(error, 2)
-    if config.model.kind != "joint":
+    from mlparse.models.joint_parser import JointParser
+    from mlparse.models.registry import parser_class
+
+    if not issubclass(parser_class(config.model.kind), JointParser):
         fail(f"{model} holds a {config.model.kind} parser; --heads reads the heads of a Label Attention Layer "
              "(model.kind: joint)", 1)
     gold_path = data if data is not None else config.split_path(split)

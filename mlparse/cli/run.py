@@ -219,17 +219,12 @@ def run_command(
             dist.destroy_process_group()
     if not main:
         return
+    from mlparse.tasks import task_class
+
     for split in ("dev", "test"):
         scores = getattr(results, split)
-        if scores is not None and scores.las is not None:
-            console.print(f"{split}: LAS {scores.las:.2f}  UAS {scores.uas or 0:.2f}  CLAS {scores.clas or 0:.2f}  "
-                          f"({scores.sentences} sentences; {scores.scorer})")
-        elif scores is not None and scores.tagging_accuracy is not None and scores.f1 is None:  # a tagger
-            console.print(f"{split}: tag accuracy {scores.tagging_accuracy:.2f}  ({scores.sentences} sentences; "
-                          f"{scores.scorer})")
-        elif scores is not None:
-            console.print(f"{split}: F1 {scores.f1:.2f}  LP {scores.precision or 0:.2f}  LR {scores.recall or 0:.2f}  "
-                          f"complete match {scores.complete_match or 0:.2f}  ({scores.sentences} sentences)")
+        if scores is not None:
+            console.print(f"{split}: {task_class(results.task).summary(scores)}")  # the task's summary line
     console.print(f"parse speed {results.parse_sentences_per_second} sentences/s; training {results.training_seconds} s")
     console.print(f"results: {run_dir.results}", highlight=False, soft_wrap=True)
 

@@ -37,11 +37,12 @@ def scoring_recipe(task: str, family: str, language: str, gold: Dict[str, str], 
     data: Dict[str, Any] = {"family": family, "language": language, **gold}
     if evalb_params:
         data["evalb_params"] = evalb_params
-    recipe: Dict[str, Any] = {"name": "external", "data": data, "eval": {"dependency_scoring": dependency_scoring}}
-    if task == "dependency":
-        recipe["model"] = {"kind": "biaffine"}
-    else:
-        recipe["span"] = {"predict_tags": predicted_tags}
+    from mlparse.config.kinds import builtin_kind_for
+
+    recipe: Dict[str, Any] = {"name": "external", "data": data, "model": {"kind": builtin_kind_for(task)},
+                              "eval": {"dependency_scoring": dependency_scoring}}
+    if predicted_tags:
+        recipe["span"] = {"predict_tags": True}
     return recipe_from_yaml_text(json.dumps(recipe), "external scoring")
 
 

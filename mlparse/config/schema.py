@@ -18,6 +18,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import yaml
 
+from mlparse.config import kinds
+
 class ConfigError(ValueError):
     """A recipe problem, with a message meant for the user (no traceback)."""
 
@@ -71,7 +73,7 @@ class ModelConfig:
     sizes are unread).
     """
 
-    kind: str = "span"  # span | biaffine | joint | tagger: which parser (mlparse.models.registry)
+    kind: str = "span"  # span | biaffine | joint | tagger, or a registered kind: which parser (mlparse.config.kinds)
     encoder: str = "transformer"  # transformer (self-attentive) | bilstm (Dozat & Manning; biaffine and tagger only)
     positions: str = "learned"  # learned table (Kitaev & Klein) | sinusoidal (Li et al. 2019, Eq. 8)
     use_words: bool = True  # learned word embeddings
@@ -261,14 +263,12 @@ class RecipeConfig:
 
     @property
     def task(self) -> str:
-        """The task of the recipe's parser kind: constituency or dependency."""
-        return KIND_TASKS[self.model.kind]
+        """The task of the recipe's parser kind (its class's ``task``): constituency, dependency, ..."""
+        return kinds.task_of(self.model.kind)
 
     def split_path(self, split: str) -> Path:
-        """The prepared file of ``split`` for this recipe's task."""
-        if self.task == "tagging":  # a tagger reads trees (pos) or CoNLL-U (upos, xpos)
-            return self.data.split_path(split, ".trees" if self.tagger.column == "pos" else ".conllu")
-        return self.data.split_path(split, TASK_SUFFIXES[self.task])
+        """The prepared file of ``split`` for this recipe's task (the task's ``prepared_suffix``)."""
+        return self.data.split_path(split, kinds.declaration(self.model.kind).make_task(self).prepared_suffix)
 
     def to_dict(self) -> Dict[str, Any]:
         return dataclasses.asdict(self)
@@ -307,8 +307,8 @@ def hash_payload(config: RecipeConfig) -> Dict[str, Any]:
     tagger.pop("max_minutes", None)  # parser whose tags jack-knifed taggers make; otherwise nothing
     tagger.pop("input_added", None)  # how use_tags came to be true: the same parser either way
     own = sections_of_kind(kind)
-    for section in KIND_OWN_SECTIONS:  # a parser's own section counts only for that parser
-        if section not in own:
+    for section in SECTIONS:  # a parser's own section counts only for that parser
+        if section not in SHARED_SECTIONS and section not in own:
             data.pop(section, None)
     if "tagger" in own:
         data["tagger"] = {k: v for k, v in tagger.items() if k not in TAGGER_JACKKNIFE_KEYS}
@@ -364,29 +364,19 @@ HASH_REVISIONS: Dict[tuple, tuple] = {
     ("model", "kind", "joint"): ("arc_softmax", "no-self-loop"),
 }
 
-#: Parser kinds and their tasks (the classes are in mlparse.models.registry).
-KIND_TASKS: Dict[str, str] = {"span": "constituency", "biaffine": "dependency", "joint": "joint", "tagger": "tagging"}
-#: The prepared-file suffix of each task.
-TASK_SUFFIXES: Dict[str, str] = {"constituency": ".trees", "dependency": ".conllu", "joint": ".trees",
-                                 "tagging": ".conllu"}  # tagging: .trees with tagger.column pos
-#: The sections each parser kind reads besides the shared ones (data, model, train, eval, pretrained):
-#: its head's settings.  One table, asked through :func:`sections_of_kind`.
-_SECTIONS_OF_KIND: Dict[str, Tuple[str, ...]] = {"span": ("span",), "biaffine": ("biaffine",), "joint": ("span", "joint"),
-                                                 "tagger": ("tagger",)}
-#: Every section that is some kind's own.
-KIND_OWN_SECTIONS: Tuple[str, ...] = tuple(dict.fromkeys(name for own in _SECTIONS_OF_KIND.values() for name in own))
-
-
 def sections_of_kind(kind: str) -> Tuple[str, ...]:
-    """The recipe sections of parser kind ``kind``'s own settings (``joint`` -> ``("span", "joint")``); the
-    shared sections (data, model, train, eval, pretrained) are not named.  The recipe hash counts these and
-    leaves the other kinds' sections out, except ``span:``, which it counts for every kind as layout 1 did
-    (:func:`hash_payload`)."""
-    return _SECTIONS_OF_KIND.get(kind, ())
+    """The recipe sections of parser kind ``kind``'s own settings (``joint`` -> ``("span", "joint")``), as its
+    class declares them (``Parser.sections``); the shared sections (:data:`SHARED_SECTIONS`) are not named.
+    The recipe hash counts these and leaves the other kinds' sections out, except ``span:``, which it counts
+    for every kind as layout 1 did (:func:`hash_payload`)."""
+    return kinds.sections_of(kind)
 
 
 SECTIONS = {"data": DataConfig, "model": ModelConfig, "span": SpanConfig, "train": TrainConfig, "eval": EvalConfig,
             "biaffine": BiaffineConfig, "joint": JointConfig, "pretrained": PretrainedConfig, "tagger": TaggerConfig}
+#: The sections every parser kind reads; any other section belongs to the kinds that declare it (``Parser.sections``;
+#: ``tagger`` also to a parser whose tags jack-knifed taggers make).
+SHARED_SECTIONS = ("data", "model", "train", "eval", "pretrained")
 
 #: The recipe layout this version writes (implicit: a file says which by where its keys are).  Layout 1 had
 #: the span head's keys (:class:`SpanConfig`) in ``model:``; layout 2 gives them the ``span:`` section.
@@ -431,8 +421,8 @@ def split_model_settings(settings: Mapping[str, Any]) -> Tuple[Dict[str, Any], D
 
 
 TOP_LEVEL_KEYS = ("name", "description", "deviation", "base", *SECTIONS)
+#: The values a key may take (``model.kind``: every known parser kind, :func:`choices`).
 VALID_CHOICES = {
-    ("model", "kind"): tuple(KIND_TASKS),
     ("model", "encoder"): ("transformer", "bilstm"),
     ("model", "positions"): ("learned", "sinusoidal"),
     ("biaffine", "tag_column"): ("upos", "xpos"),
@@ -465,11 +455,21 @@ def unknown_key_error(key: str, valid: Sequence[str], where: str) -> ConfigError
     return ConfigError(f"{where}: unknown key '{key}'.{hint} Valid keys: {', '.join(valid)}.")
 
 
+def choices(section: str, key: str) -> Sequence[Any]:
+    """The values ``section.key`` may take (empty: any value of its type): :data:`VALID_CHOICES`, and for
+    ``model.kind`` the known parser kinds (:func:`mlparse.config.kinds.kinds`)."""
+    if (section, key) == ("model", "kind"):
+        return tuple(kinds.kinds())
+    return VALID_CHOICES.get((section, key), ())
+
+
 def check_choice(section: str, key: str, value: Any, where: str) -> None:
-    """A value outside :data:`VALID_CHOICES` for ``section.key`` is an error."""
-    choices = VALID_CHOICES.get((section, key))
-    if choices and value not in choices and not (value is None and _optional(section, key)):
-        raise ConfigError(f"{where}: {section}.{key} must be one of {', '.join(choices)}, got {value!r}.")
+    """A value outside :func:`choices` for ``section.key`` is an error."""
+    if (section, key) == ("model", "kind") and isinstance(value, str) and kinds.is_known(value):
+        return  # a known kind (checked without listing the installed ones)
+    allowed = choices(section, key)
+    if allowed and value not in allowed and not (value is None and _optional(section, key)):
+        raise ConfigError(f"{where}: {section}.{key} must be one of {', '.join(allowed)}, got {value!r}.")
 
 
 def _optional(section: str, key: str) -> bool:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Dict
 
+from mlparse.config import kinds
+
 #: What the run's log and system name say when the tag input was added.
 ADDED_NOTE = ("the recipe's parser reads no POS tags (model.use_tags: false); data.tags: jackknife turned its tag "
               "input on (model.use_tags: true), so it reads the jack-knifed tags in training and on dev and test: "
@@ -31,7 +33,10 @@ def turn_on_tag_input(data: Dict[str, Any]) -> bool:
     section, model = data.get("data"), data.get("model") or {}
     if not isinstance(section, dict) or section.get("tags") != "jackknife" or not isinstance(model, dict):
         return False
-    if model.get("kind", "span") == "tagger" or model.get("use_tags") is True:
+    kind = model.get("kind", "span")
+    if not isinstance(kind, str) or not kinds.is_known(kind) or model.get("use_tags") is True:
+        return False  # an unknown kind is left for the schema's checks
+    if kinds.declaration(kind).tags_words:  # a tagger makes tags; it reads none
         return False
     tagger = data.get("tagger") or {}
     if not isinstance(tagger, dict):

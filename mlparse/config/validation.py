@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from mlparse.config import kinds
 from mlparse.config.schema import (SECTIONS, TOP_LEVEL_KEYS, ConfigError, DataConfig, ModelConfig, PretrainedConfig,
                                    RecipeConfig, build_section, migrate_layout, unknown_key_error)
 
@@ -65,30 +66,14 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
         if not check(value):
             raise ConfigError(f"{source}: {key} {message}, got {value}.")
     _check_punctuation(e, source)
-    if m.kind == "tagger":
-        if m.char_encoder == "concat":
-            raise ConfigError(f"{source}: model.char_encoder: concat is a span-parser input; the tagger takes lstm or none.")
-    elif m.kind != "biaffine":
-        for key, default in (("encoder", "transformer"), ("positions", "learned")):
-            if getattr(m, key) != default:
-                raise ConfigError(f"{source}: model.{key}: {getattr(m, key)} is for the dependency parser "
-                                  f"(model.kind: biaffine); the {m.kind} parser uses {default}.")
-    else:
-        b = config.biaffine
-        if m.char_encoder == "concat":
-            raise ConfigError(f"{source}: model.char_encoder: concat is a span-parser input; the dependency parser "
-                              "takes lstm or none.")
-        for key in ("d_word_emb", "d_tag_emb", "d_arc", "d_relation", "lstm_hidden", "lstm_layers"):
-            if getattr(b, key) <= 0:
-                raise ConfigError(f"{source}: biaffine.{key} must be positive, got {getattr(b, key)}.")
-        for key in ("mlp_dropout", "embedding_dropout", "lstm_dropout"):
-            if not 0.0 <= getattr(b, key) < 1.0:
-                raise ConfigError(f"{source}: biaffine.{key} is a dropout probability, in [0, 1), got {getattr(b, key)}.")
+    try:
+        declared = kinds.declaration(m.kind)
+    except kinds.UnknownParserKind as error:
+        raise ConfigError(f"{source}: model.kind: {error}") from None
+    declared.check(config, source)  # the kind's own rules (mlparse.models.kind.ParserKind.check)
     if t.compile != "off" and m.encoder != "transformer":
         raise ConfigError(f"{source}: train.compile: {t.compile} compiles the transformer encoder; "
                           f"model.encoder: {m.encoder} has none (use train.compile: off).")
-    if m.kind == "joint":
-        _check_joint(config, source)
     if m.attention_window_relaxed and m.attention_window is None:
         raise ConfigError(f"{source}: model.attention_window_relaxed needs a model.attention_window (a distance).")
     _check_char_concat(m, source)
@@ -108,20 +93,6 @@ def _check_folds(d: DataConfig, source: str) -> None:
         raise ConfigError(f"{source}: data.folds must be at least 2, got {d.folds}.")
     if not 0 <= d.fold < d.folds:
         raise ConfigError(f"{source}: data.fold must be between 0 and data.folds - 1 = {d.folds - 1}, got {d.fold}.")
-
-
-def _check_joint(config: RecipeConfig, source: str) -> None:
-    """Sizes and dropouts of the joint parser's own section."""
-    j = config.joint
-    for key in ("lal_heads", "lal_d_head", "lal_d_ff", "d_arc", "d_relation"):
-        if getattr(j, key) <= 0:
-            raise ConfigError(f"{source}: joint.{key} must be positive, got {getattr(j, key)}.")
-    if j.lal_combine == "concat" and j.lal_d_head % 2:
-        raise ConfigError(f"{source}: joint.lal_d_head must be even: span vectors take the forward and backward "
-                          f"halves of every head's output (Mrini et al. §3.1), got {j.lal_d_head}.")
-    for key in ("lal_residual_dropout", "lal_attention_dropout", "mlp_dropout"):
-        if not 0.0 <= getattr(j, key) < 1.0:
-            raise ConfigError(f"{source}: joint.{key} is a dropout probability, in [0, 1), got {getattr(j, key)}.")
 
 
 def _check_pretrained(p: PretrainedConfig, source: str) -> None:
@@ -188,7 +159,7 @@ def _check_eval_tags(config: RecipeConfig, source: str) -> None:
 
 
 def _check_input_tags(config: RecipeConfig, source: str) -> None:
-    """``data.tags`` (gold | jackknife | files) against the parser kind, ``model.use_tags`` and the ``tagger`` section."""
+    """``data.tags`` (gold | jackknife | files) against ``model.use_tags`` and the ``tagger`` section."""
     d, m, t = config.data, config.model, config.tagger
     if t.folds < 2:
         raise ConfigError(f"{source}: tagger.folds must be at least 2 (each fold tagger tags the sentences it did not "
@@ -201,14 +172,7 @@ def _check_input_tags(config: RecipeConfig, source: str) -> None:
     for key in ("embedding_dropout", "lstm_dropout"):
         if not 0.0 <= getattr(t, key) < 1.0:
             raise ConfigError(f"{source}: tagger.{key} is a dropout probability, in [0, 1), got {getattr(t, key)}.")
-    if m.kind == "tagger":
-        if d.tags != "gold" or d.eval_tags != "gold":
-            raise ConfigError(f"{source}: a tagger (model.kind: tagger) reads words, not tags: data.tags must be gold.")
-        if m.use_tags:
-            raise ConfigError(f"{source}: a tagger (model.kind: tagger) cannot take POS tags as input "
-                              "(set model.use_tags: false).")
-        return
-    if d.tags == "jackknife":
+    if d.tags == "jackknife":  # (a tagger refuses data.tags other than gold: its own check)
         if not m.use_tags:
             raise ConfigError(f"{source}: data.tags=jackknife, but the model takes no POS tags as input "
                               "(model.use_tags is false): there are no input tags to predict; add "

@@ -28,10 +28,12 @@ dependency parsing):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import torch
 from torch import Tensor, nn
+
+from mlparse.models.kind import ParserKind
 
 
 @dataclass
@@ -53,11 +55,10 @@ class LossOutput:
         return 0.0 if value is None else float(value)
 
 
-class Parser(nn.Module):
-    """Base class of every parser; subclasses set ``kind`` and ``task`` and implement the methods."""
-
-    kind: ClassVar[str] = ""
-    task: ClassVar[str] = ""
+class Parser(ParserKind, nn.Module):
+    """Base class of every parser; subclasses declare their kind (:class:`~mlparse.models.kind.ParserKind`:
+    ``kind``, ``task``, ``sections``, ``check``, ...) and implement the methods below.
+    """
 
     # -- building -------------------------------------------------------------
     @classmethod
@@ -92,6 +93,17 @@ class Parser(nn.Module):
     def describe(config: Any, eval_tags: Optional[str] = None) -> str:
         """The system's name in reports (``mlparse span (CharLSTM)``)."""
         raise NotImplementedError
+
+    @property
+    def reads_tags(self) -> bool:
+        """Whether it reads POS tags as input. Default: its recipe's ``model.use_tags`` (``self.config``), if it
+        keeps one."""
+        return bool(getattr(getattr(self, "config", None), "use_tags", False))
+
+    @property
+    def predicts_tags(self) -> bool:
+        """Whether its predictions carry tags of its own (a tagging head). Default: ``model.predict_tags``, as above."""
+        return bool(getattr(getattr(self, "config", None), "predict_tags", False))
 
     # -- data -----------------------------------------------------------------
     @property

@@ -29,6 +29,7 @@ from mlparse.config.schema import split_model_settings
 from mlparse.data.dependency_vocab import DependencyVocab
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput, Parser
+from mlparse.models.declarations import BiaffineKind
 from mlparse.models.ensemble import average_distributions
 from mlparse.models.targets import IGNORED, DependencyTargets, dependency_targets
 from mlparse.modules.transfer import to_device
@@ -255,11 +256,8 @@ def dependency_losses(arc: Tensor, targets: "DependencyTargets | Sequence[Any]",
     return arc_loss, relation_loss
 
 
-class BiaffineParser(Parser):
+class BiaffineParser(BiaffineKind, Parser):
     """Biaffine dependency parser over a self-attentive or BiLSTM encoder (see the module docstring)."""
-
-    kind = "biaffine"
-    task = "dependency"
 
     def __init__(self, model: ModelConfig, dep: BiaffineConfig, vocab: DependencyVocab,
                  pretrained: Optional[PretrainedConfig] = None, saved_pretrained: Optional[Dict[str, Any]] = None) -> None:

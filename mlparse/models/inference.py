@@ -26,6 +26,7 @@ from mlparse.data.vocab import UNKNOWN_TAG
 from mlparse.models.base import Parser
 from mlparse.models.span_parser import Sentence
 from mlparse.trees.tree import Tree
+from mlparse.trees.writer import escape_word
 
 
 class ParseInputError(ValueError):
@@ -64,18 +65,8 @@ def tag_words(tagger: Parser, sentences: Sequence[Sequence[str]], budget: int = 
 #: Input formats of ``mlparse parse``.
 INPUT_FORMATS = ("auto", "text", "trees")
 
-#: Bracket characters cannot appear in a bracketed tree's words; treebanks write them as these tokens.
-_BRACKET_WORDS = {"(": "-LRB-", ")": "-RRB-"}
-
 #: A first line that starts a tree: "( (", "(LABEL (", a one-word tree "(TAG word)", or only "(" / "(LABEL".
 _TREE_START = re.compile(r"^\s*\((\s*|[^\s()]+\s+)\(|^\s*\([^\s()]+\s+[^\s()]+\s*\)|^\s*\(\s*[^\s()]*\s*$")
-
-
-def escape_word(word: str) -> str:
-    """``(`` and ``)`` inside a word become ``-LRB-`` and ``-RRB-``, as in the Penn Treebank."""
-    if "(" not in word and ")" not in word:
-        return word
-    return "".join(_BRACKET_WORDS.get(char, char) for char in word)
 
 
 def looks_like_trees(text: str) -> bool:
@@ -141,12 +132,15 @@ def parse_input(parser: Parser, sentences: Sequence[InputSentence], budget: int 
                 f"{parser.max_words} (the size of its position table{table})")
     present = [(k, item.sentence) for k, item in enumerate(sentences) if item.sentence is not None]
 
+    from mlparse.tasks import task_for
+
+    task = task_for(parser.task)
     def parse_group(group: List[Sentence]) -> List[Tree]:
         with torch.no_grad():
             predictions = parser.predict(group, decoder=decoder)
         if progress is not None:
             progress(len(group))
-        return [p.tree for p in predictions] if parser.task == "joint" else list(predictions)  # joint: its trees
+        return [task.render(None, p, "tree") for p in predictions]  # a joint prediction: its tree
 
     cost = parser.memory_cost(training=False, decoder=decoder)
     trees = map_in_batches([s for _, s in present], [len(s) for _, s in present], budget, parse_group, cost)

@@ -38,6 +38,7 @@ from mlparse.config import JointConfig, ModelConfig, PretrainedConfig, RecipeCon
 from mlparse.data.dependency_vocab import REL_SPECIALS
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput
+from mlparse.models.declarations import JointKind
 from mlparse.models.dep_parser import DependencyGold, decode_heads, dependency_losses, mask_arc_scores, relations_and_heads
 from mlparse.models.ensemble import average_distributions
 from mlparse.models.memory import subbatch_cost
@@ -98,11 +99,8 @@ class AveragedJointScores:
                                      self.relations, self.mode)
 
 
-class JointParser(SpanParser):
+class JointParser(JointKind, SpanParser):
     """Span + dependency parser over a Label Attention Layer (see the module docstring)."""
-
-    kind = "joint"
-    task = "joint"
 
     def __init__(self, config: ModelConfig, joint: JointConfig, vocab: ParserVocab, labels: LabelVocab,
                  relations: Vocab, pretrained: Optional[PretrainedConfig] = None,

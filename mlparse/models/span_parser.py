@@ -40,6 +40,7 @@ from mlparse.config import ModelConfig, PretrainedConfig, RecipeConfig, SpanConf
 from mlparse.config.schema import split_model_settings
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput, Parser
+from mlparse.models.declarations import SpanKind
 from mlparse.models.ensemble import average_charts, average_distributions
 from mlparse.models.memory import parsing_memory, subbatch_cost, training_memory
 from mlparse.models.targets import SPAN_COLUMNS, SpanTargets, gold_label_array, span_rows, span_targets, word_mask_array
@@ -91,15 +92,17 @@ class CheckpointFormatError(ValueError):
 CHAR_CONCAT_WIRING = "paper-packing"
 
 
-class SpanParser(Parser):
+class SpanParser(SpanKind, Parser):
     """Span parser: ``forward(batch)`` gives ``(span scores [B, N+1, N+1, L], tag logits [B, T, n_tags] | None)``.
 
     Examples (training, gold) are TOP-rooted trees; inputs (what it parses) are sentences of
     ``(tag, word)`` pairs; predictions are trees.
     """
 
-    kind = "span"
-    task = "constituency"
+    @property
+    def predicts_tags(self) -> bool:
+        """Whether its trees carry the tags of its own tagging head (``predict_tags``)."""
+        return bool(self.span_config.predict_tags)
 
     def __init__(self, config: ModelConfig, vocab: ParserVocab, labels: LabelVocab,
                  pretrained: Optional[PretrainedConfig] = None, saved_pretrained: Optional[Dict[str, Any]] = None,

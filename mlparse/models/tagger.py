@@ -25,6 +25,7 @@ from mlparse.config import BiaffineConfig, ModelConfig, PretrainedConfig, Recipe
 from mlparse.config.schema import split_model_settings
 from mlparse.data.vocab import ParserVocab
 from mlparse.models.base import LossOutput, Parser
+from mlparse.models.declarations import TaggerKind
 from mlparse.models.dep_parser import DependencyBatch, DependencyInput
 from mlparse.modules.transfer import to_device
 from mlparse.modules.tag_head import IGNORED_TAG, TagHead
@@ -53,11 +54,8 @@ class TagGold:
     tags: List[int]
 
 
-class TaggerParser(Parser):
+class TaggerParser(TaggerKind, Parser):
     """A softmax tagger over the dependency parser's encoder (see the module docstring)."""
-
-    kind = "tagger"
-    task = "tagging"
 
     def __init__(self, model: ModelConfig, tagger: TaggerConfig, vocab: ParserVocab,
                  pretrained: Optional[PretrainedConfig] = None, saved_pretrained: Optional[Dict[str, Any]] = None) -> None:

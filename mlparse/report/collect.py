@@ -18,9 +18,10 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import yaml
 
-from mlparse.results import (COMPLETE, DEV_METRIC, FAILED, RUNNING, SCHEMA_VERSION, LogEntry, RunResults, SplitScores,
+from mlparse.results import (COMPLETE, FAILED, RUNNING, SCHEMA_VERSION, LogEntry, RunResults, SplitScores,
                               normalize_model)
 from mlparse.run_dir import LOG_FILE, RECIPE_FILE, RESULTS_FILE
+from mlparse.tasks import dev_metric
 
 #: The scoring convention of a dependency run whose scorer and recipe say nothing about it.
 UNKNOWN_SCORING = "unknown"
@@ -314,7 +315,7 @@ def load_run(run_dir: Path, runs_dir: Optional[Path] = None) -> RunRecord:
         record.notes.append("failed without an error message")
     if results.task in ("dependency", "joint"):  # a joint run's dependency scores follow a convention too
         record.scoring = _dependency_scoring(record)
-    task_metric = DEV_METRIC.get(results.task, "f1")
+    task_metric = dev_metric(results.task)
     for entry in record.log:
         entry.metric = entry.metric or task_metric
     return record

@@ -21,7 +21,8 @@ from mlparse.report.collect import RunRecord
 from mlparse.report.configurations import Configurations, distinct_runs
 from mlparse.report.published import Citation, ColumnKey, PublishedRow, PublishedScores
 from mlparse.report.seeds import SeedGroup, group_by_seed, mean_std
-from mlparse.results import COMPLETE, DEV_METRIC
+from mlparse.results import COMPLETE
+from mlparse.tasks import dev_metric
 
 MEASURED, PUBLISHED = "measured", "published"
 #: The key prefix of a seed group whose recipe.yaml could not be read (:func:`mlparse.report.seeds.group_by_seed`).
@@ -29,7 +30,7 @@ UNKNOWN_CONFIGURATION = "run:"
 SELECT_MODES = ("latest", "best", "all-seeds")
 PUBLISHED_MODES = ("matching", "all", "none")
 
-#: The metrics a leaderboard shows, per task, one table each (``--select best`` uses :data:`DEV_METRIC`).
+#: The metrics a leaderboard shows, per task, one table each (``--select best`` uses the task's dev metric).
 TASK_METRICS: Dict[str, Tuple[str, ...]] = {"constituency": ("f1",), "dependency": ("uas", "las"),
                                             "tagging": ("tagging_accuracy",)}
 METRIC_NAMES = {"f1": "F1", "recall": "LR", "precision": "LP", "uas": "UAS", "las": "LAS", "clas": "CLAS",
@@ -142,7 +143,7 @@ def best_previous_delta(ours: Mapping[ColumnKey, Optional[float]],
 
 
 def primary_metric(task: str) -> str:
-    return DEV_METRIC.get(task, "f1")
+    return dev_metric(task)
 
 
 def _metric_value(record: RunRecord, split: str, metric: str) -> Optional[float]:

@@ -19,6 +19,7 @@ from mlparse.io_utils import atomic_write_json
 from mlparse.report.collect import load_run
 from mlparse.results import COMPLETE, FAILED, RUNNING
 from mlparse.run_dir import RunDir
+from mlparse.tasks import dev_metric
 from mlparse.sweep.slurm_queue import JobState, job_number
 from mlparse.sweep.suite import Member
 from mlparse.train.run_lock import RunLocked, check_free
@@ -70,7 +71,7 @@ def read_member(member: Member, runs_dir: Path) -> MemberStatus:
     if results.status == COMPLETE:
         status.state = COMPLETE
         dev = results.dev
-        metric = status.metric or ("las" if results.task == "dependency" else "f1")
+        metric = status.metric or dev_metric(results.task)
         value = getattr(dev, metric, None) if dev is not None else None
         if value is not None:  # the best checkpoint's dev score, as scored at the end
             status.best_dev, status.metric = value, metric

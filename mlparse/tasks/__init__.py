@@ -1,31 +1,54 @@
-"""Tasks: constituency and dependency parsing. Each reads prepared splits, writes predictions and scores them
-(:class:`mlparse.tasks.base.Task`); :func:`task_for` gives the task of a recipe or a parser kind."""
+"""Tasks: constituency and dependency parsing, both at once, tagging. Each reads prepared splits, writes
+predictions and scores them (:class:`mlparse.tasks.base.Task`); :func:`task_for` gives a task by its name
+(a parser class's ``task``), :func:`register_task` adds one."""
 
 from __future__ import annotations
 
+import importlib
+from typing import Any, Dict, List, Union
+
 from mlparse.tasks.base import DataError, EvalOutcome, Split, Task
 
-
-def task_for(name: str, column: str = "upos") -> Task:
-    """The task called ``name`` (``constituency``, ``dependency``, ``joint`` or ``tagging``; ``column`` is the
-    tagging task's tag column, ``tagger.column``)."""
-    if name == "constituency":
-        from mlparse.tasks.constituency import ConstituencyTask
-
-        return ConstituencyTask()
-    if name == "dependency":
-        from mlparse.tasks.dependency import DependencyTask
-
-        return DependencyTask()
-    if name == "joint":
-        from mlparse.tasks.joint import JointTask
-
-        return JointTask()
-    if name == "tagging":
-        from mlparse.tasks.tagging import TaggingTask
-
-        return TaggingTask(column)
-    raise ValueError(f"unknown task {name!r}; tasks: constituency, dependency, joint, tagging")
+#: task name → "module:Class" (imported on first use) or the class
+_TASKS: Dict[str, Union[str, type]] = {
+    "constituency": "mlparse.tasks.constituency:ConstituencyTask",
+    "dependency": "mlparse.tasks.dependency:DependencyTask",
+    "joint": "mlparse.tasks.joint:JointTask",
+    "tagging": "mlparse.tasks.tagging:TaggingTask",
+}
 
 
-__all__ = ["DataError", "EvalOutcome", "Split", "Task", "task_for"]
+def register_task(name: str, target: Union[str, type]) -> None:
+    """Make task ``name`` known: a :class:`Task` subclass or its ``"module:Class"``."""
+    if isinstance(target, str) and target.count(":") != 1:
+        raise ValueError(f"a task class is named 'module:Class', got {target!r}")
+    _TASKS[name] = target
+
+
+def task_names() -> List[str]:
+    return list(_TASKS)
+
+
+def task_class(name: str) -> Any:
+    """The class of task ``name``."""
+    target = _TASKS.get(name)
+    if target is None:
+        raise ValueError(f"unknown task {name!r}; tasks: {', '.join(_TASKS)}")
+    if isinstance(target, str):
+        module_name, class_name = target.split(":")
+        target = getattr(importlib.import_module(module_name), class_name)
+    return target
+
+
+def dev_metric(name: str, default: str = "f1") -> str:
+    """The metric that selects the checkpoints of task ``name`` (its :attr:`Task.metric`, what ``log.jsonl``
+    records); ``default`` for a name no task has (a results file of a task not installed here)."""
+    return str(task_class(name).metric) if name in _TASKS else default
+
+
+def task_for(name: str, config: Any = None) -> Task:
+    """The task called ``name`` for the recipe ``config`` (:meth:`Task.for_recipe`; None: the task's defaults)."""
+    return task_class(name).for_recipe(config)
+
+
+__all__ = ["DataError", "EvalOutcome", "Split", "Task", "dev_metric", "register_task", "task_class", "task_for", "task_names"]

@@ -72,6 +72,23 @@ class Task:
     report_suffix: ClassVar[str] = ""  # the scorer's report beside the predictions
     metric: ClassVar[str] = ""  # the SplitScores field checkpoints are selected on
     metric_label: ClassVar[str] = ""  # how people write it: F1, LAS
+    writes_trees: ClassVar[bool] = False  # predictions are bracketed trees (their preterminals carry tags)
+    #: What the Python API gives for a parse (``LoadedParser.parse(output=...)``), the default first; ``nltk``
+    #: is :meth:`render`'s ``tree`` as an ``nltk.Tree``.
+    outputs: ClassVar[Tuple[str, ...]] = ()
+    #: The scores a model package's card shows, and its line of Python that parses a sentence.
+    card_metrics: ClassVar[Tuple[str, ...]] = ()
+    card_usage: ClassVar[str] = ""
+
+    @classmethod
+    def for_recipe(cls, config: Any = None) -> "Task":
+        """This task for the recipe ``config`` (None: its defaults). Default: the task takes no settings."""
+        return cls()
+
+    @property
+    def prepared_suffix(self) -> str:
+        """The suffix of the prepared files this task reads (``train<prepared_suffix>``). Default: :attr:`suffix`."""
+        return self.suffix
 
     def read_split(self, path: Path) -> Split[Any]:
         raise NotImplementedError
@@ -92,6 +109,15 @@ class Task:
     def write_predictions(self, path: Path, split: Split[Any], predictions: Sequence[Any]) -> None:
         raise NotImplementedError
 
+    def example_from_words(self, words: Sequence[str], tags: Optional[Sequence[str]], tag_column: str = "upos") -> Any:
+        """The example a parser reads for a sentence given as words (and their tags, or None; ``tag_column``: which
+        column the tags fill in CoNLL-U), as the Python API takes sentences."""
+        raise NotImplementedError(f"the {self.name} task takes no sentences given as words")
+
+    def render(self, example: Any, prediction: Any, output: str) -> Any:
+        """``prediction`` of ``example`` as :attr:`outputs` names it (``tree``: the tree the API turns into ``nltk``)."""
+        raise NotImplementedError(f"the {self.name} task has no output {output!r}")
+
     def score(self, split: Any, predictions: Sequence[Any], config: Any) -> EvalOutcome:
         """Scores of ``predictions`` against the first ``len(predictions)`` examples of the gold ``split``
         (all of them, or the first ``eval.max_sentences`` at dev checks); ``config`` is the recipe."""
@@ -106,6 +132,12 @@ class Task:
         """Raise :class:`DataError` now, before training, if ``split`` (``dev`` or ``test``: ``name``) cannot be
         scored against itself."""
         raise NotImplementedError
+
+    @classmethod
+    def summary(cls, scores: SplitScores) -> str:
+        """One line of a split's scores (``mlparse run`` prints it for dev and test). Default: the main metric."""
+        value = getattr(scores, cls.metric, None)
+        return f"{cls.metric_label or cls.metric} {value or 0:.2f}  ({scores.sentences} sentences; {scores.scorer})"
 
     def main_score(self, scores: SplitScores) -> float:
         value = getattr(scores, self.metric)

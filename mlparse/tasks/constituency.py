@@ -8,22 +8,41 @@ parameter file (``data.evalb_params``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mlparse.tasks.base import DataError, EvalOutcome, Task
 from mlparse.tasks import treebank
 from mlparse.tasks.treebank import Sentence
 from mlparse.tasks.evalb_scoring import EvaluationError, check_params, check_scorable, score_parses
 from mlparse.trees.tree import Tree
-from mlparse.trees.writer import write_trees
+from mlparse.trees.writer import escape_word, write_trees
 
 
 class ConstituencyTask(Task):
     name = "constituency"
     suffix = ".trees"
     report_suffix = ".evalb"
+    writes_trees = True
     metric = "f1"
     metric_label = "F1"
+    outputs = ("nltk", "tree")
+    card_metrics = ("f1", "recall", "precision", "complete_match")
+    card_usage = 'tree = parser.parse(["The", "dog", "barks", "."])   # an nltk.Tree'
+
+    @classmethod
+    def summary(cls, scores: Any) -> str:
+        return (f"F1 {scores.f1 or 0:.2f}  LP {scores.precision or 0:.2f}  LR {scores.recall or 0:.2f}  "
+                f"complete match {scores.complete_match or 0:.2f}  ({scores.sentences} sentences)")
+
+    def example_from_words(self, words: Sequence[str], tags: Optional[Sequence[str]], tag_column: str = "pos") -> Sentence:
+        """(tag, word) pairs, words with brackets escaped (``-LRB-``) and the placeholder tag without tags."""
+        from mlparse.data.vocab import UNKNOWN_TAG
+
+        given = list(tags) if tags is not None else [UNKNOWN_TAG] * len(words)
+        return [(tag, escape_word(word)) for tag, word in zip(given, words)]
+
+    def render(self, example: Any, prediction: Any, output: str) -> Any:
+        return prediction  # its tree
 
     def read_split(self, path: Path) -> treebank.TreeSplit:
         return treebank.read_split(path)  # its errors are DataErrors naming file and line

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from depeval import (PTB_PUNCT_TAGS, DepevalError, evaluate_sentences, evaluate_text, format_report,
                      read_conllu as read_depeval)
@@ -21,7 +21,26 @@ from mlparse.results import SplitScores
 from mlparse.tasks.base import DataError, EvalOutcome, Split, Task
 from mlparse.tasks.dependency_protocol import CONTENT_METRICS, dependency_protocol
 from mlparse.trees.dependency import (ConlluDocument, ConlluError, DependencyPrediction, DependencySentence,
-                                      format_sentence, read_conllu, tree_problem, write_conllu)
+                                      format_sentence, parse_conllu, read_conllu, tree_problem, write_conllu)
+
+
+def sentence_from_words(words: Sequence[str], tags: Optional[Sequence[str]], tag_column: str = "upos") -> DependencySentence:
+    """A CoNLL-U sentence of ``words`` (their ``tags`` in ``tag_column``: upos or xpos; ``_`` without tags)."""
+    lines = []
+    for number, word in enumerate(words, start=1):
+        tag = tags[number - 1] if tags is not None else "_"
+        upos, xpos = (tag, "_") if tag_column == "upos" else ("_", tag)
+        lines.append(f"{number}\t{word}\t_\t{upos}\t{xpos}\t_\t_\t_\t_\t_\n")
+    return parse_conllu("".join(lines), "<input>").sentences[0]
+
+
+def render_conllu(example: DependencySentence, prediction: Any, output: str) -> Any:
+    """``prediction`` itself, or (``conllu``) the ``conllu.TokenList`` of ``example`` with it filled in."""
+    if output == "prediction":
+        return prediction
+    import conllu
+
+    return conllu.parse(format_sentence(example, prediction))[0]
 
 
 def _percent(value: float) -> float:
@@ -34,6 +53,21 @@ class DependencyTask(Task):
     report_suffix = ".depeval"
     metric = "las"
     metric_label = "LAS"
+    outputs = ("conllu", "prediction")
+    card_metrics = ("las", "uas", "clas")
+    card_usage = 'sentence = parser.parse(["The", "dog", "barks", "."])   # a conllu TokenList'
+
+    @classmethod
+    def summary(cls, scores: Any) -> str:
+        return (f"LAS {scores.las or 0:.2f}  UAS {scores.uas or 0:.2f}  CLAS {scores.clas or 0:.2f}  "
+                f"({scores.sentences} sentences; {scores.scorer})")
+
+    def example_from_words(self, words: Sequence[str], tags: Optional[Sequence[str]],
+                           tag_column: str = "upos") -> DependencySentence:
+        return sentence_from_words(words, tags, tag_column)
+
+    def render(self, example: Any, prediction: Any, output: str) -> Any:
+        return render_conllu(example, prediction, output)
 
     def read_split(self, path: Path) -> Split[DependencySentence]:
         path = Path(path)

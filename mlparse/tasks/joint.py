@@ -61,8 +61,21 @@ class JointTask(ConstituencyTask):
     name = "joint"
     suffix = ".trees"
     report_suffix = ".evalb"
+    writes_trees = True
     metric = "f1"
     metric_label = "F1"
+    outputs = ("prediction", "tree", "nltk")  # the tree and the heads (JointPrediction), or the tree
+    card_metrics = ("f1", "recall", "precision", "complete_match", "las", "uas")
+    card_usage = 'both = parser.parse(["The", "dog", "barks", "."])   # .tree and .dependencies (heads, deprels)'
+
+    @classmethod
+    def summary(cls, scores: Any) -> str:
+        return (f"F1 {scores.f1 or 0:.2f}  LP {scores.precision or 0:.2f}  LR {scores.recall or 0:.2f}  "
+                f"complete match {scores.complete_match or 0:.2f}  LAS {scores.las or 0:.2f}  UAS {scores.uas or 0:.2f}  "
+                f"({scores.sentences} sentences)")
+
+    def render(self, example: Any, prediction: Any, output: str) -> Any:
+        return prediction if output == "prediction" else prediction.tree
 
     def __init__(self) -> None:
         self.constituency = ConstituencyTask()

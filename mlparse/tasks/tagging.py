@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mlparse.io_utils import atomic_write_text
 from mlparse.results import SplitScores
@@ -72,9 +72,32 @@ class TaggingTask(Task):
     report_suffix = ".tagacc"
     metric = "tagging_accuracy"
     metric_label = "tag accuracy"
+    outputs = ("conllu", "prediction")
+    card_metrics = ("tagging_accuracy",)
+    card_usage = 'sentence = parser.parse(["The", "dog", "barks", "."])   # a conllu TokenList'
+
+    def example_from_words(self, words: Sequence[str], tags: Optional[Sequence[str]], tag_column: str = "upos") -> Any:
+        from mlparse.tasks.dependency import sentence_from_words
+
+        return sentence_from_words(words, tags, tag_column)
+
+    def render(self, example: Any, prediction: Any, output: str) -> Any:
+        from mlparse.tasks.dependency import render_conllu
+
+        return render_conllu(example, prediction, output)
 
     def __init__(self, column: str = "upos") -> None:
         self.column = column
+
+    @classmethod
+    def for_recipe(cls, config: Any = None) -> "TaggingTask":
+        """The tags of ``tagger.column``."""
+        return cls(config.tagger.column) if config is not None else cls()
+
+    @property
+    def prepared_suffix(self) -> str:
+        """A tagger reads trees (column pos: their preterminals) or CoNLL-U (upos, xpos)."""
+        return ".trees" if self.column == "pos" else ".conllu"
 
     def read_split(self, path: Path) -> Split[TaggedSentence]:
         split = tagged_sentences(path)

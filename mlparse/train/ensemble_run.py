@@ -33,10 +33,10 @@ from mlparse.config import ConfigError, RecipeConfig, load_recipe
 from mlparse.config.loading import recipe_from_yaml_text
 from mlparse.io_utils import atomic_write_text
 from mlparse.models.ensemble import AVERAGING_MODES, EnsembleError, EnsembleParser
-from mlparse.models.registry import parser_from_spec
+from mlparse.models.registry import parser_class, parser_from_spec
 from mlparse.results import COMPLETE, FAILED, RUNNING, MemberSummary, RunResults
 from mlparse.run_dir import ENSEMBLE_FILE, RunDir
-from mlparse.tasks import DataError, task_for
+from mlparse.tasks import DataError
 from mlparse.train import checkpoint
 from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags
 from mlparse.train.environment import hardware_info, now_iso, versions
@@ -274,7 +274,7 @@ def evaluate_ensemble(run_dirs: Sequence[Path], average: str = "probability", na
 
 def _evaluate(ensemble: EnsembleParser, members: Sequence[LoadedMember], config: RecipeConfig, run: RunDir,
               name: str, identifier: str, average: str, union: bool, device: torch.device) -> RunResults:
-    task = task_for(config.task, config.tagger.column)
+    task = parser_class(config.model.kind).make_task(config)
     if config.data.tags == "jackknife":
         raise EnsembleError("an ensemble of parsers with data.tags: jackknife is not supported yet: it would parse dev "
                             "and test with their gold tags; ensemble members that read gold tags or tag files")

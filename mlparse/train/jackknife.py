@@ -61,16 +61,19 @@ class JackknifedTags:
 
 
 def tag_column(config: RecipeConfig) -> str:
-    """Which tags the parser of ``config`` reads: the trees' preterminals (pos) or a CoNLL-U column."""
-    if config.task == "dependency":
-        return config.biaffine.tag_column
-    return "pos"
+    """Which tags the parser of ``config`` reads: the trees' preterminals (pos) or a CoNLL-U column (its class's
+    :meth:`~mlparse.models.base.Parser.input_tag_column`)."""
+    from mlparse.models.registry import parser_class
+
+    return parser_class(config.model.kind).input_tag_column(config)
 
 
 def tagger_configs(config: RecipeConfig) -> List[RecipeConfig]:
     """The taggers of a parser recipe: fold 0 .. folds-1, then the tagger trained on all of train (last)."""
     base = load_recipe(config.tagger.recipe)
-    if base.model.kind != "tagger":
+    from mlparse.models.registry import parser_class
+
+    if not parser_class(base.model.kind).tags_words:
         raise DataError(f"tagger.recipe {config.tagger.recipe!r} is a {base.model.kind} recipe, not a tagger "
                         "(model.kind: tagger)")
     column = tag_column(config)

@@ -32,7 +32,7 @@ from mlparse.models.registry import parser_class, parser_from_spec
 from mlparse.modules.pretrained_loading import PretrainedError
 from mlparse.results import COMPLETE, FAILED, RUNNING, RunResults
 from mlparse.run_dir import FOLD_FILE, RunDir, run_id_for
-from mlparse.tasks import DataError, Task, task_for
+from mlparse.tasks import DataError, Task
 from mlparse.train import checkpoint
 from mlparse.train.folds import fold_record, training_indices
 from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tags_notes
@@ -337,7 +337,7 @@ def extends_budget(previous: RunResults, budget_minutes: Optional[float]) -> boo
 def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunDir, results: RunResults,
                         device: torch.device, info: DistInfo, reporter: Optional[Reporter]) -> RunResults:
     notes: List[str] = []
-    task = task_for(config.task, config.tagger.column)
+    task = parser_class(config.model.kind).make_task(config)
     tagged = _made_tags(config) if config.data.tags == "jackknife" else None
     train, dev, test = load_splits(config, task, notes, tagged.tags if tagged is not None else None)
     results.dev_carved, results.data_sizes = carved_dev(config), data_sizes(config)
@@ -381,7 +381,8 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     else:
         results.input_tags = input_tags_record(eval_tags.kind, {"dev": dev, "test": test},
                                                config.biaffine.tag_column)
-        notes += eval_tags_notes(eval_tags, {"dev": dev, "test": test}, model.vocab.tags.to_list(), config.task)
+        known = model.vocab.tags.to_list() if eval_tags.files else []  # predicted tags: a parser that reads tags
+        notes += eval_tags_notes(eval_tags, {"dev": dev, "test": test}, known, config.task)
     if info.is_main:
         if config.data.folds is not None:
             d = config.data

@@ -26,6 +26,16 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 _UNSAFE = re.compile(r"[\s()]")
 
+#: Bracket characters cannot appear in a bracketed tree's words; treebanks write them as these tokens.
+BRACKET_WORDS = {"(": "-LRB-", ")": "-RRB-"}
+
+
+def escape_word(word: str) -> str:
+    """``(`` and ``)`` inside a word become ``-LRB-`` and ``-RRB-``, as in the Penn Treebank."""
+    if "(" not in word and ")" not in word:
+        return word
+    return "".join(BRACKET_WORDS.get(char, char) for char in word)
+
 
 def format_tree(tree: Tree) -> str:
     """The tree on one line: ``tree.to_bracketed()``."""

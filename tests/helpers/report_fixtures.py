@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from mlparse.results import DEV_METRIC, LogEntry, RunResults, SplitScores
+from mlparse.results import LogEntry, RunResults, SplitScores
+from mlparse.tasks import dev_metric
 
 
 def log_lines(scores: List[float], metric: str = "f1", legacy: bool = False) -> List[str]:
@@ -35,7 +36,7 @@ def write_run(runs: Path, recipe: str, run_id: str, *, dataset: str = "spmrl", l
                          test=SplitScores(**test) if test else None, **fields)
     (folder / "results.json").write_text(json.dumps(results.to_json_dict()), encoding="utf-8")
     if log:
-        lines = log_lines(log, DEV_METRIC[results.task], legacy=legacy_log)
+        lines = log_lines(log, dev_metric(results.task), legacy=legacy_log)
         (folder / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return folder
 

@@ -1,0 +1,102 @@
+"""The built-in parser kinds' declarations (:class:`~mlparse.models.kind.ParserKind`), light enough for the
+recipe layer: each parser class derives from its own (``class BiaffineParser(BiaffineKind, Parser)``), so the
+class is the kind's owner and a recipe is checked without importing torch."""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from mlparse.config.schema import ConfigError
+from mlparse.models.kind import ParserKind
+
+
+class SpanKind(ParserKind):
+    """The span parser (Kitaev & Klein 2018): :class:`mlparse.models.span_parser.SpanParser`."""
+
+    kind = "span"
+    task = "constituency"
+    sections = ("span",)  # the span scoring head (and its tagging head)
+
+    @classmethod
+    def check(cls, config: Any, source: str) -> None:
+        """The self-attentive encoder with learned positions only (``model.encoder`` and ``model.positions`` are
+        the dependency parser's choices)."""
+        m = config.model
+        for key, default in (("encoder", "transformer"), ("positions", "learned")):
+            if getattr(m, key) != default:
+                raise ConfigError(f"{source}: model.{key}: {getattr(m, key)} is for the dependency parser "
+                                  f"(model.kind: biaffine); the {cls.kind} parser uses {default}.")
+
+
+class JointKind(SpanKind):
+    """The joint span + dependency parser (Mrini et al. 2020): :class:`mlparse.models.joint_parser.JointParser`."""
+
+    kind = "joint"
+    task = "joint"
+    sections = ("span", "joint")  # the span head, and the Label Attention Layer with the dependency head
+
+    @classmethod
+    def check(cls, config: Any, source: str) -> None:
+        """The span parser's rules, and sizes and dropouts of the ``joint:`` section."""
+        super().check(config, source)
+        j = config.joint
+        for key in ("lal_heads", "lal_d_head", "lal_d_ff", "d_arc", "d_relation"):
+            if getattr(j, key) <= 0:
+                raise ConfigError(f"{source}: joint.{key} must be positive, got {getattr(j, key)}.")
+        if j.lal_combine == "concat" and j.lal_d_head % 2:
+            raise ConfigError(f"{source}: joint.lal_d_head must be even: span vectors take the forward and backward "
+                              f"halves of every head's output (Mrini et al. §3.1), got {j.lal_d_head}.")
+        for key in ("lal_residual_dropout", "lal_attention_dropout", "mlp_dropout"):
+            if not 0.0 <= getattr(j, key) < 1.0:
+                raise ConfigError(f"{source}: joint.{key} is a dropout probability, in [0, 1), got {getattr(j, key)}.")
+
+
+class BiaffineKind(ParserKind):
+    """The biaffine dependency parser (Li et al. 2019): :class:`mlparse.models.dep_parser.BiaffineParser`."""
+
+    kind = "biaffine"
+    task = "dependency"
+    sections = ("biaffine",)
+
+    @classmethod
+    def input_tag_column(cls, config: Any) -> str:
+        return str(config.biaffine.tag_column)
+
+    @classmethod
+    def check(cls, config: Any, source: str) -> None:
+        """No CharConcat (a span-parser input); sizes and dropouts of the ``biaffine:`` section."""
+        b = config.biaffine
+        if config.model.char_encoder == "concat":
+            raise ConfigError(f"{source}: model.char_encoder: concat is a span-parser input; the dependency parser "
+                              "takes lstm or none.")
+        for key in ("d_word_emb", "d_tag_emb", "d_arc", "d_relation", "lstm_hidden", "lstm_layers"):
+            if getattr(b, key) <= 0:
+                raise ConfigError(f"{source}: biaffine.{key} must be positive, got {getattr(b, key)}.")
+        for key in ("mlp_dropout", "embedding_dropout", "lstm_dropout"):
+            if not 0.0 <= getattr(b, key) < 1.0:
+                raise ConfigError(f"{source}: biaffine.{key} is a dropout probability, in [0, 1), got {getattr(b, key)}.")
+
+
+class TaggerKind(ParserKind):
+    """The part-of-speech tagger: :class:`mlparse.models.tagger.TaggerParser`."""
+
+    kind = "tagger"
+    task = "tagging"
+    sections = ("tagger",)
+    tags_words = True
+
+    @classmethod
+    def check(cls, config: Any, source: str) -> None:
+        """No CharConcat; a tagger reads words only (gold ``data.tags``, no ``model.use_tags``)."""
+        d, m = config.data, config.model
+        if m.char_encoder == "concat":
+            raise ConfigError(f"{source}: model.char_encoder: concat is a span-parser input; the tagger takes lstm or none.")
+        if d.tags != "gold" or d.eval_tags != "gold":
+            raise ConfigError(f"{source}: a tagger (model.kind: tagger) reads words, not tags: data.tags must be gold.")
+        if m.use_tags:
+            raise ConfigError(f"{source}: a tagger (model.kind: tagger) cannot take POS tags as input "
+                              "(set model.use_tags: false).")
+
+    @classmethod
+    def tags_source(cls, spec: Dict[str, Any], bundled: bool) -> str:
+        return "tagging head"
