@@ -147,7 +147,8 @@ def test_a_class_registered_under_another_kind_is_refused(toy_kind: None) -> Non
 
 
 def test_every_builtin_kind_declares_its_task_and_sections() -> None:
-    expected = {"span": ("constituency", ()), "biaffine": ("dependency", ("biaffine",)), "joint": ("joint", ("joint",)),
+    expected = {"span": ("constituency", ("span",)), "biaffine": ("dependency", ("biaffine",)),
+                "joint": ("joint", ("span", "joint")),
                 "tagger": ("tagging", ("tagger",))}
     assert kinds.builtin_kinds() == list(expected)
     assert {kind: (kinds.task_of(kind), kinds.sections_of(kind)) for kind in expected} == expected

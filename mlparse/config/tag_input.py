@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Dict
 
 from mlparse.config import kinds
+from mlparse.config.schema import ModelConfig
 
 #: What the run's log and system name say when the tag input was added.
 ADDED_NOTE = ("the recipe's parser reads no POS tags (model.use_tags: false); data.tags: jackknife turned its tag "
@@ -33,7 +34,7 @@ def turn_on_tag_input(data: Dict[str, Any]) -> bool:
     section, model = data.get("data"), data.get("model") or {}
     if not isinstance(section, dict) or section.get("tags") != "jackknife" or not isinstance(model, dict):
         return False
-    kind = model.get("kind", "span")
+    kind = model.get("kind", ModelConfig.kind)  # the default kind when a recipe names none
     if not isinstance(kind, str) or not kinds.is_known(kind) or model.get("use_tags") is True:
         return False  # an unknown kind is left for the schema's checks
     if kinds.declaration(kind).tags_words:  # a tagger makes tags; it reads none
