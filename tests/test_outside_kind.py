@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Iterator
+from typing import Dict, Iterator, List
 
 import pytest
 import yaml
@@ -185,6 +185,61 @@ def test_no_module_outside_the_parsers_branches_on_a_builtin_kind() -> None:
                     and kind_expression(node.args[0]) and named(node.args[1]):
                 found.append(f"{path.relative_to(package)}:{node.lineno}")
     assert found == []
+
+
+#: Comparisons with a built-in task name that legitimately stay outside mlparse/tasks/ and mlparse/models/
+#: ("path: the comparison" -> the reason).  Keep it short: today it is empty.
+TASK_NAME_ALLOWED: Dict[str, str] = {}
+
+
+def task_name_branches(source: str) -> List[str]:
+    """The comparisons in ``source`` of an expression naming a task with a built-in task name (``task ==
+    "dependency"``, ``results.task in ("dependency", "joint")``, ``data.get("task", "constituency")``)."""
+    import ast
+
+    from mlparse.tasks import task_names
+
+    names = set(task_names())
+
+    def task_expression(node: ast.AST) -> bool:
+        return "task" in ast.unparse(node)
+
+    def named(node: ast.AST) -> bool:
+        values = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+        return any(isinstance(v, ast.Constant) and v.value in names for v in values)
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(named(side) for side in sides) and any(task_expression(s) for s in sides if not named(s)):
+                found.append(ast.unparse(node))
+        elif isinstance(node, ast.Call) and ast.unparse(node.func).endswith(".get") and len(node.args) == 2 \
+                and task_expression(node.args[0]) and named(node.args[1]):
+            found.append(ast.unparse(node))
+    return found
+
+
+def test_the_task_name_scan_flags_branches_on_a_task_name() -> None:
+    source = ('if results.task == "dependency": pass\nok = task in ("constituency", "joint")\n'
+              'x = data.get("task", "tagging")\nfine = task_class(task).scorer == "evalb"\n'
+              'also = kind == "dependency"\n')
+    assert task_name_branches(source) == ["results.task == 'dependency'", "task in ('constituency', 'joint')",
+                                          "data.get('task', 'tagging')"]
+
+
+def test_no_module_outside_the_tasks_branches_on_a_builtin_task() -> None:
+    """Outside the tasks and the parsers, no code branches on a built-in task's name: it asks the task's class
+    (:func:`mlparse.tasks.task_class` or :func:`mlparse.tasks.find_task`: ``suffix``, ``metric``, ``scorer``,
+    ``views()``, ``has_dependency_convention``, ``compared``, ``parse_output``, ``scorer_line``)."""
+    package = Path(mlparse.__file__).parent
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        where = path.relative_to(package)
+        if where.parts[0] in ("tasks", "models"):
+            continue
+        found += [f"{where}: {branch}" for branch in task_name_branches(path.read_text(encoding="utf-8"))]
+    assert [branch for branch in found if branch not in TASK_NAME_ALLOWED] == []
 
 
 def test_checking_a_recipe_of_a_builtin_kind_imports_no_torch() -> None:

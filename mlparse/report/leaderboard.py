@@ -19,10 +19,10 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from mlparse.report.collect import RunRecord
 from mlparse.report.configurations import Configurations, distinct_runs
-from mlparse.report.published import Citation, ColumnKey, PublishedRow, PublishedScores
+from mlparse.report.published import Citation, ColumnKey, PublishedRow, PublishedScores, has_convention
 from mlparse.report.seeds import SeedGroup, group_by_seed, mean_std
 from mlparse.results import COMPLETE
-from mlparse.tasks import dev_metric
+from mlparse.tasks import dev_metric, find_task
 
 MEASURED, PUBLISHED = "measured", "published"
 #: The key prefix of a seed group whose recipe.yaml could not be read (:func:`mlparse.report.seeds.group_by_seed`).
@@ -221,7 +221,6 @@ def _system_name(record: RunRecord) -> str:
 
 #: The leaderboards of a task whose runs hold the scores of several: a joint (span + dependency) run's F1
 #: goes to the constituency leaderboards, its UAS and LAS to the dependency ones.
-BOARD_TASKS: Dict[str, Tuple[str, ...]] = {"joint": ("constituency", "dependency")}
 
 
 def board_keys(record: RunRecord) -> List[Tuple[str, str, Optional[str]]]:
@@ -229,10 +228,10 @@ def board_keys(record: RunRecord) -> List[Tuple[str, str, Optional[str]]]:
     dependency leaderboards)."""
     results = record.results
     assert results is not None
-    tasks = BOARD_TASKS.get(results.task)
-    if tasks is None:
+    owner = find_task(results.task)
+    if owner is None:  # a task not installed here: its own board
         return [(results.task, results.dataset or "?", record.scoring)]
-    return [(task, results.dataset or "?", record.scoring if task == "dependency" else None) for task in tasks]
+    return [(task, results.dataset or "?", record.scoring if has_convention(task) else None) for task in owner.views()]
 
 
 def _measured_rows(groups: Sequence[SeedGroup], key: Tuple[str, str, Optional[str]], split: str, metric: str,
