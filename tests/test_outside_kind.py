@@ -265,3 +265,24 @@ def test_each_task_writes_its_summary_line() -> None:
     assert task_class("dependency").summary(scores) == "LAS 88.25  UAS 90.00  CLAS 85.00  (7 sentences; s)"
     assert "F1 91.50" in task_class("joint").summary(scores) and "LAS 88.25" in task_class("joint").summary(scores)
     assert task_class("tagging").summary(scores) == "tag accuracy 97.12  (7 sentences; s)"
+
+
+def test_each_task_answers_what_the_report_compare_and_parse_ask() -> None:
+    """What code outside the tasks asks instead of a task's name: the scorer, the leaderboards (views), the
+    dependency convention, whether compare takes its runs, what mlparse parse writes, mlparse score's line."""
+    from mlparse.results import SplitScores
+    from mlparse.tasks import find_task, task_class
+
+    asked = {name: (task_class(name).scorer, task_class(name).views(), task_class(name).has_dependency_convention,
+                    task_class(name).compared, task_class(name).parse_output)
+             for name in ("constituency", "dependency", "joint", "tagging")}
+    assert asked == {"constituency": ("evalb", ("constituency",), False, True, "trees"),
+                     "dependency": ("depeval", ("dependency",), True, True, "conllu"),
+                     "joint": ("evalb", ("constituency", "dependency"), True, False, "trees"),
+                     "tagging": ("tagacc", ("tagging",), False, False, "")}
+    assert find_task("external") is None and find_task(None) is None and find_task("joint") is task_class("joint")
+    scores = SplitScores(f1=91.5, precision=91.0, recall=92.0, las=88.25, uas=90.0, clas=85.0,
+                         tagging_accuracy=97.125, sentences=7, scorer="s")
+    assert task_class("constituency").scorer_line(scores) == "LR 92.00  LP 91.00  F1 91.50"
+    assert task_class("dependency").scorer_line(scores) == "UAS 90.00  LAS 88.25  CLAS 85.00"
+    assert task_class("tagging").scorer_line(scores) == "tag accuracy 97.12"
