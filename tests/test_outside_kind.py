@@ -280,6 +280,8 @@ def test_each_task_answers_what_the_report_compare_and_parse_ask() -> None:
                      "dependency": ("depeval", ("dependency",), True, True, "conllu"),
                      "joint": ("evalb", ("constituency", "dependency"), True, False, "trees"),
                      "tagging": ("tagacc", ("tagging",), False, False, "")}
+    assert [task_class(name).board_metrics() for name in ("constituency", "dependency", "tagging")] == [
+        ("f1",), ("uas", "las"), ("tagging_accuracy",)]
     assert find_task("external") is None and find_task(None) is None and find_task("joint") is task_class("joint")
     scores = SplitScores(f1=91.5, precision=91.0, recall=92.0, las=88.25, uas=90.0, clas=85.0,
                          tagging_accuracy=97.125, sentences=7, scorer="s")

@@ -30,9 +30,6 @@ UNKNOWN_CONFIGURATION = "run:"
 SELECT_MODES = ("latest", "best", "all-seeds")
 PUBLISHED_MODES = ("matching", "all", "none")
 
-#: The metrics a leaderboard shows, per task, one table each (``--select best`` uses the task's dev metric).
-TASK_METRICS: Dict[str, Tuple[str, ...]] = {"constituency": ("f1",), "dependency": ("uas", "las"),
-                                            "tagging": ("tagging_accuracy",)}
 METRIC_NAMES = {"f1": "F1", "recall": "LR", "precision": "LP", "uas": "UAS", "las": "LAS", "clas": "CLAS",
                 "complete_match": "CM", "tagging_accuracy": "Tag"}
 #: How a dependency leaderboard's title names its scoring convention.
@@ -311,7 +308,8 @@ def build_leaderboards(records: Sequence[RunRecord], published: Optional[Publish
     boards = []
     for key in sorted(keys, key=lambda key: (key[0] != "constituency", key[0])):
         task, dataset, scoring = key
-        for metric in TASK_METRICS.get(task, ("f1",)):
+        owner = find_task(task)  # its metrics, one table each (``--select best`` uses the task's dev metric)
+        for metric in owner.board_metrics() if owner is not None else ("f1",):
             # a published data set's numbers follow one convention: only runs scored the same way sit beside them
             matching = [row for row in published_rows if published_key(row, dataset) == key]
             pub = _published_rows(matching, dataset, metric)

@@ -96,6 +96,9 @@ class Task:
     #: ``Doc._.mlparse_parse``), ``conllu`` (heads and relations; spaCy: ``Token.head`` and ``Token.dep_``), or
     #: empty: no text output of its own.
     parse_output: ClassVar[str] = ""
+    #: The metrics the report's leaderboards of this task show, one table each (:meth:`board_metrics`); empty: the
+    #: main :attr:`metric`.
+    leaderboard_metrics: ClassVar[Tuple[str, ...]] = ()
 
     @classmethod
     def for_recipe(cls, config: Any = None) -> "Task":
@@ -160,6 +163,11 @@ class Task:
     def views(cls) -> Tuple[str, ...]:
         """The tasks whose leaderboards show this task's scores (:attr:`scored_as`, else the task itself)."""
         return cls.scored_as or (cls.name,)
+
+    @classmethod
+    def board_metrics(cls) -> Tuple[str, ...]:
+        """The metrics of this task's leaderboards (:attr:`leaderboard_metrics`, else the main metric)."""
+        return cls.leaderboard_metrics or (cls.metric,)
 
     @classmethod
     def scorer_line(cls, scores: SplitScores) -> str:

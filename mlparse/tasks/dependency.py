@@ -57,6 +57,7 @@ class DependencyTask(Task):
     card_metrics = ("las", "uas", "clas")
     card_usage = 'sentence = parser.parse(["The", "dog", "barks", "."])   # a conllu TokenList'
     scorer = "depeval"
+    leaderboard_metrics = ("uas", "las")
     has_dependency_convention = True
     compared = True
     parse_output = "conllu"
