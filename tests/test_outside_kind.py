@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Iterator
+from typing import Dict, Iterator, List
 
 import pytest
 import yaml
@@ -187,6 +187,61 @@ def test_no_module_outside_the_parsers_branches_on_a_builtin_kind() -> None:
     assert found == []
 
 
+#: Comparisons with a built-in task name that legitimately stay outside mlparse/tasks/ and mlparse/models/
+#: ("path: the comparison" -> the reason).  Keep it short: today it is empty.
+TASK_NAME_ALLOWED: Dict[str, str] = {}
+
+
+def task_name_branches(source: str) -> List[str]:
+    """The comparisons in ``source`` of an expression naming a task with a built-in task name (``task ==
+    "dependency"``, ``results.task in ("dependency", "joint")``, ``data.get("task", "constituency")``)."""
+    import ast
+
+    from mlparse.tasks import task_names
+
+    names = set(task_names())
+
+    def task_expression(node: ast.AST) -> bool:
+        return "task" in ast.unparse(node)
+
+    def named(node: ast.AST) -> bool:
+        values = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+        return any(isinstance(v, ast.Constant) and v.value in names for v in values)
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(named(side) for side in sides) and any(task_expression(s) for s in sides if not named(s)):
+                found.append(ast.unparse(node))
+        elif isinstance(node, ast.Call) and ast.unparse(node.func).endswith(".get") and len(node.args) == 2 \
+                and task_expression(node.args[0]) and named(node.args[1]):
+            found.append(ast.unparse(node))
+    return found
+
+
+def test_the_task_name_scan_flags_branches_on_a_task_name() -> None:
+    source = ('if results.task == "dependency": pass\nok = task in ("constituency", "joint")\n'
+              'x = data.get("task", "tagging")\nfine = task_class(task).scorer == "evalb"\n'
+              'also = kind == "dependency"\n')
+    assert task_name_branches(source) == ["results.task == 'dependency'", "task in ('constituency', 'joint')",
+                                          "data.get('task', 'tagging')"]
+
+
+def test_no_module_outside_the_tasks_branches_on_a_builtin_task() -> None:
+    """Outside the tasks and the parsers, no code branches on a built-in task's name: it asks the task's class
+    (:func:`mlparse.tasks.task_class` or :func:`mlparse.tasks.find_task`: ``suffix``, ``metric``, ``scorer``,
+    ``views()``, ``has_dependency_convention``, ``compared``, ``parse_output``, ``scorer_line``)."""
+    package = Path(mlparse.__file__).parent
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        where = path.relative_to(package)
+        if where.parts[0] in ("tasks", "models"):
+            continue
+        found += [f"{where}: {branch}" for branch in task_name_branches(path.read_text(encoding="utf-8"))]
+    assert [branch for branch in found if branch not in TASK_NAME_ALLOWED] == []
+
+
 def test_checking_a_recipe_of_a_builtin_kind_imports_no_torch() -> None:
     """The recipe layer asks a built-in kind's light declaration (mlparse.models.declarations), not its class."""
     import subprocess
@@ -210,3 +265,26 @@ def test_each_task_writes_its_summary_line() -> None:
     assert task_class("dependency").summary(scores) == "LAS 88.25  UAS 90.00  CLAS 85.00  (7 sentences; s)"
     assert "F1 91.50" in task_class("joint").summary(scores) and "LAS 88.25" in task_class("joint").summary(scores)
     assert task_class("tagging").summary(scores) == "tag accuracy 97.12  (7 sentences; s)"
+
+
+def test_each_task_answers_what_the_report_compare_and_parse_ask() -> None:
+    """What code outside the tasks asks instead of a task's name: the scorer, the leaderboards (views), the
+    dependency convention, whether compare takes its runs, what mlparse parse writes, mlparse score's line."""
+    from mlparse.results import SplitScores
+    from mlparse.tasks import find_task, task_class
+
+    asked = {name: (task_class(name).scorer, task_class(name).views(), task_class(name).has_dependency_convention,
+                    task_class(name).compared, task_class(name).parse_output)
+             for name in ("constituency", "dependency", "joint", "tagging")}
+    assert asked == {"constituency": ("evalb", ("constituency",), False, True, "trees"),
+                     "dependency": ("depeval", ("dependency",), True, True, "conllu"),
+                     "joint": ("evalb", ("constituency", "dependency"), True, False, "trees"),
+                     "tagging": ("tagacc", ("tagging",), False, False, "")}
+    assert [task_class(name).board_metrics() for name in ("constituency", "dependency", "tagging")] == [
+        ("f1",), ("uas", "las"), ("tagging_accuracy",)]
+    assert find_task("external") is None and find_task(None) is None and find_task("joint") is task_class("joint")
+    scores = SplitScores(f1=91.5, precision=91.0, recall=92.0, las=88.25, uas=90.0, clas=85.0,
+                         tagging_accuracy=97.125, sentences=7, scorer="s")
+    assert task_class("constituency").scorer_line(scores) == "LR 92.00  LP 91.00  F1 91.50"
+    assert task_class("dependency").scorer_line(scores) == "UAS 90.00  LAS 88.25  CLAS 85.00"
+    assert task_class("tagging").scorer_line(scores) == "tag accuracy 97.12"

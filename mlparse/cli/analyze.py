@@ -126,7 +126,9 @@ def analyze_command(
         _analyze_heads(model, config, split, data, max_sentences, subbatch_tokens, output_dir, trust_checkpoint,
                        heads, sentence, span)
         return
-    if config.task != "constituency":
+    from mlparse.config.kinds import declaration
+
+    if not declaration(config.model.kind).attention_probes:
         fail(f"{model} holds a {config.model.kind} parser ({config.task}); mlparse analyze probes the attention of "
              "span parsers (Kitaev & Klein 2018, Section 4); --heads reads the heads of a joint model", 1)
     gold_path = data if data is not None else config.data.split_path(split)
@@ -197,10 +199,9 @@ def _analyze_heads(model: Path, config, split: str, data: Optional[Path], max_se
         chosen = _parse_span(sentence, span)
     except ValueError as error:
         fail(error, 2)
-    from mlparse.models.joint_parser import JointParser
-    from mlparse.models.registry import parser_class
+    from mlparse.config.kinds import declaration
 
-    if not issubclass(parser_class(config.model.kind), JointParser):
+    if not declaration(config.model.kind).label_attention:
         fail(f"{model} holds a {config.model.kind} parser; --heads reads the heads of a Label Attention Layer "
              "(model.kind: joint)", 1)
     gold_path = data if data is not None else config.split_path(split)

@@ -115,7 +115,9 @@ def parse_command(
     except PackageError as error:
         fail(error, 1)
     parser, tagger = loaded.parser, loaded.tagger
-    if parser.task == "dependency":
+    from mlparse.tasks import task_class
+
+    if task_class(parser.task).parse_output == "conllu":
         return _parse_dependency(parser, text, name, input_format.value, subbatch_tokens, output_file, tagger)
     try:
         sentences = read_input(text, parser, source=name, input_format=input_format.value, tagger=tagger)

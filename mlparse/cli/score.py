@@ -45,6 +45,7 @@ def score_command(
     `mlparse report` and `mlparse compare` read like any other."""
     from mlparse.compare.external import score_external
     from mlparse.compare.runs import CompareError
+    from mlparse.tasks import task_class
 
     try:
         scored = score_external(pred, gold, name, runs_dir, task.value if task else None, evalb_params,
@@ -55,9 +56,6 @@ def score_command(
         fail(os_error_message(error, "cannot write"))
     results = scored.results
     scores = results.test or results.dev
-    if results.task == "dependency":
-        line = f"UAS {scores.uas:.2f}  LAS {scores.las:.2f}  CLAS {scores.clas:.2f}"
-    else:
-        line = f"LR {scores.recall:.2f}  LP {scores.precision:.2f}  F1 {scores.f1:.2f}"
+    line = task_class(results.task).scorer_line(scores)
     typer.echo(f"{name}: {line}  ({scores.scorer}, {scores.sentences} sentences)")
     typer.echo(f"written: {scored.run_dir}")

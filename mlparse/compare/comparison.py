@@ -61,7 +61,9 @@ def read_predictions(ref: RunRef, split: str) -> List[Any]:
     path = ref.pred(split)
     if not path.is_file():
         raise CompareError(f"{ref.path}: no predictions {path.name} (a run scored before predictions were kept?)")
-    if ref.task == "dependency":
+    from mlparse.tasks import task_class
+
+    if task_class(ref.task).scorer == "depeval":  # CoNLL-U; else bracketed trees
         from mlparse.trees.dependency import ConlluError, DependencyPrediction, read_conllu
 
         try:
@@ -88,7 +90,7 @@ def run_statistics(ref: RunRef, split: str) -> Dict[str, List[Tuple[int, int, in
         if len(predictions) != len(gold.examples):
             raise CompareError(f"{ref.pred(split)}: {len(predictions)} sentences, but the gold file "
                                f"{ref.gold(split)} has {len(gold.examples)}")
-        if ref.task == "constituency" and any(p.tags() != g.tags() for p, g in zip(predictions, gold.trees)):
+        if task.writes_trees and any(p.tags() != g.tags() for p, g in zip(predictions, gold.trees)):
             # the run parsed predicted tags (data.eval_tags: predicted): score on gold-tagged copies, as it was
             gold.input_tags = [p.tags() for p in predictions]
         return task.sentence_counts(gold, predictions, ref.config)
@@ -124,7 +126,9 @@ def _metric_for(refs: Sequence[RunRef], metric: Optional[str]) -> str:
     if len(tasks) > 1:
         raise CompareError(f"cannot compare runs of different tasks ({', '.join(sorted(tasks))})")
     task = tasks.pop()
-    chosen = metric or ("las" if task == "dependency" else "f1")
+    from mlparse.tasks import task_class
+
+    chosen = metric or str(task_class(task).metric)
     if metric_task(chosen) != task:
         raise CompareError(f"--metric {chosen} is not a {task} metric")
     return chosen

@@ -36,7 +36,9 @@ def parse_gold(gold: str, task: str, data_root: Path = Path("data")) -> GoldSpec
     """``FAMILY/LANGUAGE:SPLIT`` (a prepared split under ``data_root``) or a gold file path."""
     match = _SPEC.match(gold)
     if match and not Path(gold).exists():
-        suffix = ".conllu" if task == "dependency" else ".trees"
+        from mlparse.tasks import task_class
+
+        suffix = task_class(task).suffix
         path = data_root / match["family"] / match["language"] / f"{match['split']}{suffix}"
         if not path.is_file():
             raise CompareError(f"{gold}: no prepared split {path} (run `mlparse prepare {match['family']}` first)")
@@ -120,7 +122,7 @@ def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optio
     predicted_tags = False
     try:
         gold_split = runner.read_split(spec.path)
-        if task == "dependency":
+        if runner.scorer == "depeval":  # CoNLL-U predictions; else bracketed trees
             from mlparse.trees.dependency import ConlluError, DependencyPrediction, read_conllu
 
             try:
@@ -146,12 +148,13 @@ def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optio
         if isinstance(error, CompareError):
             raise
         raise CompareError(f"{pred}: {error}; nothing written") from None
-    params = config.data.evalb_params if task == "constituency" else dependency_scoring
+    used_params = config.data.evalb_params if runner.scorer == "evalb" else None  # the evalb parameter file it used
+    params = used_params if runner.scorer == "evalb" else dependency_scoring
     digest = hashlib.sha256(pred.read_bytes() + gold_sha.encode() + task.encode() + str(params).encode())
     run = RunDir(Path(runs_dir) / name / f"external-{digest.hexdigest()[:12]}")
     run.path.mkdir(parents=True, exist_ok=True)
     suffix = runner.suffix
-    if task == "dependency":
+    if not runner.writes_trees:  # the file as given
         atomic_write_bytes(run.pred(spec.split, suffix), pred.read_bytes())
     else:
         from mlparse.trees.writer import write_trees
@@ -161,7 +164,7 @@ def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optio
     gold_record = {spec.split: {"path": str(spec.path.resolve()), "sha256": gold_sha}}
     atomic_write_json(run.path / EXTERNAL_FILE, {
         "name": name, "task": task, "family": spec.family, "language": spec.language, "gold": gold_record,
-        "evalb_params": config.data.evalb_params if task == "constituency" else None,
+        "evalb_params": used_params,
         "dependency_scoring": dependency_scoring, "predicted_tags": predicted_tags, "source": str(pred.resolve())})
     stamp = now_iso()
     results = RunResults(mlparse_version=mlparse.version.__version__, status=COMPLETE, recipe=name,

@@ -61,7 +61,10 @@ class RunRef:
         return self.results.model == "external"
 
     def suffix(self) -> str:
-        return ".conllu" if self.task == "dependency" else ".trees"
+        """The suffix of its predictions and gold files (its task's)."""
+        from mlparse.tasks import task_class
+
+        return str(task_class(self.task).suffix)
 
     def pred(self, split: str) -> Path:
         return RunDir(self.path).pred(split, self.suffix())
@@ -120,12 +123,15 @@ def load_ref(path: Path) -> RunRef:
     results = _read_results(path)
     if results.status != COMPLETE:
         raise CompareError(f"{path}: the run is {results.status}, not complete")
+    from mlparse.tasks import find_task
+
     label = f"{results.recipe or path.parent.name}/{results.run_id or path.name}"
     if results.model == "external":
         task, config = _external_config(path)
     else:
         task, config = results.task, _recipe_of(path, results)
-    if task not in ("constituency", "dependency"):
+    task_type = find_task(task)
+    if task_type is None or not task_type.compared:
         raise CompareError(f"{path}: {task} runs are not compared yet (constituency and dependency runs are)")
     return RunRef(label, path, results, task, config)
 

@@ -30,6 +30,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, Span
 
 from mlparse.api import LoadedParser, load
+from mlparse.tasks import task_class
 
 #: The relation of a white-space token attached to its neighbour.
 SPACE_RELATION = "dep"
@@ -147,7 +148,7 @@ class MlparseComponent:
         pipeline_tags = self._pipeline_tags(doc)
         if pipeline_tags is not None:  # (word, tag) pairs: the tags of a tagger that ran before this component
             words = [[(doc[i].text, pipeline_tags(doc[i])) for i in positions] for _, positions in sentences]
-        if self.parser.task == "constituency":
+        if task_class(self.parser.task).parse_output == "trees":
             data = ParseData()
             for (_, positions), tree in zip(sentences, self.parser.parse_sents(words, self.batch_size, output="tree")):
                 data.add(tree, positions)
@@ -180,7 +181,8 @@ def _tag_reader(parser: LoadedParser, doc: Doc) -> Optional[Any]:
     if parser.tagger is not None or not (parser._takes_tags() or parser._writes_input_tags()):
         return None
     column = getattr(getattr(parser._members()[0], "dep_config", None), "tag_column", "xpos")
-    attribute, annotation = ("pos_", "POS") if parser.task == "dependency" and column == "upos" else ("tag_", "TAG")
+    reads_conllu = task_class(parser.task).parse_output == "conllu"
+    attribute, annotation = ("pos_", "POS") if reads_conllu and column == "upos" else ("tag_", "TAG")
     if not doc.has_annotation(annotation):
         return None
     return lambda token: getattr(token, attribute) or "_"

@@ -16,6 +16,7 @@ class SpanKind(ParserKind):
     kind = "span"
     task = "constituency"
     sections = ("span",)  # the span scoring head (and its tagging head)
+    attention_probes = True
 
     @classmethod
     def check(cls, config: Any, source: str) -> None:
@@ -34,6 +35,8 @@ class JointKind(SpanKind):
     kind = "joint"
     task = "joint"
     sections = ("span", "joint")  # the span head, and the Label Attention Layer with the dependency head
+    label_attention = True
+    attention_probes = False  # mlparse analyze --heads reads its Label Attention Layer instead
 
     @classmethod
     def check(cls, config: Any, source: str) -> None:

@@ -24,6 +24,12 @@ class ParserKind:
     sections: ClassVar[Tuple[str, ...]] = ()
     #: Whether this kind is a part-of-speech tagger (a tagger can be bundled with a parser in a package).
     tags_words: ClassVar[bool] = False
+    #: Whether its parser has a Label Attention Layer (Mrini et al. 2020), whose heads ``mlparse analyze --heads``
+    #: reads.
+    label_attention: ClassVar[bool] = False
+    #: Whether ``mlparse analyze`` probes its encoder's attention (content and position ablations of Kitaev & Klein
+    #: 2018, Section 4).
+    attention_probes: ClassVar[bool] = False
 
     @classmethod
     def check(cls, config: Any, source: str) -> None:

@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional
 from mlparse.report.model import Report
 from mlparse.report.plots import Plot, _png, _pyplot, _slug, run_names
 from mlparse.run_dir import RunDir
+from mlparse.tasks import find_task
 
 
 
@@ -52,12 +53,13 @@ def breakdown_plots(report: Report) -> List[Plot]:
         except (OSError, UnicodeDecodeError, ValueError) as error:
             record.warnings.append(f"{path}: cannot read the breakdown ({error}); not plotted")
             continue
-        if not isinstance(data, dict) or data.get("task") not in ("constituency", "dependency"):
+        owner = find_task(data.get("task")) if isinstance(data, dict) else None
+        if owner is None or not owner.compared:  # breakdowns are of the tasks mlparse compare takes
             continue
         plt = plt or _pyplot()
         figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
         name = names.get(record.label, record.label)
-        if data["task"] == "constituency":
+        if owner.scorer == "evalb":
             _bars(left, _table(data, "error_classes"), "errors", "bracket errors by class (Kummerfeld et al. 2012)",
                   horizontal=True)
             _bars(right, _table(data, "sentence_length"), "f1", "F1 by sentence length (words)")

@@ -21,7 +21,7 @@ import yaml
 from mlparse.results import (COMPLETE, FAILED, RUNNING, SCHEMA_VERSION, LogEntry, RunResults, SplitScores,
                               normalize_model)
 from mlparse.run_dir import LOG_FILE, RECIPE_FILE, RESULTS_FILE
-from mlparse.tasks import dev_metric
+from mlparse.tasks import dev_metric, find_task
 
 #: The scoring convention of a dependency run whose scorer and recipe say nothing about it.
 UNKNOWN_SCORING = "unknown"
@@ -313,7 +313,8 @@ def load_run(run_dir: Path, runs_dir: Optional[Path] = None) -> RunRecord:
         record.warnings.append(f"{results_path}: unknown status {results.status!r}")
     if record.state == FAILED and not results.error:
         record.notes.append("failed without an error message")
-    if results.task in ("dependency", "joint"):  # a joint run's dependency scores follow a convention too
+    owner = find_task(results.task)
+    if owner is not None and owner.has_dependency_convention:  # dependency and joint runs
         record.scoring = _dependency_scoring(record)
     task_metric = dev_metric(results.task)
     for entry in record.log:

@@ -19,10 +19,10 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from mlparse.report.collect import RunRecord
 from mlparse.report.configurations import Configurations, distinct_runs
-from mlparse.report.published import Citation, ColumnKey, PublishedRow, PublishedScores
+from mlparse.report.published import Citation, ColumnKey, PublishedRow, PublishedScores, has_convention
 from mlparse.report.seeds import SeedGroup, group_by_seed, mean_std
 from mlparse.results import COMPLETE
-from mlparse.tasks import dev_metric
+from mlparse.tasks import dev_metric, find_task
 
 MEASURED, PUBLISHED = "measured", "published"
 #: The key prefix of a seed group whose recipe.yaml could not be read (:func:`mlparse.report.seeds.group_by_seed`).
@@ -30,9 +30,6 @@ UNKNOWN_CONFIGURATION = "run:"
 SELECT_MODES = ("latest", "best", "all-seeds")
 PUBLISHED_MODES = ("matching", "all", "none")
 
-#: The metrics a leaderboard shows, per task, one table each (``--select best`` uses the task's dev metric).
-TASK_METRICS: Dict[str, Tuple[str, ...]] = {"constituency": ("f1",), "dependency": ("uas", "las"),
-                                            "tagging": ("tagging_accuracy",)}
 METRIC_NAMES = {"f1": "F1", "recall": "LR", "precision": "LP", "uas": "UAS", "las": "LAS", "clas": "CLAS",
                 "complete_match": "CM", "tagging_accuracy": "Tag"}
 #: How a dependency leaderboard's title names its scoring convention.
@@ -221,7 +218,6 @@ def _system_name(record: RunRecord) -> str:
 
 #: The leaderboards of a task whose runs hold the scores of several: a joint (span + dependency) run's F1
 #: goes to the constituency leaderboards, its UAS and LAS to the dependency ones.
-BOARD_TASKS: Dict[str, Tuple[str, ...]] = {"joint": ("constituency", "dependency")}
 
 
 def board_keys(record: RunRecord) -> List[Tuple[str, str, Optional[str]]]:
@@ -229,10 +225,10 @@ def board_keys(record: RunRecord) -> List[Tuple[str, str, Optional[str]]]:
     dependency leaderboards)."""
     results = record.results
     assert results is not None
-    tasks = BOARD_TASKS.get(results.task)
-    if tasks is None:
+    owner = find_task(results.task)
+    if owner is None:  # a task not installed here: its own board
         return [(results.task, results.dataset or "?", record.scoring)]
-    return [(task, results.dataset or "?", record.scoring if task == "dependency" else None) for task in tasks]
+    return [(task, results.dataset or "?", record.scoring if has_convention(task) else None) for task in owner.views()]
 
 
 def _measured_rows(groups: Sequence[SeedGroup], key: Tuple[str, str, Optional[str]], split: str, metric: str,
@@ -312,7 +308,8 @@ def build_leaderboards(records: Sequence[RunRecord], published: Optional[Publish
     boards = []
     for key in sorted(keys, key=lambda key: (key[0] != "constituency", key[0])):
         task, dataset, scoring = key
-        for metric in TASK_METRICS.get(task, ("f1",)):
+        owner = find_task(task)  # its metrics, one table each (``--select best`` uses the task's dev metric)
+        for metric in owner.board_metrics() if owner is not None else ("f1",):
             # a published data set's numbers follow one convention: only runs scored the same way sit beside them
             matching = [row for row in published_rows if published_key(row, dataset) == key]
             pub = _published_rows(matching, dataset, metric)

@@ -33,6 +33,7 @@ import yaml
 from mlparse.data.ud_metadata import language_name as language_of
 from mlparse.report.collect import RunRecord
 from mlparse.report.leaderboard import Leaderboard
+from mlparse.report.published import has_convention
 from mlparse.report.model import Report
 from mlparse.run_dir import RECIPE_FILE
 
@@ -151,7 +152,7 @@ def macro_tables(report: Report) -> List[MacroTable]:
     module doc)."""
     group_of = treebank_groups(report.records)
     return [_table(board, group_of) for board in report.leaderboards
-            if board.task == "dependency" and board.dataset == UD_DATASET and board.measured_rows()
+            if has_convention(board.task) and board.dataset == UD_DATASET and board.measured_rows()
             and len(board.languages) > 1]
 
 

@@ -16,6 +16,8 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import yaml
 
+from mlparse.tasks import find_task
+
 PUBLISHED_YAML = Path(__file__).with_name("published.yaml")
 
 #: A leaderboard column: (dataset, language), e.g. ("spmrl", "hebrew").
@@ -110,7 +112,7 @@ class PublishedScores:
 
     def scoring(self, task: str, dataset: str) -> Optional[str]:
         """The scoring convention of a published data set (None for constituency scores)."""
-        return self.datasets[dataset].scoring if task == "dependency" and dataset in self.datasets else None
+        return self.datasets[dataset].scoring if has_convention(task) and dataset in self.datasets else None
 
     def rows(self, task: Optional[str] = None, split: Optional[str] = None) -> List[PublishedRow]:
         """All rows, in file order, optionally restricted to a task and split."""
@@ -126,6 +128,13 @@ class PublishedScores:
             if table.citation.table_id == table_id:
                 return table
         raise KeyError(table_id)
+
+
+def has_convention(task: str) -> bool:
+    """Whether ``task``'s scores follow a dependency scoring convention, so that its leaderboards and published
+    columns are kept apart by convention (:attr:`mlparse.tasks.base.Task.has_dependency_convention`)."""
+    owner = find_task(task)
+    return bool(owner is not None and owner.has_dependency_convention)
 
 
 def _require(mapping: Mapping[str, Any], key: str, where: str) -> Any:
@@ -161,7 +170,7 @@ def _parse_table(entry: Mapping[str, Any], papers: Dict[str, Paper], datasets: D
         if spec[2] not in TASK_METRICS[task]:
             raise PublishedDataError(f"{where} column {index}: metric {spec[2]!r} is not a {task} metric; "
                                      f"known: {', '.join(TASK_METRICS[task])}")
-        if task == "dependency" and spec[0] not in datasets:
+        if has_convention(task) and spec[0] not in datasets:
             raise PublishedDataError(f"{where} column {index}: data set {spec[0]!r} is not described under "
                                      f"'datasets' (its name and scoring convention); known: {sorted(datasets)}")
         columns.append(spec)

@@ -5,7 +5,7 @@ predictions and scores them (:class:`mlparse.tasks.base.Task`); :func:`task_for`
 from __future__ import annotations
 
 import importlib
-from typing import Any, Dict, List, Union
+from typing import Any, Dict, List, Optional, Union
 
 from mlparse.tasks.base import DataError, EvalOutcome, Split, Task
 
@@ -40,6 +40,12 @@ def task_class(name: str) -> Any:
     return target
 
 
+def find_task(name: Any) -> Optional[Any]:
+    """The class of task ``name``, or None where no task has that name (a results file of a task not installed
+    here, an external run's record): what code outside the tasks asks about a task it read from a file."""
+    return task_class(name) if isinstance(name, str) and name in _TASKS else None
+
+
 def dev_metric(name: str, default: str = "f1") -> str:
     """The metric that selects the checkpoints of task ``name`` (its :attr:`Task.metric`, what ``log.jsonl``
     records); ``default`` for a name no task has (a results file of a task not installed here)."""
@@ -51,4 +57,4 @@ def task_for(name: str, config: Any = None) -> Task:
     return task_class(name).for_recipe(config)
 
 
-__all__ = ["DataError", "EvalOutcome", "Split", "Task", "dev_metric", "register_task", "task_class", "task_for", "task_names"]
+__all__ = ["DataError", "EvalOutcome", "Split", "Task", "dev_metric", "find_task", "register_task", "task_class", "task_for", "task_names"]

@@ -79,6 +79,26 @@ class Task:
     #: The scores a model package's card shows, and its line of Python that parses a sentence.
     card_metrics: ClassVar[Tuple[str, ...]] = ()
     card_usage: ClassVar[str] = ""
+    #: The scorer of the main metric: ``evalb`` (labelled brackets), ``depeval`` (heads and relations, CoNLL 2018)
+    #: or ``tagacc`` (tag accuracy).  ``mlparse compare``, ``mlparse score`` and the breakdowns read predictions and
+    #: choose their tables by it.
+    scorer: ClassVar[str] = ""
+    #: The tasks whose leaderboards show this task's scores, the main one first; empty: the task itself
+    #: (:meth:`views`).  The joint task's trees are scored as ``constituency`` and its heads as ``dependency``.
+    scored_as: ClassVar[Tuple[str, ...]] = ()
+    #: Its scores count heads and relations under a dependency scoring convention (``eval.dependency_scoring``:
+    #: conll18 or ptb), which the report records and names in the leaderboard's title.
+    has_dependency_convention: ClassVar[bool] = False
+    #: ``mlparse compare``, ``mlparse score`` and the breakdowns take its runs: one view, scored by ``evalb`` or
+    #: ``depeval``, whose per-sentence counts they resample.
+    compared: ClassVar[bool] = False
+    #: What ``mlparse parse`` writes and the spaCy component sets: ``trees`` (bracketed trees; spaCy:
+    #: ``Doc._.mlparse_parse``), ``conllu`` (heads and relations; spaCy: ``Token.head`` and ``Token.dep_``), or
+    #: empty: no text output of its own.
+    parse_output: ClassVar[str] = ""
+    #: The metrics the report's leaderboards of this task show, one table each (:meth:`board_metrics`); empty: the
+    #: main :attr:`metric`.
+    leaderboard_metrics: ClassVar[Tuple[str, ...]] = ()
 
     @classmethod
     def for_recipe(cls, config: Any = None) -> "Task":
@@ -138,6 +158,21 @@ class Task:
         """One line of a split's scores (``mlparse run`` prints it for dev and test). Default: the main metric."""
         value = getattr(scores, cls.metric, None)
         return f"{cls.metric_label or cls.metric} {value or 0:.2f}  ({scores.sentences} sentences; {scores.scorer})"
+
+    @classmethod
+    def views(cls) -> Tuple[str, ...]:
+        """The tasks whose leaderboards show this task's scores (:attr:`scored_as`, else the task itself)."""
+        return cls.scored_as or (cls.name,)
+
+    @classmethod
+    def board_metrics(cls) -> Tuple[str, ...]:
+        """The metrics of this task's leaderboards (:attr:`leaderboard_metrics`, else the main metric)."""
+        return cls.leaderboard_metrics or (cls.metric,)
+
+    @classmethod
+    def scorer_line(cls, scores: SplitScores) -> str:
+        """The scorer's own figures, as ``mlparse score`` prints them. Default: the main metric."""
+        return f"{cls.metric_label or cls.metric} {getattr(scores, cls.metric, None) or 0:.2f}"
 
     def main_score(self, scores: SplitScores) -> float:
         value = getattr(scores, self.metric)

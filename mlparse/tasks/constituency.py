@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from mlparse.results import SplitScores
 from mlparse.tasks.base import DataError, EvalOutcome, Task
 from mlparse.tasks import treebank
 from mlparse.tasks.treebank import Sentence
@@ -28,6 +29,14 @@ class ConstituencyTask(Task):
     outputs = ("nltk", "tree")
     card_metrics = ("f1", "recall", "precision", "complete_match")
     card_usage = 'tree = parser.parse(["The", "dog", "barks", "."])   # an nltk.Tree'
+    scorer = "evalb"
+    compared = True
+    parse_output = "trees"
+
+    @classmethod
+    def scorer_line(cls, scores: SplitScores) -> str:
+        """Recall, precision and F1, in evalb's order."""
+        return f"LR {scores.recall:.2f}  LP {scores.precision:.2f}  F1 {scores.f1:.2f}"
 
     @classmethod
     def summary(cls, scores: Any) -> str:

@@ -56,6 +56,16 @@ class DependencyTask(Task):
     outputs = ("conllu", "prediction")
     card_metrics = ("las", "uas", "clas")
     card_usage = 'sentence = parser.parse(["The", "dog", "barks", "."])   # a conllu TokenList'
+    scorer = "depeval"
+    leaderboard_metrics = ("uas", "las")
+    has_dependency_convention = True
+    compared = True
+    parse_output = "conllu"
+
+    @classmethod
+    def scorer_line(cls, scores: SplitScores) -> str:
+        """UAS, LAS and CLAS, in depeval's order."""
+        return f"UAS {scores.uas:.2f}  LAS {scores.las:.2f}  CLAS {scores.clas:.2f}"
 
     @classmethod
     def summary(cls, scores: Any) -> str:

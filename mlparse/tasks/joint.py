@@ -67,6 +67,11 @@ class JointTask(ConstituencyTask):
     outputs = ("prediction", "tree", "nltk")  # the tree and the heads (JointPrediction), or the tree
     card_metrics = ("f1", "recall", "precision", "complete_match", "las", "uas")
     card_usage = 'both = parser.parse(["The", "dog", "barks", "."])   # .tree and .dependencies (heads, deprels)'
+    scorer = "evalb"  # the main metric; its heads are scored by depeval too (``.depeval`` beside the predictions)
+    scored_as = ("constituency", "dependency")  # its trees on the constituency board, its heads on the dependency one
+    has_dependency_convention = True
+    compared = False  # not yet: mlparse compare takes one view per run
+    parse_output = "trees"
 
     @classmethod
     def summary(cls, scores: Any) -> str:

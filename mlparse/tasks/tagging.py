@@ -75,6 +75,7 @@ class TaggingTask(Task):
     outputs = ("conllu", "prediction")
     card_metrics = ("tagging_accuracy",)
     card_usage = 'sentence = parser.parse(["The", "dog", "barks", "."])   # a conllu TokenList'
+    scorer = "tagacc"
 
     def example_from_words(self, words: Sequence[str], tags: Optional[Sequence[str]], tag_column: str = "upos") -> Any:
         from mlparse.tasks.dependency import sentence_from_words

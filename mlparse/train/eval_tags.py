@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
 from mlparse.config import RecipeConfig
+from mlparse.tasks import task_class
 from mlparse.tasks.base import Split
 from mlparse.train.tag_files import read_tags, unknown_tag_count
 
@@ -57,7 +58,7 @@ def attach_eval_tags(choice: EvalTags, splits: Dict[str, Split], tag_column: Opt
 def eval_tags_notes(choice: EvalTags, splits: Dict[str, Split], known_tags: Sequence[str],
                     task: str = "constituency") -> List[str]:
     """What the run tells the user (and keeps in ``results.json``) about its dev/test input tags."""
-    if choice.kind == GOLD and task == "dependency":
+    if choice.kind == GOLD and task_class(task).scorer == "depeval":  # the tags of CoNLL-U files
         return ["dev and test are parsed with the POS tags of their CoNLL-U files as input (gold tags): the scores "
                 "are not comparable with parsers given predicted tags, such as the CoNLL 2018 shared task's systems"]
     if choice.kind == GOLD:

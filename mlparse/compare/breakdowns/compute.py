@@ -66,7 +66,9 @@ def _dependency(inputs: RunInputs, breakdown: Breakdown) -> None:
 def breakdown_of(inputs: RunInputs, split: str, progress: Optional[Progress] = None) -> Breakdown:
     """Every table of one run (constituency: labels, lengths, error classes; dependency: the five tables)."""
     breakdown = Breakdown(str(inputs.run), inputs.system, inputs.task, split, str(inputs.gold), str(inputs.pred), 0)
-    if inputs.task == "constituency":
+    from mlparse.tasks import task_class
+
+    if task_class(inputs.task).scorer == "evalb":
         _constituency(inputs, breakdown, progress)
     else:
         _dependency(inputs, breakdown)

@@ -18,6 +18,7 @@ from depeval import PTB_PUNCT_TAGS
 
 from mlparse.compare.runs import sha256_of
 from mlparse.run_dir import RECIPE_FILE, RESULTS_FILE, RunDir
+from mlparse.tasks import find_task, task_class
 
 
 class InputError(ValueError):
@@ -76,9 +77,11 @@ def _recorded_gold(data: Dict[str, Any], split: str) -> tuple:
 
 def _task(data: Dict[str, Any], run: Path, split: str, wanted: Optional[str]) -> str:
     task = wanted or data.get("task") or ""
-    if task == "joint":  # both predictions: the trees unless asked otherwise
-        task = "constituency"
-    if task not in ("constituency", "dependency"):
+    owner = find_task(task)
+    if owner is not None:  # a joint run is scored as two tasks: its trees unless asked otherwise
+        task = owner.views()[0]
+    task_type = find_task(task)
+    if task_type is None or not task_type.compared:
         has_trees = RunDir(run).pred(split).is_file()
         task = "constituency" if has_trees else "dependency"
     return task
@@ -100,7 +103,8 @@ def run_inputs(run: Path, split: str = "test", *, gold: Optional[Path] = None, t
         raise InputError(f"{run}: not a run directory")
     data = _read_results(run)
     kind = _task(data, run, split, task)
-    pred = RunDir(run).pred(split, ".trees" if kind == "constituency" else ".conllu")
+    suffix = task_class(kind).suffix
+    pred = RunDir(run).pred(split, suffix)
     if not pred.is_file():
         raise InputError(f"{run}: no predictions {pred.name} (a run writes them when it finishes)")
     config = _recipe(run)
@@ -108,7 +112,7 @@ def run_inputs(run: Path, split: str = "test", *, gold: Optional[Path] = None, t
     if gold is None and recorded:
         gold = Path(recorded)
     if gold is None and config is not None:
-        gold = config.data.split_path(split, ".trees" if kind == "constituency" else ".conllu")
+        gold = config.data.split_path(split, suffix)
     if gold is None:
         raise InputError(f"{run}: neither results.json nor recipe.yaml names the gold file of {split}: give --gold")
     if not gold.is_file():
