@@ -4,10 +4,24 @@ class is the kind's owner and a recipe is checked without importing torch."""
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, Tuple
 
 from mlparse.config.schema import ConfigError
 from mlparse.models.kind import ParserKind
+
+
+def check_sizes(source: str, section: str, values: Any, keys: Tuple[str, ...]) -> None:
+    """Each of ``keys`` of the recipe section ``section`` (its dataclass ``values``) is a positive size."""
+    for key in keys:
+        if getattr(values, key) <= 0:
+            raise ConfigError(f"{source}: {section}.{key} must be positive, got {getattr(values, key)}.")
+
+
+def check_dropouts(source: str, section: str, values: Any, keys: Tuple[str, ...]) -> None:
+    """Each of ``keys`` of the recipe section ``section`` is a dropout probability, in [0, 1)."""
+    for key in keys:
+        if not 0.0 <= getattr(values, key) < 1.0:
+            raise ConfigError(f"{source}: {section}.{key} is a dropout probability, in [0, 1), got {getattr(values, key)}.")
 
 
 class SpanKind(ParserKind):
@@ -43,15 +57,11 @@ class JointKind(SpanKind):
         """The span parser's rules, and sizes and dropouts of the ``joint:`` section."""
         super().check(config, source)
         j = config.joint
-        for key in ("lal_heads", "lal_d_head", "lal_d_ff", "d_arc", "d_relation"):
-            if getattr(j, key) <= 0:
-                raise ConfigError(f"{source}: joint.{key} must be positive, got {getattr(j, key)}.")
+        check_sizes(source, "joint", j, ("lal_heads", "lal_d_head", "lal_d_ff", "d_arc", "d_relation"))
         if j.lal_combine == "concat" and j.lal_d_head % 2:
             raise ConfigError(f"{source}: joint.lal_d_head must be even: span vectors take the forward and backward "
                               f"halves of every head's output (Mrini et al. §3.1), got {j.lal_d_head}.")
-        for key in ("lal_residual_dropout", "lal_attention_dropout", "mlp_dropout"):
-            if not 0.0 <= getattr(j, key) < 1.0:
-                raise ConfigError(f"{source}: joint.{key} is a dropout probability, in [0, 1), got {getattr(j, key)}.")
+        check_dropouts(source, "joint", j, ("lal_residual_dropout", "lal_attention_dropout", "mlp_dropout"))
 
 
 class BiaffineKind(ParserKind):
@@ -72,12 +82,8 @@ class BiaffineKind(ParserKind):
         if config.model.char_encoder == "concat":
             raise ConfigError(f"{source}: model.char_encoder: concat is a span-parser input; the dependency parser "
                               "takes lstm or none.")
-        for key in ("d_word_emb", "d_tag_emb", "d_arc", "d_relation", "lstm_hidden", "lstm_layers"):
-            if getattr(b, key) <= 0:
-                raise ConfigError(f"{source}: biaffine.{key} must be positive, got {getattr(b, key)}.")
-        for key in ("mlp_dropout", "embedding_dropout", "lstm_dropout"):
-            if not 0.0 <= getattr(b, key) < 1.0:
-                raise ConfigError(f"{source}: biaffine.{key} is a dropout probability, in [0, 1), got {getattr(b, key)}.")
+        check_sizes(source, "biaffine", b, ("d_word_emb", "d_tag_emb", "d_arc", "d_relation", "lstm_hidden", "lstm_layers"))
+        check_dropouts(source, "biaffine", b, ("mlp_dropout", "embedding_dropout", "lstm_dropout"))
 
 
 class TaggerKind(ParserKind):
