@@ -20,6 +20,7 @@ from mlparse.sweep.slurm import (EXIT_FILE, SlurmJobHandle, job_parameters, memb
 from mlparse.sweep.slurm_queue import JobState, QueueUnavailable, SlurmQueue, job_number, parse_scontrol, parse_squeue
 from mlparse.sweep.status import QUEUED, SweepState, member_statuses
 from mlparse.sweep.suite import SlurmSettings, SuiteError, load_suite
+from helpers.sweep_fakes import Finished
 from helpers.run_fixtures import write_tiny_recipe
 
 runner = CliRunner()
@@ -34,19 +35,6 @@ def members_of(tmp_path: Path, names: List[str], body: str = ""):  # type: ignor
     path = tmp_path / "suite.yaml"
     path.write_text(f"{body}members:\n{lines}", encoding="utf-8")
     return path, load_suite(str(path)).members()
-
-
-class Finished:
-    """A handle of a member that completed at once (its run directory says so)."""
-
-    def __init__(self, job: str) -> None:
-        self.job = job
-
-    def done(self) -> bool:
-        return True
-
-    def outcome(self) -> Outcome:
-        return Outcome(0)
 
 
 class Refusing:

@@ -17,13 +17,14 @@ from mlparse.cli import app
 from mlparse.config import load_recipe
 from mlparse.results import COMPLETE, FAILED, RunResults
 from mlparse.run_dir import RunDir
-from mlparse.sweep.driver import Outcome, SubmissionRefused, SweepRun, member_argv
+from mlparse.sweep.driver import SubmissionRefused, SweepRun, member_argv
 from mlparse.sweep.local import LocalLauncher
 from mlparse.sweep.status import member_statuses
 from mlparse.sweep.suite import load_suite
 from mlparse.sweep.table import status_table
 from mlparse.sweep.taggers import with_taggers
 from mlparse.train.jackknife import load_tags, tagger_configs, tags_folder
+from helpers.sweep_fakes import Finished
 from helpers.dep_fixtures import write_dep_recipe
 from helpers.run_fixtures import REPO
 from helpers.tagger_fixtures import write_tagger_recipe
@@ -154,24 +155,13 @@ class FakeSlurm:
         self.submitted.append((member.label, tuple(after), job))
         run_dir.path.mkdir(parents=True, exist_ok=True)
         run_dir.write_results(RunResults(status=COMPLETE, recipe=member.config.name))
-        return Done(f"job {job}")
+        return Finished(f"job {job}")
 
     def gpus_for(self, member) -> int:  # type: ignore[no-untyped-def]
         return 0
 
     def close(self) -> None:
         pass
-
-
-class Done:
-    def __init__(self, job: str) -> None:
-        self.job = job
-
-    def done(self) -> bool:
-        return True
-
-    def outcome(self) -> Outcome:
-        return Outcome(0)
 
 
 def test_slurm_submits_the_parser_with_a_dependency_on_its_taggers_jobs(tmp_path: Path) -> None:
