@@ -111,9 +111,9 @@ class LoadedParser:
         self.decoder = "torch" if parser.device().type == "cuda" else "cython"
         self._cost = parser.memory_cost(training=False, decoder=self.decoder)
         self._tokenizer: Any = None
-        from mlparse.tasks import task_for
+        from mlparse.tasks import task_class
 
-        self._task = task_for(self.task)  # its text input and output
+        self._task = task_class(self.task).for_model(parser)  # its text input and output
 
     def __repr__(self) -> str:
         return f"LoadedParser({self.kind} {self.task}, {self.info.language} {self.info.dataset}, on {self.parser.device()})"

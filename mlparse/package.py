@@ -235,17 +235,17 @@ def _scores(split: Any) -> Dict[str, Any]:
 
 def model_card(info: PackageInfo, members: int = 0, average: str = "") -> str:
     """The package's README.md (``members``: an ensemble's member count, with its ``average``)."""
-    from mlparse.tasks import task_class
+    from mlparse.tasks import metric_label, task_class
 
     task = task_class(info.task)  # its scores and its line of Python
     def scores(split: Dict[str, Any]) -> str:
         names = task.card_metrics
-        shown = [f"{name.upper() if name != 'complete_match' else 'exact match'} {split[name]:.2f}"
+        shown = [f"{metric_label(name)} {split[name]:.2f}"
                  for name in names if isinstance(split.get(name), (int, float))]
         extra = f" ({split['scorer']}, {split.get('sentences', 0)} sentences)" if split.get("scorer") else ""
         return (", ".join(shown) + extra) if shown else "not recorded"
 
-    selected = f"the best dev {info.metric.upper()}" if info.metric else "the best dev score"
+    selected = f"the best dev {metric_label(info.metric)}" if info.metric else "the best dev score"
     return (
         f"# mlparse model: {info.kind} {info.task} parser, {info.language} ({info.dataset})\n\n"
         f"- System: {info.system or info.kind}\n"

@@ -97,6 +97,11 @@ def test_a_toy_kind_trains_parses_exports_loads_and_reports(tmp_path: Path, toy_
     assert len(parsed) == 3 and [list(s.words) for s in parsed] == [words.split() for words, *_ in SENTENCES[:3]]
     predicted_at_dev = read_conllu(run.pred("dev", ".conllu")).sentences[:3]  # the run's own dev predictions
     assert [(s.heads, s.deprels) for s in parsed] == [(s.heads, s.deprels) for s in predicted_at_dev]
+    # ... and on tokenized text (a model that reads no tags)
+    words = tmp_path / "words.txt"
+    words.write_text("the dog barks .\n", encoding="utf-8")
+    invoke("parse", "--model", str(run.path), "--input", str(words), "--output", str(out))
+    assert [list(s.words) for s in read_conllu(out).sentences] == [["the", "dog", "barks", "."]]
 
     # the Python API: the same parser object, from the run and from its package
     loaded = mlparse.load(run.path, device="cpu")
@@ -279,7 +284,7 @@ def test_each_task_answers_what_the_report_compare_and_parse_ask() -> None:
     assert asked == {"constituency": ("evalb", ("constituency",), False, True, "trees"),
                      "dependency": ("depeval", ("dependency",), True, True, "conllu"),
                      "joint": ("evalb", ("constituency", "dependency"), True, False, "trees"),
-                     "tagging": ("tagacc", ("tagging",), False, False, "")}
+                     "tagging": ("tagacc", ("tagging",), False, False, "tags")}
     assert [task_class(name).board_metrics() for name in ("constituency", "dependency", "tagging")] == [
         ("f1",), ("uas", "las"), ("tagging_accuracy",)]
     assert find_task("external") is None and find_task(None) is None and find_task("joint") is task_class("joint")

@@ -119,6 +119,8 @@ def parse_command(
 
     if task_class(parser.task).parse_output == "conllu":
         return _parse_dependency(parser, text, name, input_format.value, subbatch_tokens, output_file, tagger)
+    if task_class(parser.task).parse_output == "tags":
+        return _tag(loaded, text, name, input_format.value, output_file)
     try:
         sentences = read_input(text, parser, source=name, input_format=input_format.value, tagger=tagger)
         count = sum(item.sentence is not None for item in sentences)
@@ -127,6 +129,21 @@ def parse_command(
     except ParseInputError as error:
         fail(error, 1)
     _emit("".join(_lines(trees)), output_file, name, count, "trees")
+
+
+def _tag(loaded, text: str, name: str, input_format: str, output_file: Optional[Path]) -> None:  # type: ignore[no-untyped-def]
+    """A tagger: CoNLL-U or tokenized text in, CoNLL-U out (the words and their tags; no heads)."""
+    from mlparse.models.dep_inference import DependencyInputError, read_dependency_input
+
+    if input_format == "trees":
+        fail("--format trees is for constituency models; a tagger reads conllu or text", 2)
+    try:
+        document = read_dependency_input(text, loaded.parser, source=name, input_format=input_format)
+        words = [list(sentence.words) for sentence in document.sentences]
+        tagged = loaded.parse_sents(words, output="conllu")
+    except (DependencyInputError, ValueError) as error:
+        fail(error, 1)
+    _emit("".join(sentence.serialize() for sentence in tagged), output_file, name, len(words), "sentences")
 
 
 def _emit(output: str, output_file: Optional[Path], name: str, count: int, what: str) -> None:

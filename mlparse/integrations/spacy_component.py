@@ -127,6 +127,9 @@ class MlparseComponent:
             raise ValueError('the mlparse component needs a model: nlp.add_pipe("mlparse", config={"model": PATH})')
         self.name = name
         self.parser: LoadedParser = load(model, device=device)
+        if task_class(self.parser.task).parse_output not in ("trees", "conllu"):
+            raise ValueError(f"{model} is a {self.parser.task} model, not a parser: the mlparse component sets trees "
+                             "or heads (a tagger's tags come with the parser it is bundled with)")
         self.batch_size = batch_size
         register_extensions()
 

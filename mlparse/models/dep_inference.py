@@ -47,7 +47,7 @@ def read_dependency_input(text: str, parser: Parser, source: str = "<stdin>", in
         except ConlluError as error:
             raise DependencyInputError(str(error)) from None
     first = (getattr(parser, "members", None) or [parser])[0]  # an ensemble's members share their inputs
-    column = getattr(first, "dep_config").tag_column
+    column = getattr(getattr(first, "dep_config", None), "tag_column", "upos")  # a model that reads no tags: unused
     if takes_tags(parser) and tagger is None:
         raise DependencyInputError(f"{source}: this model takes POS tags as input and carries no tagger: give "
                                    f"CoNLL-U with a {column.upper()} column instead of tokenized text")

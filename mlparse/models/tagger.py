@@ -36,8 +36,9 @@ Words = Sequence[str]
 
 
 def words_of(example: Any) -> Sequence[str]:
-    """The words of a :class:`TaggedSentence` or of a plain sequence of words."""
-    return example.words if isinstance(example, TaggedSentence) else example
+    """The words of a sentence (a :class:`TaggedSentence`, or any sentence with ``words``, as the API's
+    examples) or of a plain sequence of words."""
+    return example.words if isinstance(example, TaggedSentence) or hasattr(example, "words") else example
 
 
 def input_config(tagger: TaggerConfig) -> BiaffineConfig:

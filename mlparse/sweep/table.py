@@ -10,6 +10,7 @@ from rich.text import Text
 
 from mlparse.results import COMPLETE, FAILED, RUNNING
 from mlparse.sweep.status import QUEUED, STATES, STOPPED, MemberStatus
+from mlparse.tasks import metric_label
 
 STATE_STYLES = {QUEUED: "dim", RUNNING: "cyan", COMPLETE: "green", FAILED: "bold red", STOPPED: "yellow"}
 
@@ -41,7 +42,7 @@ def status_table(suite: str, rows: List[MemberStatus]) -> Table:
         table.add_column(column, justify="right" if column in ("epoch", "best dev", "elapsed") else "left",
                          overflow="fold")
     for row in rows:
-        best = f"{row.best_dev:.2f}" + (f" {row.metric.upper()}" if row.metric else "") if row.best_dev is not None else "-"
+        best = f"{row.best_dev:.2f}" + (f" {metric_label(row.metric)}" if row.metric else "") if row.best_dev is not None else "-"
         table.add_row(row.label, state_text(row), f"{row.epoch:.2f}" if row.epoch is not None else "-", best,
                       elapsed_text(row.elapsed_seconds), row.run_dir)
     return table

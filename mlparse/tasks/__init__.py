@@ -52,9 +52,19 @@ def dev_metric(name: str, default: str = "f1") -> str:
     return str(task_class(name).metric) if name in _TASKS else default
 
 
+def metric_label(metric: str) -> str:
+    """How people write the score ``metric`` (a ``SplitScores`` field): the label of the task whose dev metric it
+    is (``F1``, ``LAS``, ``tag accuracy``), else ``exact match`` or the name in capitals (``UAS``, ``CLAS``)."""
+    for name in _TASKS:
+        cls = task_class(name)
+        if cls.metric == metric and cls.metric_label:
+            return str(cls.metric_label)
+    return "exact match" if metric == "complete_match" else metric.upper()
+
+
 def task_for(name: str, config: Any = None) -> Task:
     """The task called ``name`` for the recipe ``config`` (:meth:`Task.for_recipe`; None: the task's defaults)."""
     return task_class(name).for_recipe(config)
 
 
-__all__ = ["DataError", "EvalOutcome", "Split", "Task", "dev_metric", "find_task", "register_task", "task_class", "task_for", "task_names"]
+__all__ = ["DataError", "EvalOutcome", "Split", "Task", "dev_metric", "metric_label", "find_task", "register_task", "task_class", "task_for", "task_names"]

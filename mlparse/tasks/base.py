@@ -105,6 +105,12 @@ class Task:
         """This task for the recipe ``config`` (None: its defaults). Default: the task takes no settings."""
         return cls()
 
+    @classmethod
+    def for_model(cls, parser: Any) -> "Task":
+        """This task for a trained ``parser`` of it (its text input and output in the Python API and
+        ``mlparse parse``). Default: the task takes no settings."""
+        return cls()
+
     @property
     def prepared_suffix(self) -> str:
         """The suffix of the prepared files this task reads (``train<prepared_suffix>``). Default: :attr:`suffix`."""

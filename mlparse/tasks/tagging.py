@@ -74,8 +74,9 @@ class TaggingTask(Task):
     metric_label = "tag accuracy"
     outputs = ("conllu", "prediction")
     card_metrics = ("tagging_accuracy",)
-    card_usage = 'sentence = parser.parse(["The", "dog", "barks", "."])   # a conllu TokenList'
+    card_usage = 'sentence = parser.parse(["The", "dog", "barks", "."])   # a conllu TokenList with the tags'
     scorer = "tagacc"
+    parse_output = "tags"
 
     def example_from_words(self, words: Sequence[str], tags: Optional[Sequence[str]], tag_column: str = "upos") -> Any:
         from mlparse.tasks.dependency import sentence_from_words
@@ -83,12 +84,25 @@ class TaggingTask(Task):
         return sentence_from_words(words, tags, tag_column)
 
     def render(self, example: Any, prediction: Any, output: str) -> Any:
-        from mlparse.tasks.dependency import render_conllu
+        """The tags (``prediction``), or (``conllu``) a ``conllu.TokenList`` of the words with the tags in the
+        UPOS column (a UPOS tagger) or the XPOS column (an XPOS or tree-POS tagger), no heads."""
+        if output == "prediction":
+            return list(prediction)
+        import conllu
 
-        return render_conllu(example, prediction, output)
+        lines = []
+        for number, (word, tag) in enumerate(zip(example.words, prediction), start=1):
+            upos, xpos = (tag, "_") if self.column == "upos" else ("_", tag)
+            lines.append(f"{number}\t{word}\t_\t{upos}\t{xpos}\t_\t_\t_\t_\t_")
+        return conllu.parse("\n".join(lines) + "\n\n")[0]
 
     def __init__(self, column: str = "upos") -> None:
         self.column = column
+
+    @classmethod
+    def for_model(cls, parser: Any) -> "TaggingTask":
+        """The tags of the tagger's own column."""
+        return cls(parser.tagger_config.column)
 
     @classmethod
     def for_recipe(cls, config: Any = None) -> "TaggingTask":
