@@ -272,3 +272,11 @@ def test_a_killed_run_left_in_layout_1_resumes_from_a_layout_1_recipe(tmp_path: 
     assert same_weights(weights(RunDir.for_recipe(tmp_path / "ref", config).last), weights(run_dir.last))
     assert resumed.dev.f1 == reference.dev.f1
     assert "span" in yaml.safe_load(run_dir.recipe.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("overrides", [("model.d_label_hidden=48", "span.d_label_hidden=40"),
+                                       ("span.d_label_hidden=40", "model.d_label_hidden=48")])
+def test_a_moved_key_set_by_both_its_names_is_an_error(overrides) -> None:
+    with pytest.raises(ConfigError, match="model.d_label_hidden and span.d_label_hidden are both given"):
+        load_recipe("demo", list(overrides))
+    assert load_recipe("demo", ["span.d_label_hidden=40", "span.d_label_hidden=41"]).span.d_label_hidden == 41

@@ -51,7 +51,7 @@ def jackknife_suite(tmp_path: Path, seeds: str = "[1]", tagger_epochs: int = 2):
 def test_taggers_are_members_once_with_the_runs_the_parser_would_train(tmp_path: Path) -> None:
     members = jackknife_suite(tmp_path, seeds="[1, 2]")
     taggers, parsers = members[:3], members[3:]
-    assert [m.label for m in taggers] == ["tagger-tiny-english fold 0 of 2", "tagger-tiny-english fold 1 of 2",
+    assert [m.label for m in taggers] == ["tagger-tiny-english fold tagger 1 of 2 (fold 0 held out)", "tagger-tiny-english fold tagger 2 of 2 (fold 1 held out)",
                                           "tagger-tiny-english all of train"]
     assert [m.label for m in parsers] == ["tiny-dep seed 1", "tiny-dep seed 2"]  # both seeds share the taggers
     runs = tmp_path / "runs"
@@ -170,21 +170,21 @@ def test_slurm_submits_the_parser_with_a_dependency_on_its_taggers_jobs(tmp_path
     rows = SweepRun("suite", members, tmp_path / "runs", None, launcher, announce=lambda text: None).run()
     assert all(row.state == COMPLETE for row in rows)
     assert launcher.submitted == [
-        ("tagger-tiny-english fold 0 of 2", (), "101"), ("tagger-tiny-english fold 1 of 2", (), "102"),
+        ("tagger-tiny-english fold tagger 1 of 2 (fold 0 held out)", (), "101"), ("tagger-tiny-english fold tagger 2 of 2 (fold 1 held out)", (), "102"),
         ("tagger-tiny-english all of train", (), "103"),
         ("tiny-dep seed 1", ("101", "102", "103"), "104"), ("tiny-dep seed 2", ("101", "102", "103"), "105")]
 
 
 def test_a_tagger_that_cannot_run_fails_its_parsers_without_starting_them(tmp_path: Path) -> None:
     members = jackknife_suite(tmp_path)
-    launcher = FakeSlurm(refuse=("tagger-tiny-english fold 1 of 2",))
+    launcher = FakeSlurm(refuse=("tagger-tiny-english fold tagger 2 of 2 (fold 1 held out)",))
     said: List[str] = []
     rows = {row.label: row for row in SweepRun("suite", members, tmp_path / "runs", None, launcher,
                                                announce=said.append).run()}
-    assert [label for label, _, _ in launcher.submitted] == ["tagger-tiny-english fold 0 of 2",
+    assert [label for label, _, _ in launcher.submitted] == ["tagger-tiny-english fold tagger 1 of 2 (fold 0 held out)",
                                                              "tagger-tiny-english all of train"]
     assert rows["tiny-dep seed 1"].state == FAILED
-    assert rows["tiny-dep seed 1"].reason.startswith("not run: tagger-tiny-english fold 1 of 2 failed (sbatch refused")
+    assert rows["tiny-dep seed 1"].reason.startswith("not run: tagger-tiny-english fold tagger 2 of 2 (fold 1 held out) failed (sbatch refused")
 
 
 def test_a_slurm_job_script_waits_for_the_taggers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -209,7 +209,7 @@ def test_a_slurm_job_script_waits_for_the_taggers(tmp_path: Path, monkeypatch: p
     assert (tagger.job, parser.job) == ("job 201", "job 202")
     tagger_script = (tmp_path / "job-201.sh").read_text(encoding="utf-8")
     parser_script = (tmp_path / "job-202.sh").read_text(encoding="utf-8")
-    assert "--dependency" not in tagger_script and "#SBATCH --job-name=tagger-tiny-english-fold-0-of-2" in tagger_script
+    assert "--dependency" not in tagger_script and "#SBATCH --job-name=tagger-tiny-english-fold-tagger-1-of-2-fold-0-held-out" in tagger_script
     assert "#SBATCH --dependency=afterok:201:202:203" in parser_script
     assert "#SBATCH --kill-on-invalid-dep=yes" in parser_script  # a failed tagger cancels it, no endless wait
 
@@ -219,6 +219,6 @@ def test_the_status_command_lists_the_taggers(tmp_path: Path) -> None:
     result = runner.invoke(app, ["sweep", str(tmp_path / "suite.yaml"), "--status", "--runs-dir",
                                  str(tmp_path / "runs")], env={"COLUMNS": "300"})
     assert result.exit_code == 0, result.output
-    for label in ("tagger-tiny-english fold 0 of 2", "tagger-tiny-english fold 1 of 2",
+    for label in ("tagger-tiny-english fold tagger 1 of 2 (fold 0 held out)", "tagger-tiny-english fold tagger 2 of 2 (fold 1 held out)",
                   "tagger-tiny-english all of train", "tiny-dep seed 1"):
         assert label in result.output

@@ -182,14 +182,23 @@ def parse_override(text: str) -> Tuple[List[str], Any]:
 def apply_overrides(data: Dict[str, Any], overrides: Sequence[str]) -> Dict[str, Any]:
     """``data`` with the ``--set section.key=value`` overrides applied in order, each checked like a recipe key."""
     out = copy.deepcopy(data)
+    named: Dict[Tuple[str, str], str] = {}  # a moved key's place now -> the name an override gave it
     for text in overrides:
         keys, value = parse_override(text)
         if keys[0] not in TOP_LEVEL_KEYS or keys[0] == "base":
             raise unknown_key_error(keys[0], [k for k in TOP_LEVEL_KEYS if k != "base"], f"--set {text}")
+        given = ".".join(keys)
         if len(keys) == 2 and (keys[0], keys[1]) in MOVED_KEYS:  # an older layout's place of the key
             moved = MOVED_KEYS[(keys[0], keys[1])]
             note(f"--set {text}: {keys[0]}.{keys[1]} is now {moved}.{keys[1]} (recipe layout {RECIPE_LAYOUT}), set as such.")
             keys = [moved, keys[1]]
+        if len(keys) == 2 and keys[0] in MOVED_KEYS.values():
+            earlier = named.setdefault((keys[0], keys[1]), given)
+            if earlier != given:  # the old and the new name of one key: which value was meant is unclear
+                new = f"{keys[0]}.{keys[1]}"
+                old = earlier if given == new else given
+                raise ConfigError(f"--set {text}: {old} and {new} are both given; {old} is the key's old place "
+                                  f"(recipe layout 1): keep {new} only.")
         if keys[0] in SECTIONS:
             cls = SECTIONS[keys[0]]
             if len(keys) != 2:

@@ -61,7 +61,7 @@ def upgrade_recipe_text(text: str, source: str = "recipe") -> Optional[str]:
         if section.flow_style:
             raise ConfigError(f"{source}, line {section.start_mark.line + 1}: the {old}: section is written in flow "
                               f"style ({{...}}), which this rewrite does not edit; move "
-                              f"{', '.join(f'{old}.{k.value}' for k, _ in moving)} to their sections by hand.")
+                              f"{', '.join(f'{old}.{k.value}' for k, _ in moving)} to the sections they now belong to by hand.")
         for new in sorted({MOVED_KEYS[(old, str(key.value))] for key, _ in moving}):
             group = [(key, value) for key, value in moving if MOVED_KEYS[(old, str(key.value))] == new]
             indent_from = _child_indent(section) or 0

@@ -14,6 +14,8 @@ reason).  ``slurm.cluster: local`` runs the same jobs as local processes through
 
 from __future__ import annotations
 
+import re
+
 import contextlib
 import io
 import json
@@ -158,6 +160,12 @@ class LocalJobHandle:
         return Outcome(1, f"job {self.job_object.job_id} ended without the member's exit status")
 
 
+def job_name(label: str) -> str:
+    """A member's label as a Slurm job name: letters, digits, ``.``, ``_`` and ``-``, any other run of characters
+    one ``-`` (``tagger-x fold tagger 1 of 2 (fold 0 held out)`` -> ``tagger-x-fold-tagger-1-of-2-fold-0-held-out``)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-")
+
+
 def job_parameters(settings: SlurmSettings, name: str, gpus: int = 1, after: Sequence[str] = ()) -> Dict[str, Any]:
     """submitit parameters of one member's job (cluster-specific ones prefixed, as submitit expects); a job
     of 0 GPUs asks for none (``--gpus-per-node`` is left out, so CPU partitions accept it); a job that waits for
@@ -210,7 +218,7 @@ class SlurmLauncher:
             (run_dir.path / EXIT_FILE).unlink(missing_ok=True)
             executor = self.submitit.AutoExecutor(folder=run_dir.path / SUBMITIT_DIR,
                                                   cluster="local" if self.local else "slurm")
-            executor.update_parameters(**job_parameters(self.settings, member.label.replace(" ", "-"), gpus, after))
+            executor.update_parameters(**job_parameters(self.settings, job_name(member.label), gpus, after))
         except OSError as error:
             raise SubmissionRefused(f"cannot write its job files in {run_dir.path}: {error.strerror or error}",
                                     every_member=False) from None

@@ -23,9 +23,9 @@ from mlparse.tasks.base import DataError
 
 
 def tagger_label(name: str, index: int, folds: int) -> str:
-    """``tagger-ud-UD_English-EWT fold 0 of 10`` (the tagger that holds fold 0 out: ``--tagger 0``),
-    ``tagger-ud-UD_English-EWT all of train`` (``--tagger all``)."""
-    return f"{name} fold {index} of {folds}" if index < folds else f"{name} all of train"
+    """``tagger-ud-UD_English-EWT fold tagger 1 of 10 (fold 0 held out)`` (``--tagger 0``; the parser's log names
+    it the same way), ``tagger-ud-UD_English-EWT all of train`` (``--tagger all``)."""
+    return f"{name} fold tagger {index + 1} of {folds} (fold {index} held out)" if index < folds else f"{name} all of train"
 
 
 def with_taggers(members: List[Member]) -> List[Member]:
