@@ -14,12 +14,11 @@ reason).  ``slurm.cluster: local`` runs the same jobs as local processes through
 
 from __future__ import annotations
 
-import re
-
 import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
