@@ -91,8 +91,9 @@ def sweep_command(
 
     taggers = sum(1 for member in members if member.tagger is not None)
     of_them = f" ({taggers} of them taggers of jack-knifing members)" if taggers else ""
+    each = " each" + (" (the taggers: their recipes' tagger.max_minutes)" if taggers else "")
     console.print(f"sweep {suite.name}: {len(members)} member(s){of_them}, launcher {launcher_name}"
-                  f"{', ' + format(budget, 'g') + ' minutes each' if budget is not None else ''}; runs in {runs_dir}",
+                  f"{', ' + format(budget, 'g') + ' minutes' + each if budget is not None else ''}; runs in {runs_dir}",
                   highlight=False, soft_wrap=True)
     _interrupt_on_sigterm()
     try:
