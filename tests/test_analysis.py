@@ -23,7 +23,7 @@ from mlparse.analysis.attention_probes import (
 from mlparse.analysis.render import to_markdown
 from mlparse.cli import app
 from mlparse.config import ConfigError, ModelConfig, SpanConfig, load_recipe, recipe_from_yaml_text
-from mlparse.config.schema import split_model_settings
+from mlparse.config.layout import split_model_settings
 from mlparse.models.span_parser import SpanParser, build_parser
 from mlparse.modules.attention import AttentionWindow
 from mlparse.run_dir import RunDir

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from mlparse.config import ConfigError, ModelConfig, SpanConfig, load_recipe
-from mlparse.config.schema import split_model_settings
+from mlparse.config.layout import split_model_settings
 from mlparse.data.vocab import ParserVocab
 from mlparse.package import NotAModel, load_package
 from mlparse.models.span_parser import CheckpointFormatError, SpanParser

@@ -17,7 +17,8 @@ from mlparse.cli import app
 from mlparse.config import (SECTIONS, ConfigError, SpanConfig, load_recipe, recipe_from_yaml_text, recipes_dir,
                             sections_of_kind)
 from mlparse.config.kinds import builtin_kinds
-from mlparse.config.schema import MOVED_KEYS, ModelConfig
+from mlparse.config.layout import MOVED_KEYS
+from mlparse.config.schema import ModelConfig
 from mlparse.config.upgrade import upgrade_recipe_text
 from mlparse.models.registry import parser_class
 from mlparse.models.span_parser import SpanParser

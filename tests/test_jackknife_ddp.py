@@ -41,13 +41,13 @@ def _worker(rank: int, tmp: str, port: int) -> None:
     """One process of the parser run, as torchrun would start it."""
     import torch
 
-    from mlparse.train import runner
+    from mlparse.train import jackknife
     from mlparse.train.runner import RunOptions, run_recipe
 
     torch.set_num_threads(1)
     os.environ.update({"RANK": str(rank), "WORLD_SIZE": str(WORLD), "LOCAL_RANK": str(rank),
                        "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)})
-    runner.TAGS_POLL_SECONDS = 0.2
+    jackknife.POLL_SECONDS = 0.2
     tmp_path = Path(tmp)
     config = load_recipe(tmp_path / "tiny-dep.yaml", overrides(tmp_path))  # the files the test wrote
     results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))

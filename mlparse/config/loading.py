@@ -3,7 +3,7 @@
 A recipe is a YAML file of sections (``data``, ``model``, ``train``, ``eval``, each
 kind's own: :data:`mlparse.config.schema.SECTIONS`) and optional ``name``/``description``/
 ``deviation``/``base`` keys.  A file of an older layout is read in the current one, with a
-one-line note (:func:`mlparse.config.schema.migrate_layout`).  ``base:`` names
+one-line note (:func:`mlparse.config.layout.migrate_layout`).  ``base:`` names
 another recipe (a path relative to the recipe's folder, ``.yaml`` optional)
 whose values are deep-merged under this one's.  Command-line overrides
 (``--set train.lr=0.001``) are applied last; their values are parsed as YAML
@@ -24,16 +24,14 @@ import yaml
 
 from mlparse.config.catalog_defaults import apply_catalog_defaults
 from mlparse.config.tag_input import turn_on_tag_input
+from mlparse.config.layout import MOVED_KEYS, RECIPE_LAYOUT, both_given, migrate_layout
 from mlparse.config.schema import (
-    MOVED_KEYS,
-    RECIPE_LAYOUT,
     SECTIONS,
     TOP_LEVEL_KEYS,
     ConfigError,
     RecipeConfig,
     build_section,
     field_names,
-    migrate_layout,
     section_value,
     unknown_key_error,
 )
@@ -196,9 +194,7 @@ def apply_overrides(data: Dict[str, Any], overrides: Sequence[str]) -> Dict[str,
             earlier = named.setdefault((keys[0], keys[1]), given)
             if earlier != given:  # the old and the new name of one key: which value was meant is unclear
                 new = f"{keys[0]}.{keys[1]}"
-                old = earlier if given == new else given
-                raise ConfigError(f"--set {text}: {old} and {new} are both given; {old} is the key's old place "
-                                  f"(recipe layout 1): keep {new} only.")
+                raise both_given(f"--set {text}", earlier if given == new else given, new)
         if keys[0] in SECTIONS:
             cls = SECTIONS[keys[0]]
             if len(keys) != 2:

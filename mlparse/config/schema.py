@@ -14,7 +14,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union, get_args, get_origin, get_type_hints
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, get_args, get_origin, get_type_hints
 
 import yaml
 
@@ -110,7 +110,7 @@ class SpanConfig:
     still counts in their run ids, as it did inside ``model:`` (:func:`hash_payload`).
 
     Until layout 2 of the recipe these keys were in ``model:``; such recipes still load (the keys move
-    here, :func:`migrate_layout`) and hash as they always did (:meth:`RecipeConfig.hash`).
+    here, :func:`mlparse.config.layout.migrate_layout`) and hash as they always did (:meth:`RecipeConfig.hash`).
     """
 
     d_label_hidden: int = 250  # span-score MLP hidden size
@@ -279,7 +279,7 @@ class RecipeConfig:
     def hash(self) -> str:
         """sha256 of the resolved recipe (description and run-time-only settings such as max_minutes excluded).
 
-        The hash is of the recipe in layout :data:`HASH_LAYOUT` (:func:`hash_payload`): the layout in which
+        The hash is of the recipe in layout :data:`mlparse.config.layout.HASH_LAYOUT` (:func:`hash_payload`): the layout in which
         run ids were first handed out, so that a recipe keeps its run id whichever layout it is written in.
         Keys of :data:`HASH_NEUTRAL_DEFAULTS` are left out while they hold their default, so that a
         switch added in a later version does not give every existing run a new id (and a restart).
@@ -289,7 +289,7 @@ class RecipeConfig:
 
 
 def hash_payload(config: RecipeConfig) -> Dict[str, Any]:
-    """The plain data :meth:`RecipeConfig.hash` hashes: the recipe in layout :data:`HASH_LAYOUT` (layout 1:
+    """The plain data :meth:`RecipeConfig.hash` hashes: the recipe in layout :data:`mlparse.config.layout.HASH_LAYOUT` (layout 1:
     the ``span:`` keys inside ``model:``, for every kind), with the sections a kind does not read left out."""
     data = config.to_dict()
     data.pop("description", None)
@@ -377,48 +377,6 @@ SECTIONS = {"data": DataConfig, "model": ModelConfig, "span": SpanConfig, "train
 #: The sections every parser kind reads; any other section belongs to the kinds that declare it (``Parser.sections``;
 #: ``tagger`` also to a parser whose tags jack-knifed taggers make).
 SHARED_SECTIONS = ("data", "model", "train", "eval", "pretrained")
-
-#: The recipe layout this version writes (implicit: a file says which by where its keys are).  Layout 1 had
-#: the span head's keys (:class:`SpanConfig`) in ``model:``; layout 2 gives them the ``span:`` section.
-RECIPE_LAYOUT = 2
-#: The layout whose form the run id hashes (:func:`hash_payload`): the one ids were first handed out in.
-HASH_LAYOUT = 1
-#: Keys that moved between sections, by layout: (old section, key) -> new section.
-MOVED_KEYS: Dict[Tuple[str, str], str] = {("model", name): "span" for name in
-                                          ("d_label_hidden", "predict_tags", "d_tag_hidden", "tag_loss_scale")}
-
-
-def migrate_layout(data: Mapping[str, Any], where: str = "recipe") -> Tuple[Dict[str, Any], List[Tuple[str, str, str]]]:
-    """Recipe data (one file, or merged) with the keys of an older layout moved to their sections now
-    (:data:`MOVED_KEYS`), and the moves made as ``(old section, key, new section)``.
-
-    A key given both in its old and its new section is an error (which one was meant is unclear)."""
-    out = dict(data)
-    moves: List[Tuple[str, str, str]] = []
-    for (old, key), new in MOVED_KEYS.items():
-        section = out.get(old)
-        if not isinstance(section, Mapping) or key not in section:
-            continue
-        target = out.get(new)
-        if target is not None and not isinstance(target, Mapping):
-            continue  # build_section reports the bad section
-        if isinstance(target, Mapping) and key in target:
-            raise ConfigError(f"{where}: {old}.{key} and {new}.{key} are both given; {old}.{key} is the key's old place "
-                              f"(recipe layout 1): keep {new}.{key} only.")
-        out[old] = {k: v for k, v in section.items() if k != key}
-        out[new] = {**(target or {}), key: section[key]}
-        moves.append((old, key, new))
-    return out, moves
-
-
-def split_model_settings(settings: Mapping[str, Any]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
-    """A ``model:`` mapping that may hold layout-1 keys (a checkpoint's spec saved before layout 2) split into
-    its :class:`ModelConfig` keys and its :class:`SpanConfig` keys."""
-    span_keys = {key for (old, key), new in MOVED_KEYS.items() if old == "model" and new == "span"}
-    model = {k: v for k, v in settings.items() if k not in span_keys}
-    span = {k: v for k, v in settings.items() if k in span_keys}
-    return model, span
-
 
 TOP_LEVEL_KEYS = ("name", "description", "deviation", "base", *SECTIONS)
 #: The values a key may take (``model.kind``: every known parser kind, :func:`choices`).

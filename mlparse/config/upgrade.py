@@ -1,7 +1,7 @@
 """Rewriting a recipe file of an older layout in the current one, comments and order kept (``mlparse upgrade``).
 
 Layout 2 of the recipe moved the span head's keys from ``model:`` to ``span:``
-(:data:`mlparse.config.schema.MOVED_KEYS`).  Such a recipe still loads (:func:`mlparse.config.loading.load_raw`
+(:data:`mlparse.config.layout.MOVED_KEYS`).  Such a recipe still loads (:func:`mlparse.config.loading.load_raw`
 moves the keys and says so in one line) and keeps its run id; :func:`upgrade_recipe_text` rewrites its text:
 the lines of each moved key (its comment included) leave ``model:`` and go, in their order, to the end of the
 ``span:`` section, which is made right after ``model:``'s last key when the file has none.  Nothing else in
@@ -16,7 +16,8 @@ from typing import Dict, List, Optional, Tuple
 
 import yaml
 
-from mlparse.config.schema import MOVED_KEYS, ConfigError, migrate_layout
+from mlparse.config.layout import MOVED_KEYS, migrate_layout
+from mlparse.config.schema import ConfigError
 
 
 def _top_sections(root: yaml.MappingNode) -> Dict[str, Tuple[yaml.Node, yaml.Node]]:

@@ -10,14 +10,15 @@ from typing import Any, Mapping
 
 from mlparse.config import kinds
 from mlparse.config.schema import (SECTIONS, TOP_LEVEL_KEYS, ConfigError, DataConfig, ModelConfig, PretrainedConfig,
-                                   RecipeConfig, build_section, migrate_layout, unknown_key_error)
+                                   RecipeConfig, build_section, unknown_key_error)
+from mlparse.config.layout import migrate_layout
 
 
 def from_dict(data: Mapping[str, Any], source: str = "recipe") -> RecipeConfig:
     """Validate and build a :class:`RecipeConfig` from merged plain data.
 
     Data in an older layout (a saved ``recipe.yaml``, data built by code) is migrated first
-    (:func:`mlparse.config.schema.migrate_layout`), silently: recipe files say so when they are read
+    (:func:`mlparse.config.layout.migrate_layout`), silently: recipe files say so when they are read
     (:func:`mlparse.config.loading.load_raw`)."""
     data, _ = migrate_layout(data, source)
     for key in data:

@@ -78,7 +78,7 @@ class Parser(ParserKind, nn.Module):
     def resume_mismatch(self, saved: Dict[str, Any]) -> Optional[str]:
         """None when a checkpoint's spec fits this parser (same settings and vocabularies); else what
         differs, in words (used when resuming: data prepared again since, say)."""
-        from mlparse.config.schema import split_model_settings
+        from mlparse.config.layout import split_model_settings
         from mlparse.modules.pretrained import pretrained_mismatch
 
         if isinstance(saved.get("model_config"), dict):  # saved before recipe layout 2: the span head's keys go

@@ -25,7 +25,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from mlparse.config import BiaffineConfig, ModelConfig, PretrainedConfig, RecipeConfig
-from mlparse.config.schema import split_model_settings
+from mlparse.config.layout import split_model_settings
 from mlparse.data.dependency_vocab import DependencyVocab
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput, Parser

@@ -37,7 +37,7 @@ import torch
 from torch import Tensor, nn
 
 from mlparse.config import ModelConfig, PretrainedConfig, RecipeConfig, SpanConfig
-from mlparse.config.schema import split_model_settings
+from mlparse.config.layout import split_model_settings
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput, Parser
 from mlparse.models.declarations import SpanKind

@@ -22,7 +22,7 @@ import torch
 from torch import Tensor
 
 from mlparse.config import BiaffineConfig, ModelConfig, PretrainedConfig, RecipeConfig, TaggerConfig
-from mlparse.config.schema import split_model_settings
+from mlparse.config.layout import split_model_settings
 from mlparse.data.vocab import ParserVocab
 from mlparse.models.base import LossOutput, Parser
 from mlparse.models.declarations import TaggerKind

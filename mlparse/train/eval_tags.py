@@ -12,7 +12,7 @@ report shows it. Training always uses the training file's own tags.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from mlparse.config import RecipeConfig
 from mlparse.tasks import task_class
@@ -78,3 +78,25 @@ def eval_tags_notes(choice: EvalTags, splits: Dict[str, Split], known_tags: Sequ
             notes.append(f"{unknown:,} of the {total:,} {name} tags in {path} are not in the training tag set; "
                          "the model sees them as unknown")
     return notes
+
+
+def input_tags_record(eval_kind: Optional[str], splits: Dict[str, Any],
+                      tag_column: str = "upos") -> Optional[Dict[str, Any]]:
+    """``results.json``'s ``input_tags`` for a model that reads tags without jack-knifing: gold, or the tag files'
+    (``data.tags: files`` / ``data.eval_tags: predicted``) with their accuracy against the data's tags (the trees'
+    preterminals, or a CoNLL-U split's ``tag_column``)."""
+    if eval_kind is None:
+        return None
+    if eval_kind == "gold":
+        return {"source": "gold"}
+    from mlparse.tasks.tagging import tag_accuracy
+
+    accuracy = {}
+    for name, split in splits.items():
+        if split.input_tags is None:
+            continue
+        trees = getattr(split, "trees", None)
+        gold = [t.tags() for t in trees] if trees is not None else [getattr(s, tag_column) for s in split.examples]
+        correct, total = tag_accuracy(gold, split.input_tags)
+        accuracy[name] = round(100.0 * correct / max(1, total), 2)
+    return {"source": "files", "accuracy": accuracy}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -181,6 +182,21 @@ def load_tags(config: RecipeConfig) -> Optional[JackknifedTags]:
         sentences = tagged_sentences(tagger_split_path(taggers[-1], split))
         tags[split] = read_tag_lines(folder / f"{split}.tags", sentences)
     return JackknifedTags(folder, tags, manifest)
+
+
+#: How often a process of a several-process run looks whether process 0 has made the jack-knifed tags.
+POLL_SECONDS = 2.0
+
+
+def wait_for_tags(config: RecipeConfig) -> None:
+    """Return once the tagged files of ``config`` are complete (another process makes them)."""
+    while True:
+        try:
+            if load_tags(config) is not None:
+                return
+        except DataError:  # the folder is being written: look again
+            pass
+        time.sleep(POLL_SECONDS)
 
 
 def _tag(run_dir: RunDir, sentences: Sequence[TaggedSentence], device: Any = "cpu",

@@ -27,7 +27,6 @@ import torch.distributed as dist
 
 from mlparse.config import RecipeConfig
 from mlparse.io_utils import atomic_write_json, atomic_write_text
-from mlparse.models.base import Parser
 from mlparse.models.registry import parser_class, parser_from_spec
 from mlparse.modules.pretrained_loading import PretrainedError
 from mlparse.results import COMPLETE, FAILED, RUNNING, RunResults
@@ -35,7 +34,7 @@ from mlparse.run_dir import FOLD_FILE, RunDir, run_id_for
 from mlparse.tasks import DataError, Task
 from mlparse.train import checkpoint
 from mlparse.train.folds import fold_record, training_indices
-from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tags_notes
+from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tags_notes, input_tags_record
 from mlparse.train.environment import hardware_info, now_iso, versions
 from mlparse.train.run_lock import RunLocked
 from mlparse.train.run_plan import DistInfo, RunError, RunPlan
@@ -288,10 +287,6 @@ def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optiona
         raise RunError(f"jack-knifed tags: {error}") from None
 
 
-#: How often a process of a several-process run looks whether process 0 has made the jack-knifed tags.
-TAGS_POLL_SECONDS = 2.0
-
-
 def _jackknifed_tags_before_the_processes_meet(plan: RunPlan, options: RunOptions,
                                                reporter: Optional[Reporter]) -> None:
     """The jack-knifed tags of a run of several processes, made before their process group exists: process 0
@@ -303,14 +298,8 @@ def _jackknifed_tags_before_the_processes_meet(plan: RunPlan, options: RunOption
     if plan.dist.is_main:
         ensure_prepared(plan.config)
         jackknifed_tags(plan.config, options, reporter, plan.device)
-        return
-    while True:
-        try:
-            if jackknife.load_tags(plan.config) is not None:
-                return
-        except DataError:  # the folder is being written: look again
-            pass
-        time.sleep(TAGS_POLL_SECONDS)
+    else:
+        jackknife.wait_for_tags(plan.config)
 
 
 def _made_tags(config: RecipeConfig) -> Any:
@@ -442,28 +431,6 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     results.status, results.finished_at = COMPLETE, now_iso()
     run_dir.write_results(results)
     return results
-
-
-def input_tags_record(eval_kind: Optional[str], splits: Dict[str, Any],
-                      tag_column: str = "upos") -> Optional[Dict[str, Any]]:
-    """``results.json``'s ``input_tags`` for a model that reads tags without jack-knifing: gold, or the tag files'
-    (``data.tags: files`` / ``data.eval_tags: predicted``) with their accuracy against the data's tags (the trees'
-    preterminals, or a CoNLL-U split's ``tag_column``)."""
-    if eval_kind is None:
-        return None
-    if eval_kind == "gold":
-        return {"source": "gold"}
-    from mlparse.tasks.tagging import tag_accuracy
-
-    accuracy = {}
-    for name, split in splits.items():
-        if split.input_tags is None:
-            continue
-        trees = getattr(split, "trees", None)
-        gold = [t.tags() for t in trees] if trees is not None else [getattr(s, tag_column) for s in split.examples]
-        correct, total = tag_accuracy(gold, split.input_tags)
-        accuracy[name] = round(100.0 * correct / max(1, total), 2)
-    return {"source": "files", "accuracy": accuracy}
 
 
 def _final_checkpoint(run_dir: RunDir, device: torch.device, options: RunOptions,

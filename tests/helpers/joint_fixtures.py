@@ -55,7 +55,7 @@ def write_joint_data(folder: Path, conllu: Optional[str] = None) -> Dict[str, st
 def write_joint_recipe(tmp_path: Path, joint: Optional[dict] = None, train: Optional[dict] = None,
                        model: Optional[dict] = None) -> Path:
     """A tiny joint recipe over hand-made data; ``model``: keys of the model: and span: sections both."""
-    from mlparse.config.schema import split_model_settings
+    from mlparse.config.layout import split_model_settings
 
     model_keys, span_keys = split_model_settings(model or {})
     paths = write_joint_data(tmp_path / "data")

@@ -61,7 +61,7 @@ def write_tiny_recipe(tmp_path: Path, name: str = "tiny", model: Dict[str, Any] 
     """Write train/dev/test files and a recipe inheriting recipes/base.yaml; returns the recipe path.
 
     ``model``: settings of the model: and span: sections both (each key goes to its section)."""
-    from mlparse.config.schema import split_model_settings
+    from mlparse.config.layout import split_model_settings
 
     model_keys, span_keys = split_model_settings(model or {})
     data_dir = tmp_path / "data"

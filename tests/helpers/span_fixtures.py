@@ -9,7 +9,7 @@ import torch
 
 from helpers.run_fixtures import TINY_MODEL, TINY_SPAN, tiny_trees
 from mlparse.config import ModelConfig, SpanConfig
-from mlparse.config.schema import split_model_settings
+from mlparse.config.layout import split_model_settings
 from mlparse.data.vocab import ParserVocab
 from mlparse.models.span_parser import SpanParser
 from mlparse.structs.chart import LabelVocab
