@@ -296,6 +296,24 @@ def compile_rows(data: Data, args: argparse.Namespace, folder: Path, device: tor
             "graphs": graphs, "shapes": len({tuple(z.shape) for z, _ in inputs}), "compile_seconds": compile_seconds}
 
 
+def compiled_table(data: Data, args: argparse.Namespace, folder: Path, gpu: bool) -> List[Row]:
+    """The compiled-encoder rows (eager, compiled) on the CPU and, with CUDA, on the GPU; prints the graphs compiled."""
+    compiled = {"cpu": compile_rows(data, args, folder, torch.device("cpu"))}
+    if gpu:
+        compiled["gpu"] = compile_rows(data, args, folder, torch.device("cuda"))
+    rows = []
+    for key, label in (("eager", "eager"), ("compiled", "compiled (train.compile: encoder, inductor)")):
+        rows.append(Row(f"demo encoder forward over dev, {label}", compiled["cpu"][key],
+                        compiled["gpu"][key] if gpu else None, "sent/s",
+                        "" if key == "eager" else
+                        f"compiled/eager CPU {compiled['cpu']['compiled'] / compiled['cpu']['eager']:.2f}x"
+                        + (f", GPU {compiled['gpu']['compiled'] / compiled['gpu']['eager']:.2f}x" if gpu else "; GPU: skipped")))
+    for name, figures in compiled.items():
+        print(f"{name}: {figures['graphs']} graphs compiled for {figures['shapes']} batch shapes over dev "
+              f"(length buckets), compiling took {figures['compile_seconds']:.0f} s")
+    return rows
+
+
 def two_gpu_check(folder: Path, data_dir: Optional[str]) -> str:
     """A short demo run under --gpus 2 (NCCL) and in one process: their dev scores must agree."""
     scores = []
@@ -335,6 +353,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--demo-updates", type=int, default=5, help="timed demo updates per device")
     parser.add_argument("--no-compile", action="store_true",
                         help="leave out the compiled-encoder rows (inductor compiles for minutes on a small CPU)")
+    parser.add_argument("--only-compile", action="store_true",
+                        help="only the compiled-encoder rows (to measure them in a run of their own)")
     args = parser.parse_args(argv)
     if args.quick:
         args.updates, args.base_sentences, args.demo_updates = 1, 8, 1
@@ -353,6 +373,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(f"data: {len(data.train.trees)} training / {len(data.dev.trees)} dev sentences")
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
+        if args.only_compile:
+            print(render(compiled_table(data, args, folder, gpu), gpu))
+            return 0
         rows = counts(data, args.quick, folder)
         cpu = measure_device(torch.device("cpu"), data, args, folder)
         on_gpu = measure_device(torch.device("cuda"), data, args, folder) if gpu else {}
@@ -380,18 +403,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.quick or args.no_compile:
             print("compiled-encoder rows skipped" + (" (--quick)" if args.quick else " (--no-compile)"))
         else:
-            compiled = {"cpu": compile_rows(data, args, folder, torch.device("cpu"))}
-            if gpu:
-                compiled["gpu"] = compile_rows(data, args, folder, torch.device("cuda"))
-            for key, label in (("eager", "eager"), ("compiled", "compiled (train.compile: encoder, inductor)")):
-                rows.append(Row(f"demo encoder forward over dev, {label}", compiled["cpu"][key],
-                                compiled["gpu"][key] if gpu else None, "sent/s",
-                                "" if key == "eager" else
-                                f"compiled/eager CPU {compiled['cpu']['compiled'] / compiled['cpu']['eager']:.2f}x"
-                                + (f", GPU {compiled['gpu']['compiled'] / compiled['gpu']['eager']:.2f}x" if gpu else "; GPU: skipped")))
-            for name, figures in compiled.items():
-                print(f"{name}: {figures['graphs']} graphs compiled for {figures['shapes']} batch shapes over dev "
-                      f"(length buckets), compiling took {figures['compile_seconds']:.0f} s")
+            rows += compiled_table(data, args, folder, gpu)
         print(render(rows, gpu))
         print(f"sub-batch budgets (token-equivalents; demo train/eval, base train/eval): CPU {cpu['budgets']}"
               + (f", GPU {on_gpu['budgets']}" if gpu else ""))
