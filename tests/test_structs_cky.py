@@ -166,6 +166,28 @@ def test_batched_decoder_launches_three_operations_per_width() -> None:
     assert (computing[30] - computing[10]) / 20 == 3
 
 
+def test_batched_decoder_gives_max_outputs_of_one_layout() -> None:
+    """CUDA's ``torch.max(..., out=(values, indices))`` refuses outputs of different strides (the CPU takes
+    any), which the GPU path met on an H200: every such call of the decoder passes outputs laid out alike."""
+    from torch.overrides import TorchFunctionMode
+
+    seen = []
+
+    class MaxOutputs(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            kwargs = kwargs or {}
+            if func is torch.max and kwargs.get("out") is not None:
+                values, indices = kwargs["out"]
+                seen.append((values.shape == indices.shape, values.stride() == indices.stride()))
+            return func(*args, **kwargs)
+
+    rng = np.random.default_rng(5)
+    scores = torch.from_numpy(random_scores(rng, 12, 4, ties=False))[None].repeat(2, 1, 1, 1)
+    with MaxOutputs():
+        decode_batch(scores, [12, 7])
+    assert seen and all(same_shape and same_strides for same_shape, same_strides in seen)
+
+
 def test_empty_label_column_is_ignored() -> None:
     rng = np.random.default_rng(5)
     scores = random_scores(rng, 12, 6, ties=False)

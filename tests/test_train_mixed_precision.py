@@ -23,6 +23,10 @@ class PerSubBatchAutocast(UpdateAutocast):
     def __exit__(self, *exc: object) -> None:
         return None
 
+#: torch 2.13 (the version the install pins) reuses a weight's cast made under no_grad in a later use with
+#: gradient; older versions (the H200's torch 2.11, say) cast it again in each sub-batch.
+CASTS_CACHED_WITHOUT_GRAD = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2]) >= (2, 13)
+
 
 def make(tmp_path: Path, kind: str):  # type: ignore[no-untyped-def]
     if kind == "span":
@@ -38,7 +42,10 @@ def test_each_weight_is_cast_once_per_update_whatever_the_sub_batches(tmp_path: 
     figures = count_weight_casts(trainer, batch)
     assert figures.subbatches > 1
     assert figures.weights_cast > 0
-    assert figures.weight_casts == figures.weights_cast  # once each
+    if CASTS_CACHED_WITHOUT_GRAD:
+        assert figures.weight_casts == figures.weights_cast  # once each
+    else:  # older torch casts a layer first used under no_grad once more per sub-batch (docs/gpu.md)
+        assert figures.weight_casts < figures.weights_cast * figures.subbatches
 
 
 def test_the_joint_parser_casts_only_its_label_query_vectors_again(tmp_path: Path) -> None:
@@ -47,7 +54,10 @@ def test_the_joint_parser_casts_only_its_label_query_vectors_again(tmp_path: Pat
     batch = list(range(len(trainer.train_sentences)))
     trainer.train_step(batch)
     figures = count_weight_casts(trainer, batch)
-    assert figures.weight_casts == figures.weights_cast + figures.subbatches - 1
+    if CASTS_CACHED_WITHOUT_GRAD:
+        assert figures.weight_casts == figures.weights_cast + figures.subbatches - 1
+    else:
+        assert figures.weight_casts < figures.weights_cast * figures.subbatches
 
 
 def gradients_after_one_update(tmp_path: Path, kind: str, precision_class: type) -> Dict[str, torch.Tensor]:
@@ -101,5 +111,5 @@ def test_on_a_gpu_each_weight_is_cast_once_per_update(tmp_path: Path) -> None:
     # layer (scored under no_grad for the decoder first) once more per sub-batch: still far below once per use
     assert figures.subbatches > 1 and figures.weights_cast > 0
     assert figures.weight_casts < figures.weights_cast * figures.subbatches
-    if torch.__version__ >= "2.13":
+    if CASTS_CACHED_WITHOUT_GRAD:
         assert figures.weight_casts == figures.weights_cast

@@ -131,14 +131,17 @@ def chart_in_place(chart: Tensor) -> Tuple[Tensor, Tensor]:
         chart = chart.contiguous()
     plane, diagonal = side * side, side + 1  # strides: one sentence, one start position (i to i+1, same width)
     base = chart.storage_offset()
-    values = chart.new_empty((batch, padded))  # the best split's value of each start, reused by every width
+    # The best split's value of each span, laid out as ``split`` is: CUDA's max with ``out=`` wants its values
+    # and indices with the same strides (the CPU does not care).
+    values = torch.empty_like(chart)
     for width in range(2, padded + 1):
         starts, splits = padded - width + 1, width - 1
         left = chart.as_strided((batch, starts, splits), (plane, diagonal, 1), base + 1)
         right = chart.as_strided((batch, starts, splits), (plane, diagonal, side), base + side + width)
         target = chart.as_strided((batch, starts), (plane, diagonal), base + width)
         best, _ = torch.max(left + right, dim=-1,  # first maximum: the leftmost split
-                            out=(values[:, :starts], split.as_strided((batch, starts), (plane, diagonal), width)))
+                            out=(values.as_strided((batch, starts), (plane, diagonal), width),
+                                 split.as_strided((batch, starts), (plane, diagonal), width)))
         target.add_(best)  # label value + best split: the reference's order of operations
     return chart, split
 

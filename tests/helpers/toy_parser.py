@@ -67,11 +67,14 @@ class ToyParser(Parser):
 
     def gold(self, example: Any) -> Tuple[Tensor, Tensor]:
         relations = {rel: k for k, rel in enumerate(self.relations)}
-        return (torch.tensor([int(h) for h in example.heads]),
-                torch.tensor([relations.get(rel, 0) for rel in example.deprels]))
+        device = self.bilinear.device
+        return (torch.tensor([int(h) for h in example.heads], device=device),
+                torch.tensor([relations.get(rel, 0) for rel in example.deprels], device=device))
 
     def make_batch(self, examples: Sequence[Any]) -> List[Tensor]:
-        return [torch.tensor([1] + [self.index.get(word, 0) for word in sentence.words]) for sentence in examples]
+        device = self.bilinear.device  # a parser of any kind puts its batch where its weights are (CPU or CUDA)
+        return [torch.tensor([1] + [self.index.get(word, 0) for word in sentence.words], device=device)
+                for sentence in examples]
 
     # -- scoring ----------------------------------------------------------------------------------
     def _score(self, ids: Tensor) -> Tuple[Tensor, Tensor]:
@@ -82,7 +85,7 @@ class ToyParser(Parser):
         return self.label(torch.cat([vectors[1:], vectors[heads]], dim=-1))  # [n, R]
 
     def forward(self, batch: List[Tensor], golds: Sequence[Tuple[Tensor, Tensor]]) -> LossOutput:
-        loss = torch.zeros(())
+        loss = torch.zeros((), device=self.bilinear.device)
         for ids, (heads, relations) in zip(batch, golds):
             arcs, vectors = self._score(ids)
             loss = loss + nn.functional.cross_entropy(arcs, heads, reduction="sum")
@@ -96,8 +99,8 @@ class ToyParser(Parser):
         out = []
         for arcs, vectors in scores:
             by_head = np.full((arcs.shape[1], arcs.shape[1]), -1e9)
-            by_head[:, 1:] = arcs.detach().T.numpy()
+            by_head[:, 1:] = arcs.detach().T.cpu().numpy()
             heads = [int(h) for h in decode_mst(by_head)[1:]]
-            labels = self._relations(vectors, torch.tensor(heads)).argmax(-1).tolist()
+            labels = self._relations(vectors, torch.tensor(heads, device=vectors.device)).argmax(-1).tolist()
             out.append(DependencyPrediction(heads, [self.relations[k] for k in labels]))
         return out
