@@ -91,6 +91,10 @@ class RunResults:
     dev_carved: Optional[Dict[str, Any]] = None
     # UD runs: {split: {"sentences": n, "words": w}} of the prepared splits (the report's CoNLL 2018 size groups)
     data_sizes: Dict[str, Dict[str, int]] = field(default_factory=dict)
+    # jack-knifing runs: how the run's time budget was split between its taggers and its parser
+    # (mlparse.train.run_budget.BudgetSplit.record: minutes in all, taggers, side_by_side, tagger_minutes,
+    # parser_minutes, tagger_phase_minutes); None for other runs and in older files
+    budget: Optional[Dict[str, Any]] = None
 
     def to_json_dict(self) -> Dict[str, Any]:
         return asdict(self)
@@ -137,6 +141,8 @@ class RunResults:
         kwargs["members"] = [m for m in kwargs.get("members", []) if isinstance(m, dict)]
         if not isinstance(kwargs.get("dependency_scoring"), (dict, type(None))):
             kwargs["dependency_scoring"] = None
+        if not isinstance(kwargs.get("budget"), (dict, type(None))):
+            kwargs["budget"] = None
         if "notes" in kwargs:
             notes = kwargs["notes"]
             kwargs["notes"] = [note for note in notes if isinstance(note, str)] if isinstance(notes, list) else []

@@ -12,7 +12,8 @@ from mlparse.data.catalog import evalb_params_for
 
 #: Every bundled recipe's run id, computed by the code before data.evalb_params defaulted to the catalog
 #: (when every recipe stated its file), with the file it was scored with. The ud/ recipes got new ids with
-#: data.tags: jackknife (issue 23 §5: their parsers read jack-knifed UPOS).
+#: data.tags: jackknife (issue 23 §5: their parsers read jack-knifed UPOS), and again when their taggers' folds
+#: became contiguous blocks (data.fold_assignment: auto; issue 31 §2): :data:`BEFORE_BLOCKS`.
 BUNDLED_RUN_IDS = {
     "arabic": ("9cd8cbd96890", "spmrl.prm"),
     "base": ("7bd233e30c64", "COLLINS.prm"),
@@ -45,23 +46,45 @@ BUNDLED_RUN_IDS = {
     "lal/ptb-sample": ("e29025207980", "COLLINS.prm"),
     "polish": ("d73e07946b13", "spmrl.prm"),
     "swedish": ("ff4715d9f32b", "spmrl.prm"),
-    "ud": ("b8e59496b6b7", "COLLINS.prm"),  # the generic UD recipe (data.language of ud/base: UD_English-EWT)
-    "ud/base": ("bed700a6b1d8", "COLLINS.prm"),
-    "ud/basque-v2": ("4391cabad9aa", "COLLINS.prm"),
-    "ud/basque": ("6c9f3d6d0314", "COLLINS.prm"),
-    "ud/chinese-v2": ("839b5eaf5c26", "COLLINS.prm"),
-    "ud/chinese": ("fcee9de2616a", "COLLINS.prm"),
-    "ud/english-ewt-bilstm": ("3be2305a8516", "COLLINS.prm"),
-    "ud/english-ewt": ("b307ad89f561", "COLLINS.prm"),
-    "ud/english-ewt-bert": ("910b1404107e", "COLLINS.prm"),
-    "ud/french": ("60c6ac828695", "COLLINS.prm"),
-    "ud/german": ("40f7216e0bea", "COLLINS.prm"),
-    "ud/hebrew": ("27c769539c26", "COLLINS.prm"),
-    "ud/hungarian-szeged": ("fc10f5c9bc9e", "COLLINS.prm"),
-    "ud/korean": ("30010ceae53b", "COLLINS.prm"),
-    "ud/polish": ("ef17caa42e2b", "COLLINS.prm"),
-    "ud/swedish": ("7491d4fab451", "COLLINS.prm"),
+    "ud": ("48a0b69d8d31", "COLLINS.prm"),  # the generic UD recipe (data.language of ud/base: UD_English-EWT)
+    "ud/base": ("db93a3ed91b8", "COLLINS.prm"),
+    "ud/basque-v2": ("aebebeafa0e8", "COLLINS.prm"),
+    "ud/basque": ("48c551fdbff8", "COLLINS.prm"),
+    "ud/chinese-v2": ("566b9989ff6a", "COLLINS.prm"),
+    "ud/chinese": ("a66477332ccd", "COLLINS.prm"),
+    "ud/english-ewt-bilstm": ("e0c5b3c48752", "COLLINS.prm"),
+    "ud/english-ewt": ("f658c209f8f4", "COLLINS.prm"),
+    "ud/english-ewt-bert": ("38bba741664f", "COLLINS.prm"),
+    "ud/french": ("50c1b964d100", "COLLINS.prm"),
+    "ud/german": ("2179cb0d0926", "COLLINS.prm"),
+    "ud/hebrew": ("e36b6db07b8d", "COLLINS.prm"),
+    "ud/hungarian-szeged": ("c4ab8b42da35", "COLLINS.prm"),
+    "ud/korean": ("49123d41ef23", "COLLINS.prm"),
+    "ud/polish": ("74ba2fcccff1", "COLLINS.prm"),
+    "ud/swedish": ("0552eb47697f", "COLLINS.prm"),
     "tagger": ("52bcc17e84b4", "COLLINS.prm"),
+}
+
+
+#: The ud/ recipes' ids while their taggers' folds interleaved sentences: `--set data.fold_assignment=modulo` gives
+#: them back (the same parser on the same tags, so its runs and taggers are found again).
+BEFORE_BLOCKS = {
+    "ud": "b8e59496b6b7",
+    "ud/base": "bed700a6b1d8",
+    "ud/basque-v2": "4391cabad9aa",
+    "ud/basque": "6c9f3d6d0314",
+    "ud/chinese-v2": "839b5eaf5c26",
+    "ud/chinese": "fcee9de2616a",
+    "ud/english-ewt-bilstm": "3be2305a8516",
+    "ud/english-ewt": "b307ad89f561",
+    "ud/english-ewt-bert": "910b1404107e",
+    "ud/french": "60c6ac828695",
+    "ud/german": "40f7216e0bea",
+    "ud/hebrew": "27c769539c26",
+    "ud/hungarian-szeged": "fc10f5c9bc9e",
+    "ud/korean": "30010ceae53b",
+    "ud/polish": "ef17caa42e2b",
+    "ud/swedish": "7491d4fab451",
 }
 
 
@@ -168,3 +191,11 @@ def test_evalb_params_for_reads_the_catalog() -> None:
     assert evalb_params_for("ud", "UD_English-EWT") is None
     assert evalb_params_for("spmrl", "latin") is None
     assert evalb_params_for("tiny", "english") is None
+
+
+def test_the_ud_recipes_blocks_folds_are_new_ids_and_modulo_gives_the_old_ones() -> None:
+    for name, before in BEFORE_BLOCKS.items():
+        config = load_recipe(name)
+        assert config.data.tags == "jackknife" and config.data.folds_by() == "blocks", name
+        assert load_recipe(name, ["data.fold_assignment=modulo"]).hash()[:12] == before, name
+        assert load_recipe(name, ["data.fold_assignment=blocks"]).hash() == config.hash(), name  # auto means blocks

@@ -221,7 +221,7 @@ def test_the_report_shows_which_tags_runs_were_given(tmp_path: Path) -> None:
     column = table[0].index("Input tags")
     shown = {row[0].rstrip(" *"): row[column] for row in table[2:]}
     assert shown == {"gold/r1": "gold tags", "older/r1": "–", "pred/r1": "predicted (tag files)",
-                     "jack/r1": "jack-knifed, 10 folds, 97.1%", "goldnew/r1": "gold tags"}
+                     "jack/r1": "jack-knifed, 10 folds, test 97.0%", "goldnew/r1": "gold tags"}
     board = next(line for line in lines if "predicted tags" in line and line.startswith("| **"))
     assert "89.00" in board and "90.00" not in board  # gold- and predicted-tag runs never share a leaderboard row
 

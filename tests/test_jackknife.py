@@ -20,7 +20,7 @@ from mlparse.tasks.base import DataError
 from mlparse.tasks.tagging import tagged_sentences
 from helpers.dep_fixtures import SENTENCES, conllu_text
 from helpers.run_fixtures import Record, write_tiny_recipe
-from helpers.tagger_fixtures import UNIQUE_SENTENCES, jackknife_recipe, write_tagger_recipe
+from helpers.tagger_fixtures import ONE_AT_A_TIME, UNIQUE_SENTENCES, jackknife_recipe, write_tagger_recipe
 
 def tag_set(run_dir: RunDir) -> set:
     spec = checkpoint.load(run_dir.best)["spec"]
@@ -104,7 +104,8 @@ def test_a_failed_tagger_stops_the_parser_with_its_error(tmp_path: Path) -> None
     (tmp_path / "tiny-tagger.yaml").write_text(
         (tmp_path / "tiny-tagger.yaml").read_text().replace("max_len: 60", "max_len: 4"), encoding="utf-8")
     config = load_recipe(tmp_path / "tiny-dep.yaml",
-                         ["data.tags=jackknife", "tagger.folds=2", f"tagger.recipe={tmp_path / 'tiny-tagger.yaml'}"])
+                         ["data.tags=jackknife", "tagger.folds=2", f"tagger.recipe={tmp_path / 'tiny-tagger.yaml'}",
+                          ONE_AT_A_TIME])
     with pytest.raises(RunError) as error:
         run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
     message = str(error.value)
@@ -131,7 +132,7 @@ def test_a_tag_file_that_does_not_match_the_data_names_file_and_line(tmp_path: P
 def test_jackknife_works_on_a_span_recipe_with_tree_tags(tmp_path: Path) -> None:
     path = write_tiny_recipe(tmp_path, model={"use_tags": True}, train={"max_epochs": 1})
     tagger = write_tagger_recipe(tmp_path)
-    config = load_recipe(path, ["data.tags=jackknife", "tagger.folds=2", f"tagger.recipe={tagger}"])
+    config = load_recipe(path, ["data.tags=jackknife", "tagger.folds=2", f"tagger.recipe={tagger}", ONE_AT_A_TIME])
     assert tagger_configs(config)[0].tagger.column == "pos"
     assert tagger_configs(config)[0].split_path("train").suffix == ".trees"
     results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
@@ -162,7 +163,7 @@ def test_jackknife_works_on_a_joint_recipe(tmp_path: Path) -> None:
     path = write_joint_recipe(tmp_path, train={"max_epochs": 1})
     tagger = write_tagger_recipe(tmp_path)
     config = load_recipe(path, ["model.use_tags=true", "data.tags=jackknife", "tagger.folds=2",
-                                f"tagger.recipe={tagger}"])
+                                f"tagger.recipe={tagger}", ONE_AT_A_TIME])
     results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
     assert results.status == COMPLETE and results.input_tags["source"] == "jackknife"
     assert results.dev.tagging_accuracy == pytest.approx(results.input_tags["accuracy"]["dev"], abs=0.005)  # the

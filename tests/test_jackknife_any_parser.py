@@ -19,9 +19,9 @@ from mlparse.trees.reader import parse_bracketed
 from helpers.dep_fixtures import write_dep_recipe
 from helpers.joint_fixtures import write_joint_recipe
 from helpers.run_fixtures import Record, write_tiny_recipe
-from helpers.tagger_fixtures import write_tagger_recipe
+from helpers.tagger_fixtures import ONE_AT_A_TIME, write_tagger_recipe
 
-JACKKNIFE = ["data.tags=jackknife", "tagger.folds=2"]
+JACKKNIFE = ["data.tags=jackknife", "tagger.folds=2", ONE_AT_A_TIME]
 
 
 def file_tags(path: Path) -> List[List[str]]:
@@ -135,10 +135,12 @@ def test_the_report_says_the_tag_input_was_added() -> None:
     from mlparse.results import RunResults
 
     class Run:
-        results = RunResults(input_tags={"source": "jackknife", "folds": 2, "accuracy": {"dev": 91.04},
+        results = RunResults(input_tags={"source": "jackknife", "folds": 2, "accuracy": {"dev": 91.04, "test": 90.47},
                                          "input_added": True})
 
-    assert input_tags_text(Run()) == "jack-knifed, 2 folds, 91.0%, tag input added"  # type: ignore[arg-type]
+    assert input_tags_text(Run()) == "jack-knifed, 2 folds, test 90.5%, tag input added"  # type: ignore[arg-type]
+    Run.results = RunResults(input_tags={"source": "files", "accuracy": {"dev": 91.04}})
+    assert input_tags_text(Run()) == "tag files, dev 91.0%"  # type: ignore[arg-type]  # no test figure: dev, named
 
 
 def test_every_bundled_parser_recipe_takes_jackknifed_tags() -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import torch.multiprocessing as mp
 
-from helpers.tagger_fixtures import jackknife_recipe
+from helpers.tagger_fixtures import ONE_AT_A_TIME, jackknife_recipe
 from mlparse.config import load_recipe
 from mlparse.results import COMPLETE
 from mlparse.run_dir import RunDir
@@ -28,7 +28,7 @@ DEADLINE_SECONDS = 240
 
 def overrides(tmp_path: Path) -> list:
     """What :func:`jackknife_recipe` sets on the tiny dependency recipe it writes."""
-    return ["data.tags=jackknife", "tagger.folds=2", f"tagger.recipe={tmp_path / 'tiny-tagger.yaml'}"]
+    return ["data.tags=jackknife", "tagger.folds=2", f"tagger.recipe={tmp_path / 'tiny-tagger.yaml'}", ONE_AT_A_TIME]
 
 
 def _free_port() -> int:

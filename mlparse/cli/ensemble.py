@@ -25,8 +25,9 @@ def ensemble_command(
     name: str = typer.Option("", "--name", help="The ensemble's name in reports (default: ensemble-<member recipes>)."),
     folds: Optional[int] = typer.Option(None, "--folds", help="Jack-knife: member j trains on every fold of the "
                                         "training file but j mod N; one recipe becomes N members."),
-    fold_assignment: str = typer.Option("modulo", "--fold-assignment", help="modulo (sentence i is in fold i mod N) "
-                                        "or permutation (a seeded permutation, data.fold_seed)."),
+    fold_assignment: str = typer.Option("modulo", "--fold-assignment", help="modulo (sentence i is in fold i mod N), "
+                                        "blocks (N contiguous blocks of the file) or permutation (a seeded "
+                                        "permutation, data.fold_seed)."),
     average: str = typer.Option("probability", "--average", help="How the members' arc, relation and tag "
                                 "distributions are combined: probability (their mean, Li et al. 2019) or "
                                 "log-probability (the mean of their logarithms). Span charts are averaged as scores."),

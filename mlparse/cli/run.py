@@ -122,7 +122,8 @@ def run_command(
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where run directories go: <runs-dir>/<recipe name>/<run id>/."),
     max_minutes: Optional[float] = typer.Option(
         None, "--max-minutes", help="Bound the training time (minutes; overrides train.max_minutes). The best "
-        "checkpoint so far is then scored on dev and test; 0 trains one update."),
+        "checkpoint so far is then scored on dev and test; 0 trains one update. A recipe with jack-knifed tags "
+        "(data.tags: jackknife) ends within these minutes in all, its taggers included (tagger.budget_share)."),
     gpus: int = typer.Option(1, "--gpus", help="Processes for DistributedDataParallel under torchrun: one per GPU, "
                              "or CPU processes talking over gloo when there is no GPU."),
     fresh: bool = typer.Option(False, "--fresh", help="Delete an existing run directory of this recipe and start over."),
@@ -149,6 +150,9 @@ def run_command(
     first holds RUN_DIR/run.lock.  Data problems (unreadable trees, a dev or test sentence
     longer than the model allows, a missing evalb parameter file) are reported before training.
     """
+    import time
+
+    started = time.monotonic()  # a jack-knifing run's budget counts from here, its taggers included
     from mlparse.config import ConfigError, load_recipe
 
     try:
@@ -183,7 +187,7 @@ def run_command(
     if main:
         console.print(f"run directory: {run_dir.path}", highlight=False, soft_wrap=True)
     options = RunOptions(runs_dir=runs_dir, max_minutes=max_minutes, fresh=fresh, trust_checkpoint=trust_checkpoint,
-                         warn=print_warning, profile=profile)
+                         warn=print_warning, profile=profile, started=started)
     try:
         if main:
             with reporter_for(config) as reporter:

@@ -42,9 +42,18 @@ class DataConfig:
     test_tags: Optional[str] = None  # predicted test tags, same formats (mlparse/train/tag_files.py)
     folds: Optional[int] = None  # jack-knifing: train on (N-1)/N of the training file (mlparse/train/folds.py)
     fold: Optional[int] = None  # which fold (0..folds-1) is held out
-    fold_assignment: str = "modulo"  # modulo: sentence i is in fold i mod N | permutation: a permutation seeded by fold_seed
+    fold_assignment: str = "auto"  # auto: blocks for the folds of data.tags: jackknife, modulo for a run's own data.fold | blocks: N contiguous blocks of the file | modulo: sentence i is in fold i mod N | permutation: a permutation seeded by fold_seed
     fold_seed: int = 1  # the permutation's seed (the same for every member, so that the folds partition)
     tags: str = "gold"  # input POS tags: gold (the data's) | jackknife (a built-in tagger's, mlparse/train/jackknife.py) | files (data.dev_tags/test_tags, as data.eval_tags: predicted)
+
+    def folds_by(self) -> str:
+        """How folds of this data's training file are cut (:mod:`mlparse.train.folds`): ``fold_assignment``, with
+        ``auto`` resolved: ``blocks`` for the taggers of jack-knifed tags (``tags: jackknife``), whose held-out
+        fold must hold out whole documents; ``modulo`` for a run's own fold (``folds``/``fold``, as before
+        ``blocks`` existed, so those runs keep their meaning and ids)."""
+        if self.fold_assignment != "auto":
+            return self.fold_assignment
+        return "blocks" if self.tags == "jackknife" else "modulo"
 
     def split_path(self, split: str, suffix: str = ".trees") -> Path:
         """The prepared file of ``split``; ``suffix`` is the task's (``.trees``, ``.conllu``)."""
@@ -223,8 +232,10 @@ class TaggerConfig:
     lstm_dropout: float = 0.33
     # data.tags: jackknife (a parser's recipe): which taggers tag its data
     recipe: str = "tagger"  # the taggers' recipe (a bundled name or a path); its data section is the parser's
-    folds: int = 10  # fold taggers tag the held-out fold of train; a tagger on all of train tags dev and test
-    max_minutes: Optional[float] = None  # each tagger's training-time bound (not part of the recipe hash)
+    folds: int = 10  # fold taggers tag the held-out fold of train (data.fold_assignment); a tagger on all of train tags dev and test
+    max_minutes: Optional[float] = None  # a safety bound on each tagger's training time; makes the tags depend on the machine's speed and load (null: each stops on its patience, the same tags everywhere); not part of the recipe hash
+    budget_share: float = 0.4  # under a run's time budget (--max-minutes, train.max_minutes): the taggers' share of it, the parser gets the rest (mlparse/train/run_budget.py); 0: all of it to the parser; not part of the recipe hash
+    side_by_side: Optional[int] = None  # taggers trained at once, each in a process of its own (null: one per GPU, or the CPU cores over each tagger's threads; 1: one after the other); not part of the recipe hash
     input_added: bool = False  # set on loading: data.tags: jackknife turned on model.use_tags of a parser whose recipe reads no tags (said in the log and system name; not in the hash)
 
 
@@ -297,6 +308,7 @@ def hash_payload(config: RecipeConfig) -> Dict[str, Any]:
     data["model"].update(data.pop("span"))  # layout 1, for every kind (a kind that does not read it too: ids as before)
     for runtime_only in ("max_minutes", "num_threads", "overlap"):
         data["train"].pop(runtime_only, None)
+    data["data"]["fold_assignment"] = config.data.folds_by()  # auto hashes as what it means for this recipe
     for (section, key), default in HASH_NEUTRAL_DEFAULTS.items():
         if data[section].get(key) == default:
             data[section].pop(key, None)
@@ -304,7 +316,8 @@ def hash_payload(config: RecipeConfig) -> Dict[str, Any]:
         data.pop("pretrained")
     kind = config.model.kind
     tagger = data.pop("tagger")  # a tagger's own keys count for a tagger, and all but the time for a
-    tagger.pop("max_minutes", None)  # parser whose tags jack-knifed taggers make; otherwise nothing
+    for runtime_only in ("max_minutes", "budget_share", "side_by_side"):  # parser whose tags jack-knifed taggers
+        tagger.pop(runtime_only, None)  # make; otherwise nothing.  How long and where taggers train: not the recipe
     tagger.pop("input_added", None)  # how use_tags came to be true: the same parser either way
     own = sections_of_kind(kind)
     for section in SECTIONS:  # a parser's own section counts only for that parser
@@ -338,7 +351,7 @@ HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
     ("data", "test_tags"): None,
     ("data", "folds"): None,
     ("data", "fold"): None,
-    ("data", "fold_assignment"): "modulo",
+    ("data", "fold_assignment"): "modulo",  # what every fold was before `blocks`; auto hashes as what it resolves to
     ("data", "fold_seed"): 1,
     ("train", "compile"): "off",
     ("train", "max_updates"): None,
@@ -347,7 +360,7 @@ HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
 }
 
 #: The keys of the ``tagger`` section that say how a parser's tags are made, not what a tagger is.
-TAGGER_JACKKNIFE_KEYS = ("recipe", "folds", "max_minutes", "input_added")
+TAGGER_JACKKNIFE_KEYS = ("recipe", "folds", "max_minutes", "budget_share", "side_by_side", "input_added")
 
 #: ``subbatch_tokens: auto`` (mlparse/train/budget.py) on a CPU: the defaults these keys had before ``auto``.
 #: Sub-batching does not change an update (the loss is normalised by the whole batch), so ``auto`` hashes as them.
@@ -398,7 +411,7 @@ VALID_CHOICES = {
     ("data", "eval_tags"): ("gold", "predicted"),
     ("data", "tags"): ("gold", "jackknife", "files"),
     ("tagger", "column"): ("pos", "upos", "xpos"),
-    ("data", "fold_assignment"): ("modulo", "permutation"),
+    ("data", "fold_assignment"): ("auto", "blocks", "modulo", "permutation"),
     ("train", "decoder"): ("auto", "cython", "torch"),
     ("train", "device"): ("auto", "cpu", "cuda"),
     ("train", "compile"): ("off", "encoder", "encoder-graphs"),

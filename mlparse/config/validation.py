@@ -167,6 +167,12 @@ def _check_input_tags(config: RecipeConfig, source: str) -> None:
                           f"train on), got {t.folds}.")
     if t.max_minutes is not None and t.max_minutes <= 0:
         raise ConfigError(f"{source}: tagger.max_minutes must be positive, got {t.max_minutes}.")
+    if not 0.0 <= t.budget_share < 1.0:
+        raise ConfigError(f"{source}: tagger.budget_share is the taggers' share of a run's time budget, in [0, 1) "
+                          f"(the parser needs some of it), got {t.budget_share}.")
+    if t.side_by_side is not None and t.side_by_side < 1:
+        raise ConfigError(f"{source}: tagger.side_by_side is how many taggers train at once: at least 1 (or null "
+                          f"for as many as the GPUs or cores allow), got {t.side_by_side}.")
     for key in ("d_word_emb", "lstm_hidden", "lstm_layers"):
         if getattr(t, key) <= 0:
             raise ConfigError(f"{source}: tagger.{key} must be positive, got {getattr(t, key)}.")

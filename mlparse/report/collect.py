@@ -36,7 +36,7 @@ _STRING_FIELDS = ("mlparse_version", "status", "error", "recipe", "recipe_hash",
                   "system", "dataset", "language", "started_at", "finished_at", "eval_tags", "averaging")
 _NUMBER_FIELDS = ("parse_sentences_per_second", "training_seconds", "epochs")
 _INT_FIELDS = ("schema_version", "best_step")
-_DICT_FIELDS = ("hardware", "versions", "eval_tag_files", "gold", "input_tags")
+_DICT_FIELDS = ("hardware", "versions", "eval_tag_files", "gold", "input_tags", "budget")
 _STRING_LIST_FIELDS = ("notes",)
 _OBJECT_LIST_FIELDS = ("members",)  # an ensemble's members (RunResults.members)
 _SPLIT_NUMBER_FIELDS = ("recall", "precision", "f1", "complete_match", "tagging_accuracy", "uas", "las", "clas")

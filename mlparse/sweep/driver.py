@@ -33,6 +33,8 @@ def member_argv(member: Member, runs_dir: Path, max_minutes: Optional[float], gp
         argv += ["--set", override]
     if member.tagger is not None:  # a tagger of the recipe's jack-knifing, with its own budget (tagger.max_minutes)
         return argv + ["--tagger", member.tagger]
+    if member.config.data.tags == "jackknife":  # its taggers are members of their own: the budget is the parser's
+        argv += ["--set", "tagger.budget_share=0"]
     if max_minutes is not None:
         argv += ["--max-minutes", format(max_minutes, "g")]
     if gpus > 1:

@@ -56,7 +56,7 @@ class EnsemblePlan:
     members: List[str]
     name: str = ""  # the run folder's name (default: ensemble-<member recipe names>)
     folds: Optional[int] = None  # jack-knife the recipe members over N folds
-    fold_assignment: str = "modulo"  # modulo | permutation (mlparse/train/folds.py)
+    fold_assignment: str = "modulo"  # modulo | blocks | permutation (mlparse/train/folds.py)
     average: str = "probability"  # AVERAGING_MODES
     overrides: List[str] = field(default_factory=list)  # --set for every recipe member
 
@@ -67,8 +67,9 @@ class EnsemblePlan:
             raise EnsembleError(f"{where}: average must be one of {', '.join(AVERAGING_MODES)}, got {self.average!r}")
         if self.folds is not None and self.folds < 2:
             raise EnsembleError(f"{where}: folds must be at least 2, got {self.folds}")
-        if self.fold_assignment not in ("modulo", "permutation"):
-            raise EnsembleError(f"{where}: fold_assignment must be modulo or permutation, got {self.fold_assignment!r}")
+        if self.fold_assignment not in ("modulo", "blocks", "permutation"):
+            raise EnsembleError(f"{where}: fold_assignment must be modulo, blocks or permutation, got "
+                                f"{self.fold_assignment!r}")
 
 
 def is_ensemble_recipe(path: Path) -> bool:

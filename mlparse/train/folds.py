@@ -3,9 +3,18 @@
 With ``data.folds: N`` and ``data.fold: k`` a run trains on every sentence of the training file
 outside fold k, (N-1)/N of it.  ``data.fold_assignment``:
 
-- ``modulo``: sentence i (0-based, in file order) is in fold ``i mod N``;
+- ``blocks``: fold k is the k-th of N contiguous blocks of the file, sentences ``floor(k n / N)`` up to
+  ``floor((k+1) n / N)`` (their sizes differ by at most one).  A treebank keeps a document's sentences
+  together, so a block holds out whole documents (but the two it cuts at its ends): the standard PTB
+  jack-knifing, and the default for the folds of jack-knifed tags, whose held-out words are then as new
+  to a fold tagger as dev's are to the tagger of dev and test;
+- ``modulo``: sentence i (0-based, in file order) is in fold ``i mod N``: each fold holds out every N-th
+  sentence, whose neighbours, from the same documents, the other folds train on;
 - ``permutation``: sentence i is in fold ``pi(i) mod N`` for a permutation pi of 0..n-1 drawn with
-  ``data.fold_seed`` (numpy's PCG64), the same for every member, so the folds still partition.
+  ``data.fold_seed`` (numpy's PCG64), the same for every member, so the folds still partition;
+- ``auto`` (the default): ``blocks`` for the taggers of ``data.tags: jackknife``, ``modulo`` for a run's own
+  fold (``data.folds``, ``mlparse ensemble --folds``), as before ``blocks`` existed
+  (:meth:`mlparse.config.DataConfig.folds_by`).
 
 Folds are taken on the whole training file, before ``data.max_train_length`` and
 ``data.max_train_sentences``; the run records its assignment in ``RUN_DIR/fold.json``
@@ -20,14 +29,17 @@ import numpy as np
 
 
 def fold_of(n: int, folds: int, assignment: str = "modulo", seed: int = 1) -> np.ndarray:
-    """``int64 ndarray[n]``: the fold (0..folds-1) of each of the n training sentences."""
+    """``int64 ndarray[n]``: the fold (0..folds-1) of each of the n training sentences (``assignment``: blocks,
+    modulo or permutation; ``auto`` is resolved by the recipe, :meth:`mlparse.config.DataConfig.folds_by`)."""
     if folds < 2:
         raise ValueError(f"jack-knifing needs at least 2 folds, got {folds}")
+    if assignment == "blocks":
+        return (np.arange(n, dtype=np.int64) * folds) // max(1, n)
     if assignment == "modulo":
         return np.arange(n, dtype=np.int64) % folds
     if assignment == "permutation":
         return np.random.Generator(np.random.PCG64(seed)).permutation(n).astype(np.int64) % folds
-    raise ValueError(f"unknown fold assignment {assignment!r}; choose modulo or permutation")
+    raise ValueError(f"unknown fold assignment {assignment!r}; choose blocks, modulo or permutation")
 
 
 def kept_indices(n: int, folds: int, fold: int, assignment: str = "modulo", seed: int = 1) -> List[int]:
@@ -48,5 +60,5 @@ def training_indices(data: Any, n: int) -> List[int]:
     (:class:`mlparse.config.DataConfig`) trains on before its length and count limits: those outside
     its held-out fold (``data.folds``, ``data.fold``), or all of them."""
     if data.folds is not None and data.fold is not None:
-        return kept_indices(n, data.folds, data.fold, data.fold_assignment, data.fold_seed)
+        return kept_indices(n, data.folds, data.fold, data.folds_by(), data.fold_seed)
     return list(range(n))

@@ -20,12 +20,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 import torch.distributed as dist
 
-from mlparse.config import RecipeConfig
+from mlparse.config import ConfigError, RecipeConfig
 from mlparse.io_utils import atomic_write_json, atomic_write_text
 from mlparse.models.registry import parser_class, parser_from_spec
 from mlparse.modules.pretrained_loading import PretrainedError
@@ -56,6 +56,8 @@ class RunOptions:
     trust_checkpoint: bool = False  # read checkpoints that need full unpickling (after a warning)
     warn: Optional[Callable[[str], None]] = None  # where that warning goes (default: warnings.warn)
     profile: int = 0  # --profile N: a torch profiler summary of N updates in <run dir>/profile.txt (0: none)
+    started: Optional[float] = None  # time.monotonic() when the command started (a jack-knifing run's budget
+    # counts from there; None: from when the runner starts)
 
 
 #: Dev sentences parsed, untimed, before results.json's parse speed is measured over dev and test.
@@ -126,7 +128,7 @@ def load_splits(config: RecipeConfig, task: Task, notes: Optional[List[str]] = N
     candidates = training_indices(d, len(lengths))  # jack-knifing: fold d.fold of the whole file is left out
     if d.folds is not None and notes is not None:
         notes.append(f"jack-knifed: training on {len(candidates):,} of the {len(lengths):,} sentences of {train.path}, "
-                     f"fold {d.fold} of {d.folds} left out ({d.fold_assignment} assignment; "
+                     f"fold {d.fold} of {d.folds} left out ({d.folds_by()} assignment; "
                      f"the held-out sentences are listed in {FOLD_FILE})")
     keep = candidates
     if d.max_train_length:
@@ -197,10 +199,17 @@ def run_planned(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
 
 def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]) -> RunResults:
     config, run_dir, info, device = plan.config, plan.run_dir, plan.dist, plan.device
+    started = options.started if options.started is not None else time.monotonic()
+    split = budget_split(config, options, device) if config.data.tags == "jackknife" else None
+    if split is not None and reporter is not None and info.is_main:
+        reporter.on_note(split.describe())
     tags_made = False
+    tagger_seconds: Optional[float] = None
     if info.active and config.data.tags == "jackknife" and not dist.is_initialized():
-        _jackknifed_tags_before_the_processes_meet(plan, options, reporter)
+        assert split is not None
+        _jackknifed_tags_before_the_processes_meet(plan, options, reporter, split)
         tags_made = info.is_main
+        tagger_seconds = time.monotonic() - started
     if info.active and not dist.is_initialized():
         dist.init_process_group(backend="nccl" if device.type == "cuda" else "gloo")
     if device.type == "cuda":
@@ -229,6 +238,7 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
         language=config.data.language, hardware=hardware_info(str(device)) | {"processes": info.world},
         versions=versions(), started_at=(previous.started_at if previous and previous.started_at else now_iso()),
         eval_tags=eval_tags.kind, eval_tag_files=eval_tags.files,
+        budget=split.record(tagger_seconds) if split is not None else None,
     )
     try:
         if info.is_main:
@@ -236,10 +246,14 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
             run_dir.write_results(results)
             ensure_prepared(config)
             if config.data.tags == "jackknife" and not tags_made:
-                jackknifed_tags(config, options, reporter, device)
+                assert split is not None
+                jackknifed_tags(config, options, reporter, device, split)
+                results.budget = split.record(time.monotonic() - started)
+                run_dir.write_results(results)
         if info.active:
             dist.barrier()
-        return _train_and_evaluate(config, options, run_dir, results, device, info, reporter)
+        deadline = started + split.minutes * 60.0 if split is not None and split.minutes is not None else None
+        return _train_and_evaluate(config, options, run_dir, results, device, info, reporter, split, deadline)
     except BaseException as error:
         if info.is_main and not isinstance(error, KeyboardInterrupt):
             results.status, results.error, results.finished_at = FAILED, str(error) or type(error).__name__, now_iso()
@@ -261,34 +275,90 @@ def _described(config: RecipeConfig, eval_kind: Optional[str]) -> str:
     return f"{described} [{ADDED_LABEL}]" if jackknife and config.tagger.input_added else described
 
 
+def budget_split(config: RecipeConfig, options: RunOptions, device: Any) -> Any:
+    """How a jack-knifing run of ``config`` trains on ``device`` (:class:`~mlparse.train.run_budget.BudgetSplit`): its
+    taggers, how many side by side, and how its budget (``--max-minutes``, else ``train.max_minutes``) is shared."""
+    from mlparse.train.jackknife import tagger_configs, tagger_threads
+    from mlparse.train.run_budget import BudgetSplit
+    from mlparse.train.tagger_pool import side_by_side
+
+    try:
+        threads = tagger_threads(tagger_configs(config)[-1])
+    except (ConfigError, DataError) as error:  # the tagger recipe cannot be loaded: said before anything trains
+        raise RunError(f"jack-knifed tags: {error}") from None
+    taggers = config.tagger.folds + 1
+    slots = side_by_side(config.tagger.side_by_side, taggers, threads, _gpus(device))
+    minutes = options.max_minutes if options.max_minutes is not None else config.train.max_minutes
+    return BudgetSplit.plan(minutes, taggers, slots, threads, config.tagger.budget_share, config.tagger.max_minutes)
+
+
+def _gpus(device: Any) -> int:
+    """The GPUs taggers may train on beside each other: every visible one when the parser's device is CUDA."""
+    return torch.cuda.device_count() if torch.device(device).type == "cuda" else 0
+
+
 def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optional[Reporter],
-                   device: Any = "cpu") -> Any:
+                   device: Any = "cpu", split: Any = None) -> Any:
     """The jack-knifed tags of ``config`` (:mod:`mlparse.train.jackknife`): made by ordinary tagger runs under
-    ``options.runs_dir`` (resumed, locked, reused), or read when they exist.  A tagger that fails stops this
-    run with the tagger's error."""
+    ``options.runs_dir`` (resumed, locked, reused), side by side as ``split`` (a
+    :class:`~mlparse.train.run_budget.BudgetSplit`; None: :func:`budget_split`'s) allows and bounded as it says,
+    or read when they exist.  A tagger that fails stops this run with the tagger's error."""
     from mlparse.train import jackknife
+    from mlparse.train.tagger_pool import train_side_by_side
+
+    split = split if split is not None else budget_split(config, options, device)
 
     def run(tagger: RecipeConfig, what: str) -> Tuple[RunResults, Path]:
         tagger_options = RunOptions(runs_dir=options.runs_dir, trust_checkpoint=options.trust_checkpoint,
-                                    warn=options.warn, max_minutes=config.tagger.max_minutes)
+                                    warn=options.warn, max_minutes=tagger.train.max_minutes)
         # a tagger is a run of one process on this process's device, also when this parser runs as several
         plan = RunPlan.for_recipe(tagger, options.runs_dir, dist=DistInfo(), device=device)
         path = plan.run_dir.path
         plan.wait_until_free(f"the {what}", note)  # parsers on the same data share their taggers (seeds of a sweep, say)
+        note(f"jack-knifing: {what}")
+        threads = torch.get_num_threads()
         try:
             return run_planned(plan, tagger_options, reporter), path
         except RunError as error:
             raise RunError(f"the {what} ({path}) failed: {error}") from None
+        finally:
+            torch.set_num_threads(threads)  # the tagger's threads are its own; the parser keeps its
+
+    def train(taggers: Sequence[RecipeConfig], roles: Sequence[str]) -> List[Tuple[RunResults, Path]]:
+        out: Dict[int, Tuple[RunResults, Path]] = {}
+        for index, tagger in enumerate(taggers):  # finished runs are reused without starting anything
+            done = finished_run(tagger, options.runs_dir)
+            if done is not None:
+                out[index] = done
+        todo = [index for index in range(len(taggers)) if index not in out]
+        if split.side_by_side > 1 and len(todo) > 1:
+            trained = train_side_by_side([taggers[i] for i in todo], [roles[i] for i in todo], options.runs_dir,
+                                         min(split.side_by_side, len(todo)), _gpus(device), options.trust_checkpoint,
+                                         note)
+        else:
+            trained = [run(taggers[i], roles[i]) for i in todo]
+        out.update(zip(todo, trained))
+        return [out[index] for index in range(len(taggers))]
 
     note = (lambda text: reporter.on_note(text)) if reporter is not None else (lambda text: None)
     try:
-        return jackknife.make_tags(config, run, note, device)
+        return jackknife.make_tags(config, train, note, device, split.tagger_minutes)
     except (jackknife.TaggerFailed, DataError) as error:
         raise RunError(f"jack-knifed tags: {error}") from None
 
 
+def finished_run(config: RecipeConfig, runs_dir: Path) -> Optional[Tuple[RunResults, Path]]:
+    """The results and folder of the complete run of ``config`` that its time bound (``train.max_minutes``) would not
+    train further, else None (a run to train, resume or extend)."""
+    run_dir = RunDir.for_recipe(runs_dir, config)
+    previous = run_dir.read_results()
+    if previous is None or previous.status != COMPLETE or extends_budget(previous, config.train.max_minutes):
+        return None
+    return previous, run_dir.path
+
+
 def _jackknifed_tags_before_the_processes_meet(plan: RunPlan, options: RunOptions,
-                                               reporter: Optional[Reporter]) -> None:
+                                               reporter: Optional[Reporter], split: Any) -> None:
     """The jack-knifed tags of a run of several processes, made before their process group exists: process 0
     trains the taggers (runs of one process each), the others wait until the tags are on disk.  Waiting in a
     collective instead would time out while the taggers train (30 minutes with gloo); if process 0 fails,
@@ -297,17 +367,18 @@ def _jackknifed_tags_before_the_processes_meet(plan: RunPlan, options: RunOption
 
     if plan.dist.is_main:
         ensure_prepared(plan.config)
-        jackknifed_tags(plan.config, options, reporter, plan.device)
+        jackknifed_tags(plan.config, options, reporter, plan.device, split)
     else:
-        jackknife.wait_for_tags(plan.config)
+        jackknife.wait_for_tags(plan.config, split.tagger_minutes)
 
 
-def _made_tags(config: RecipeConfig) -> Any:
-    """The jack-knifed tags that rank 0 made (or found) before training, read and checked against the data."""
+def _made_tags(config: RecipeConfig, minutes: Optional[float] = None) -> Any:
+    """The jack-knifed tags (of taggers bounded by ``minutes``) that rank 0 made (or found) before training, read
+    and checked against the data."""
     from mlparse.train import jackknife
 
     try:
-        tagged = jackknife.load_tags(config)
+        tagged = jackknife.load_tags(config, minutes)
     except DataError as error:
         raise RunError(f"jack-knifed tags: {error}") from None
     if tagged is None:
@@ -317,17 +388,26 @@ def _made_tags(config: RecipeConfig) -> Any:
 
 
 def extends_budget(previous: RunResults, budget_minutes: Optional[float]) -> bool:
-    """Does a finished run that its time budget stopped get more time now (None: no budget)?"""
+    """Does a finished run that its time budget stopped get more time now (None: no budget)?  A jack-knifing run
+    records its budget in all (``budget.minutes``, :mod:`mlparse.train.run_budget`), which a larger one extends;
+    other runs compare the budget with their training time."""
     if previous.stop_reason != "max_minutes":
         return False
+    recorded = previous.budget.get("minutes") if isinstance(previous.budget, dict) else None
+    if isinstance(recorded, (int, float)) and not isinstance(recorded, bool):
+        return budget_minutes is None or budget_minutes > recorded
     return budget_minutes is None or budget_minutes * 60.0 > (previous.training_seconds or 0.0)
 
 
 def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunDir, results: RunResults,
-                        device: torch.device, info: DistInfo, reporter: Optional[Reporter]) -> RunResults:
+                        device: torch.device, info: DistInfo, reporter: Optional[Reporter], budget: Any = None,
+                        deadline: Optional[float] = None) -> RunResults:
+    """Train and score; ``budget`` (a jack-knifing run's :class:`~mlparse.train.run_budget.BudgetSplit`) bounds the
+    parser's training, and ``deadline`` (``time.monotonic()``) is when the run must have parsed dev and test."""
     notes: List[str] = []
     task = parser_class(config.model.kind).make_task(config)
-    tagged = _made_tags(config) if config.data.tags == "jackknife" else None
+    tagged = _made_tags(config, budget.tagger_minutes if budget is not None else None) \
+        if config.data.tags == "jackknife" else None
     train, dev, test = load_splits(config, task, notes, tagged.tags if tagged is not None else None)
     results.dev_carved, results.data_sizes = carved_dev(config), data_sizes(config)
     if results.dev_carved is not None:
@@ -376,13 +456,15 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
         if config.data.folds is not None:
             d = config.data
             atomic_write_json(run_dir.fold, fold_record(str(config.split_path("train")), len(task.read_split(
-                config.split_path("train")).examples), d.folds, d.fold, d.fold_assignment, d.fold_seed))
+                config.split_path("train")).examples), d.folds, d.fold, d.folds_by(), d.fold_seed))
         _record_notes(notes, run_dir, results, reporter)
     if info.active:  # different dropout streams per rank; DDP copies rank 0's initial weights
         checkpoint.seed_everything(config.train.seed + 7919 * info.rank)
+    max_minutes = budget.parser_minutes if budget is not None and budget.minutes is not None else options.max_minutes
     trainer = Trainer(config, model, task, train, golds, dev, run_dir.checkpoints, device,
-                      dist_info=info, reporter=reporter if info.is_main else None, max_minutes=options.max_minutes,
-                      on_log=lambda entries: _progress_update(run_dir, results, entries))
+                      dist_info=info, reporter=reporter if info.is_main else None, max_minutes=max_minutes,
+                      on_log=lambda entries: _progress_update(run_dir, results, entries), deadline=deadline,
+                      final_sentences=len(dev.examples) + len(test.examples) + WARMUP_SENTENCES)
     if trainer.resume(trust=options.trust_checkpoint, warn=options.warn) and info.is_main:
         _progress_update(run_dir, results, trainer.state.log)  # log.jsonl as of the checkpoint resumed from
     profiler = UpdateProfiler(trainer, options.profile, run_dir.path / PROFILE_FILE, device) \

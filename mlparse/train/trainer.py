@@ -210,7 +210,13 @@ class Trainer:
         reporter: Optional[Reporter] = None,
         max_minutes: Optional[float] = None,
         on_log: Optional[Callable[[List[Dict[str, Any]]], None]] = None,
+        deadline: Optional[float] = None,
+        final_sentences: int = 0,
     ) -> None:
+        """``max_minutes``: the bound on training time (None: ``train.max_minutes``).  ``deadline`` (a
+        ``time.monotonic()`` value; None: none): stop training early enough that a last dev check and the final
+        parse of ``final_sentences`` sentences, at the speed the dev checks measure, end before it (a
+        jack-knifing run's budget in all, :mod:`mlparse.train.run_budget`)."""
         self.config = config
         self.model = model
         self.task = task
@@ -226,6 +232,11 @@ class Trainer:
         self.dist = dist_info
         self.reporter = reporter or Reporter()
         self.max_minutes = max_minutes if max_minutes is not None else config.train.max_minutes
+        self.deadline, self.final_sentences = deadline, final_sentences
+        self.eval_seconds_per_sentence = 0.0  # measured by the dev checks (the deadline's reserve)
+        self.update_seconds = 0.0  # the last update's
+        self.check_seconds = 0.0  # the last dev check's, its checkpoints included
+        self.save_seconds = 0.0  # the last checkpoint's
         self.on_log = on_log
         self.decoder = resolve_decoder(config, device)
         self.train_cost = model.memory_cost(training=True, decoder=self.decoder)
@@ -355,7 +366,9 @@ class Trainer:
         """Dev check on rank 0, broadcast to the others; returns (score, improved, decayed)."""
         score = float("nan")
         if self.dist.is_main:
+            started = time.monotonic()
             score = self.task.main_score(self.evaluate_dev().scores)
+            self.eval_seconds_per_sentence = (time.monotonic() - started) / max(1, len(self.dev_inputs))
         if self.dist.active:
             box = [score]
             dist.broadcast_object_list(box, src=0)
@@ -404,7 +417,9 @@ class Trainer:
             if index >= len(batches):
                 self.state.epoch, self.state.batch_in_epoch = self.state.epoch + 1, 0
                 continue
+            update_start = time.monotonic()
             self.state.recent_loss = self.train_step(batches[index])
+            self.update_seconds = time.monotonic() - update_start
             window_sentences += len(batches[index])
             window_tokens += sum(self.train_lengths[i] for i in batches[index])
             self.state.batch_in_epoch = index + 1
@@ -420,6 +435,7 @@ class Trainer:
                             self.state.best_score if self.state.log else None, self.task.metric_label)
             self.reporter.on_step(info)
             if index in check_at or out_of_time or at_max_updates:
+                check_start = time.monotonic()
                 score, improved, decayed = self._check(epoch_float)
                 last_check_step = self.state.step
                 if out_of_time and not self.state.done:
@@ -429,9 +445,12 @@ class Trainer:
                 if self.state.epoch >= t.max_epochs and not self.state.done:
                     self.state.done, self.state.stop_reason = True, "max_epochs"
                 self.state.training_seconds = base_seconds + (time.monotonic() - session_start)
+                save_start = time.monotonic()
                 self.save_checkpoints(best=improved)
+                self.save_seconds = time.monotonic() - save_start
                 if self.dist.is_main and self.on_log is not None:
                     self.on_log(self.state.log)
+                self.check_seconds = time.monotonic() - check_start
                 info.dev_score, info.best_score = score, self.state.best_score
                 self.reporter.on_eval(info, improved, decayed)
                 window_start, window_sentences, window_tokens = time.monotonic(), 0, 0
@@ -444,8 +463,18 @@ class Trainer:
         return self.state
 
     def _past_budget(self) -> bool:
-        """Has training used up the time budget (``max_minutes``; None: no budget)?"""
-        return self.max_minutes is not None and self.state.training_seconds >= self.max_minutes * 60.0
+        """Has training used up the time budget (``max_minutes``; None: no budget), or must it stop to end what
+        follows it before the ``deadline``?"""
+        if self.max_minutes is not None and self.state.training_seconds >= self.max_minutes * 60.0:
+            return True
+        return self.deadline is not None and time.monotonic() + self.reserve_seconds() >= self.deadline
+
+    def reserve_seconds(self) -> float:
+        """What may still come once training is found in time, in seconds at the speed measured so far (0 before the
+        first dev check): a scheduled dev check and one more update, then the last dev check and update, the best
+        checkpoint read back (as long as writing one) and the final parse and scoring of ``final_sentences``."""
+        return (2 * (self.update_seconds + self.check_seconds) + self.save_seconds
+                + self.eval_seconds_per_sentence * self.final_sentences)
 
     def _out_of_time(self) -> bool:
         """Past the time bound? Under DDP rank 0 decides for everybody (clocks differ; checks must not)."""

@@ -37,9 +37,15 @@ UNIQUE_SENTENCES = [(f"{words} uniq{k}", f"{tags} TAG{k}", heads + [heads.index(
                     for k, (words, tags, heads, rels) in enumerate(SENTENCES)]
 
 
+#: Taggers one after the other in the test's process: a process per tiny tagger costs more than it trains
+#: (tests/test_jackknife_side_by_side.py trains them side by side).
+ONE_AT_A_TIME = "tagger.side_by_side=1"
+
+
 def jackknife_recipe(tmp_path: Path, folds: int = 2, sentences=UNIQUE_SENTENCES, overrides=(), **tagger_train: Any):
     path = write_dep_recipe(tmp_path, train={"max_epochs": 2})
     for split in ("train", "dev", "test"):
         (tmp_path / "data" / f"{split}.conllu").write_text(conllu_text(sentences), encoding="utf-8")
     tagger = write_tagger_recipe(tmp_path, **tagger_train)
-    return load_recipe(path, ["data.tags=jackknife", f"tagger.folds={folds}", f"tagger.recipe={tagger}", *overrides])
+    return load_recipe(path, ["data.tags=jackknife", f"tagger.folds={folds}", f"tagger.recipe={tagger}", ONE_AT_A_TIME,
+                              *overrides])

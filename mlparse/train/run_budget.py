@@ -1,0 +1,94 @@
+"""The time budget of a jack-knifing run: the taggers and the parser share it, and the run ends within it.
+
+``mlparse run RECIPE --max-minutes M`` (or ``train.max_minutes``) of a recipe with ``data.tags: jackknife``
+bounds the whole run, its taggers included.  The split is fixed when the run starts, from M, the number of
+taggers and how many train side by side (:func:`BudgetSplit.plan`), so the same command on the same machine
+gives every tagger the same bound (and so finds the same tags again):
+
+- the taggers (``tagger.folds`` fold taggers and the tagger of dev and test) get ``tagger.budget_share`` of
+  M, in rounds of ``side_by_side`` taggers: each tagger's training is bounded by that share over the rounds
+  (and by ``tagger.max_minutes`` when it is smaller);
+- the parser gets the rest, ``(1 - share) * M`` of training, and the run's deadline, ``M`` minutes after the
+  command started: it stops early enough to parse dev and test before it (the trainer's reserve,
+  :class:`mlparse.train.trainer.Trainer`), so taggers that overran their share shorten the parser, not the run.
+
+``results.json``'s ``budget`` records the split and the minutes each part took (:meth:`BudgetSplit.record`).
+A time bound makes the taggers' tags depend on the machine's speed and load; without one each tagger stops
+on its own patience (counted in dev checks, so in updates) and the tags are the same on any machine of the
+same kind.  ``tagger.budget_share: 0`` gives the whole budget to the parser (``mlparse sweep`` does this: its
+taggers are members of their own, bounded by ``tagger.max_minutes``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Dict, Optional
+
+#: Decimals kept of a tagger's bound in minutes: the bound enters the tag folder's key, so it must come out the
+#: same from the same budget.
+MINUTES_DECIMALS = 4
+
+
+@dataclass(frozen=True)
+class BudgetSplit:
+    """How a jack-knifing run trains: ``taggers`` tagger runs, ``side_by_side`` at a time with
+    ``threads_each`` torch threads each, then the parser; under a budget of ``minutes`` (None: no budget)
+    each tagger's training is bounded by ``tagger_minutes`` and the parser's by ``parser_minutes``
+    (None: no bound but their patience, or ``tagger.max_minutes``)."""
+
+    minutes: Optional[float]
+    taggers: int
+    side_by_side: int
+    threads_each: int
+    share: float
+    tagger_minutes: Optional[float]
+    parser_minutes: Optional[float]
+
+    @classmethod
+    def plan(cls, minutes: Optional[float], taggers: int, side_by_side: int, threads_each: int, share: float,
+             tagger_max_minutes: Optional[float] = None) -> "BudgetSplit":
+        """The split of ``minutes`` (None: no budget): ``share`` of it to the taggers, in
+        ``ceil(taggers / side_by_side)`` rounds, each tagger's bound at most ``tagger_max_minutes``; the rest
+        to the parser.  ``share`` 0 leaves the taggers at ``tagger_max_minutes`` and gives the parser all of it."""
+        side_by_side = max(1, min(side_by_side, taggers))
+        rounds = math.ceil(taggers / side_by_side)
+        if minutes is None:
+            return cls(None, taggers, side_by_side, threads_each, share, tagger_max_minutes, None)
+        each: Optional[float] = tagger_max_minutes
+        if share > 0:
+            slot = round(share * minutes / rounds, MINUTES_DECIMALS)
+            each = slot if tagger_max_minutes is None else min(slot, tagger_max_minutes)
+        return cls(minutes, taggers, side_by_side, threads_each, share, each, minutes * (1.0 - share))
+
+    @property
+    def rounds(self) -> int:
+        return math.ceil(self.taggers / self.side_by_side)
+
+    def describe(self) -> str:
+        """What the run will train and how its budget is split, in one sentence (printed when it starts)."""
+        how = (f"{self.side_by_side} side by side, {self.threads_each} torch thread{'s' if self.threads_each > 1 else ''}"
+               f" each" if self.side_by_side > 1 else
+               f"one after the other, {self.threads_each} torch thread{'s' if self.threads_each > 1 else ''} each")
+        start = f"this run trains {self.taggers} taggers ({how}), then the parser"
+        if self.minutes is None:
+            bound = ("each until its patience runs out" if self.tagger_minutes is None
+                     else f"each for at most {self.tagger_minutes:g} minutes (tagger.max_minutes)")
+            return f"{start}; no time budget: the taggers train {bound}, the parser until its own stop"
+        if self.share <= 0:
+            taggers = ("until their patience runs out" if self.tagger_minutes is None
+                       else f"for at most {self.tagger_minutes:g} minutes each (tagger.max_minutes)")
+            return (f"{start}; its {self.minutes:g} minutes go to the parser (tagger.budget_share: 0), the taggers "
+                    f"train {taggers}")
+        return (f"{start}; its {self.minutes:g} minutes in all: {self.share * self.minutes:.2f} for the taggers "
+                f"(tagger.budget_share {self.share:g}: {self.rounds} round{'s' if self.rounds > 1 else ''} of at most "
+                f"{self.tagger_minutes:.2f} minutes of training each; finished taggers are reused), "
+                f"{self.parser_minutes:.2f} for the parser, which stops in time to parse dev and test before the "
+                f"{self.minutes:g} minutes are up")
+
+    def record(self, tagger_seconds: Optional[float] = None) -> Dict[str, Any]:
+        """``results.json``'s ``budget``: the split, and the minutes the taggers took (training, tagging) when known."""
+        return {"minutes": self.minutes, "taggers": self.taggers, "side_by_side": self.side_by_side,
+                "threads_each": self.threads_each, "tagger_share": self.share,
+                "tagger_minutes": self.tagger_minutes, "parser_minutes": self.parser_minutes,
+                "tagger_phase_minutes": None if tagger_seconds is None else round(tagger_seconds / 60.0, 3)}
