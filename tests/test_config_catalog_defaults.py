@@ -54,6 +54,7 @@ BUNDLED_RUN_IDS = {
     "ud/chinese": ("a66477332ccd", "COLLINS.prm"),
     "ud/english-ewt-bilstm": ("e0c5b3c48752", "COLLINS.prm"),
     "ud/english-ewt": ("f658c209f8f4", "COLLINS.prm"),
+    "ud/english-ewt-joint-tags": ("007602e82c2f", "COLLINS.prm"),  # reads no tags, predicts UPOS (issue 31 §4)
     "ud/english-ewt-bert": ("38bba741664f", "COLLINS.prm"),
     "ud/french": ("50c1b964d100", "COLLINS.prm"),
     "ud/german": ("2179cb0d0926", "COLLINS.prm"),

@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import yaml
 
 from mlparse.config.catalog_defaults import apply_catalog_defaults
-from mlparse.config.tag_input import turn_on_tag_input
+from mlparse.config.tag_input import resolve_tag_input
 from mlparse.config.layout import MOVED_KEYS, RECIPE_LAYOUT, both_given, migrate_layout
 from mlparse.config.schema import (
     SECTIONS,
@@ -283,7 +283,7 @@ def load_recipe(path: Union[str, Path], overrides: Sequence[str] = ()) -> Recipe
         if not language:
             raise ConfigError(f"{path}: the name {data['name']!r} needs data.language (--set data.language=...).")
         data["name"] = str(data["name"]).replace("{language}", str(language))
-    turn_on_tag_input(data)  # data.tags: jackknife on a parser that reads no tags (mlparse.config.tag_input)
+    resolve_tag_input(data)  # data.tags: jackknife / none turn the tag input on / off (mlparse.config.tag_input)
     return apply_catalog_defaults(from_dict(data, source=str(path)), data, str(path))
 
 
@@ -291,5 +291,5 @@ def recipe_from_yaml_text(text: str, source: str = "recipe") -> RecipeConfig:
     """A resolved recipe saved in a run directory (``recipe.yaml``)."""
     data = yaml.safe_load(text) or {}
     if isinstance(data, dict):
-        turn_on_tag_input(data)
+        resolve_tag_input(data)
     return apply_catalog_defaults(from_dict(data, source=source), data, source)

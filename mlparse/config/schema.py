@@ -44,7 +44,7 @@ class DataConfig:
     fold: Optional[int] = None  # which fold (0..folds-1) is held out
     fold_assignment: str = "auto"  # auto: blocks for the folds of data.tags: jackknife, modulo for a run's own data.fold | blocks: N contiguous blocks of the file | modulo: sentence i is in fold i mod N | permutation: a permutation seeded by fold_seed
     fold_seed: int = 1  # the permutation's seed (the same for every member, so that the folds partition)
-    tags: str = "gold"  # input POS tags: gold (the data's) | jackknife (a built-in tagger's, mlparse/train/jackknife.py) | files (data.dev_tags/test_tags, as data.eval_tags: predicted)
+    tags: str = "gold"  # input POS tags: gold (the data's) | jackknife (a built-in tagger's, mlparse/train/jackknife.py) | files (data.dev_tags/test_tags, as data.eval_tags: predicted) | none (no tag input: model.use_tags is turned off; a tagging head, biaffine.predict_tags or span.predict_tags, can predict them)
 
     def folds_by(self) -> str:
         """How folds of this data's training file are cut (:mod:`mlparse.train.folds`): ``fold_assignment``, with
@@ -174,6 +174,9 @@ class BiaffineConfig:
     lstm_layers: int = 3
     lstm_dropout: float = 0.33
     decoder: str = "mst"  # mst (non-projective) | eisner (projective); both give exactly one root dependent
+    predict_tags: bool = False  # an auxiliary tagging head predicts tag_column from the encoder (as UDPipe 2, Stanza); needs model.use_tags: false (data.tags: none); scored as tag accuracy
+    d_tag_hidden: Optional[int] = None  # the tagging head's hidden layer (null: one linear layer over the encoder)
+    tag_loss_scale: float = 1.0  # weight of the tagging loss beside the arc and relation losses
 
 
 @dataclass
@@ -312,6 +315,8 @@ def hash_payload(config: RecipeConfig) -> Dict[str, Any]:
     for (section, key), default in HASH_NEUTRAL_DEFAULTS.items():
         if data[section].get(key) == default:
             data[section].pop(key, None)
+    if data["data"].get("tags") == "none":  # no tag input is model.use_tags: false, which the hash holds: the same
+        data["data"].pop("tags")  # run as --set model.use_tags=false
     if data["pretrained"]["model"] is None:  # no pretrained encoder: the section does not count (run ids as before)
         data.pop("pretrained")
     kind = config.model.kind
@@ -357,6 +362,9 @@ HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
     ("train", "max_updates"): None,
     ("train", "patience_updates"): None,
     ("data", "tags"): "gold",
+    ("biaffine", "predict_tags"): False,
+    ("biaffine", "d_tag_hidden"): None,
+    ("biaffine", "tag_loss_scale"): 1.0,
 }
 
 #: The keys of the ``tagger`` section that say how a parser's tags are made, not what a tagger is.
@@ -409,7 +417,7 @@ VALID_CHOICES = {
     ("pretrained", "combine"): ("concat", "replace"),
     ("model", "char_encoder"): ("lstm", "concat", "none"),
     ("data", "eval_tags"): ("gold", "predicted"),
-    ("data", "tags"): ("gold", "jackknife", "files"),
+    ("data", "tags"): ("gold", "jackknife", "files", "none"),
     ("tagger", "column"): ("pos", "upos", "xpos"),
     ("data", "fold_assignment"): ("auto", "blocks", "modulo", "permutation"),
     ("train", "decoder"): ("auto", "cython", "torch"),

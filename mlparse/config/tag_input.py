@@ -1,4 +1,11 @@
-"""``data.tags: jackknife`` on a parser that reads no tags: the run turns its tag input on.
+"""``data.tags`` against the parser's tag input: ``jackknife`` turns it on, ``none`` turns it off.
+
+``data.tags: none`` is a parser that reads no POS tags (``model.use_tags: false``, set here whatever the recipe
+says), the setting of parsers that predict their own tags (UDPipe 2, Stanza: ``biaffine.predict_tags``,
+``span.predict_tags``) and need no tagger and no jack-knifing.  It is the same run as ``--set
+model.use_tags=false``: the recipe hash leaves ``data.tags: none`` out (:func:`mlparse.config.schema.hash_payload`).
+
+The rest of this docstring is about ``jackknife``.
 
 Predicted tags only mean something to a parser that reads tags.  A span, biaffine or joint recipe whose
 model reads none (``model.use_tags: false``: the Kitaev & Klein and Mrini et al. recipes) and is asked for
@@ -45,3 +52,22 @@ def turn_on_tag_input(data: Dict[str, Any]) -> bool:
     data["model"] = {**model, "use_tags": True}
     data["tagger"] = {**tagger, "input_added": True}
     return True
+
+
+def turn_off_tag_input(data: Dict[str, Any]) -> bool:
+    """Set ``model.use_tags: false`` in the merged recipe ``data`` when it says ``data.tags: none``; changes ``data``
+    in place, returns whether it did.  Anything malformed is left for the schema's checks to report."""
+    section, model = data.get("data"), data.get("model") or {}
+    if not isinstance(section, dict) or section.get("tags") != "none" or not isinstance(model, dict):
+        return False
+    if model.get("use_tags") is not True:
+        return False
+    data["model"] = {**model, "use_tags": False}
+    return True
+
+
+def resolve_tag_input(data: Dict[str, Any]) -> None:
+    """``model.use_tags`` as ``data.tags`` asks it in the merged recipe ``data``: on for ``jackknife``
+    (:func:`turn_on_tag_input`), off for ``none`` (:func:`turn_off_tag_input`)."""
+    turn_on_tag_input(data)
+    turn_off_tag_input(data)

@@ -84,6 +84,23 @@ class BiaffineKind(ParserKind):
                               "takes lstm or none.")
         check_sizes(source, "biaffine", b, ("d_word_emb", "d_tag_emb", "d_arc", "d_relation", "lstm_hidden", "lstm_layers"))
         check_dropouts(source, "biaffine", b, ("mlp_dropout", "embedding_dropout", "lstm_dropout"))
+        if b.predict_tags and config.model.use_tags:
+            raise ConfigError(f"{source}: biaffine.predict_tags predicts the {b.tag_column.upper()} column from the "
+                              "words; a parser that reads that column (model.use_tags: true) would copy it: set "
+                              "data.tags: none (it turns model.use_tags off).")
+        if b.d_tag_hidden is not None and b.d_tag_hidden <= 0:
+            raise ConfigError(f"{source}: biaffine.d_tag_hidden must be positive (or null for one linear layer), "
+                              f"got {b.d_tag_hidden}.")
+        if b.tag_loss_scale <= 0:
+            raise ConfigError(f"{source}: biaffine.tag_loss_scale must be positive, got {b.tag_loss_scale}.")
+
+    @classmethod
+    def tags_source(cls, spec: Dict[str, Any], bundled: bool) -> str:
+        """A tagging head's (``biaffine.predict_tags``) when it has one, else as every kind."""
+        head, model = spec.get("biaffine_config") or {}, spec.get("model_config") or {}
+        if head.get("predict_tags") and not model.get("use_tags"):
+            return "tagging head"
+        return super().tags_source(spec, bundled)
 
 
 class TaggerKind(ParserKind):

@@ -10,7 +10,13 @@ head.  Decoding: a well-formed tree with exactly one dependent of the root, by m
 tree (non-projective) or Eisner (projective) over the arc log-probabilities; each word's relation
 is the best one for its decoded head.
 
-Shapes: B sentences, T = n_max + 1 positions (root + words), L relations.
+With ``biaffine.predict_tags`` (a parser that reads no tags, ``data.tags: none``) a tagging head
+(:class:`~mlparse.modules.tag_head.TagHead`) over the encoder predicts the ``biaffine.tag_column`` of every word
+as UDPipe 2 and Stanza do, trained with the summed cross-entropy of the gold tags (weighted by
+``biaffine.tag_loss_scale``) beside the arc and relation losses; predictions carry its tags, which the scorer
+counts as tag accuracy.
+
+Shapes: B sentences, T = n_max + 1 positions (root + words), L relations, K tags.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from mlparse.modules.dropout import make_dropout
 from mlparse.modules.encoder import PartitionedTransformerEncoder
 from mlparse.modules.positions import sinusoidal_table
 from mlparse.modules.subwords import SubwordBatch
+from mlparse.modules.tag_head import TagHead
 from mlparse.structs import decode_eisner, decode_mst, eisner_torch
 from mlparse.trees.dependency import DependencySentence, DependencyPrediction
 
@@ -63,10 +70,11 @@ class DependencyBatch:
 
 @dataclass
 class DependencyGold:
-    """Gold heads (0 = root) and relation ids of one sentence's words."""
+    """Gold heads (0 = root) and relation ids of one sentence's words, and their tag ids for a tagging head."""
 
     heads: List[int]
     relations: List[int]
+    tags: Optional[List[int]] = None
 
 
 @dataclass
@@ -77,12 +85,14 @@ class DependencyScores:
     scored on demand from the relation MLPs' outputs ``relation_dependent, relation_head: Tensor[B, T, r]``
     and the biaffine ``relation_weight: Tensor[L, r+1, r+1]``: a decode needs them only for the decoded
     heads (:meth:`relations_at`, O(T·L) per sentence), never the ``[B, T, T, L]`` tensor of every pair
-    (:meth:`all_relations`, kept for checks)."""
+    (:meth:`all_relations`, kept for checks).  ``tags: Tensor[B, T, K]``: a tagging head's log-probabilities
+    (None without one)."""
 
     arc: Tensor
     relation_dependent: Tensor
     relation_head: Tensor
     relation_weight: Tensor
+    tags: Optional[Tensor] = None
 
     def relations_at(self, heads: Tensor) -> Tensor:
         """Relation log-probabilities ``Tensor[B, T, L]`` of each word d for the head ``heads[b, d]``
@@ -268,6 +278,8 @@ class BiaffineParser(BiaffineKind, Parser):
         self.input = DependencyInput(model, dep, vocab.lexical, pretrained, saved_pretrained)
         self.scorer = BiaffineDependencyScorer(self.input.d_out, len(vocab.rels), dep.d_arc, dep.d_relation,
                                                dep.mlp_dropout)
+        self.tag_head: Optional[TagHead] = (TagHead(self.input.d_out, len(vocab.lexical.tags), dep.d_tag_hidden)
+                                            if dep.predict_tags else None)
 
     # -- building and persistence ----------------------------------------------
     @classmethod
@@ -301,13 +313,33 @@ class BiaffineParser(BiaffineKind, Parser):
             spec["pretrained"] = self.input.pretrained.spec()
         return spec
 
+    @staticmethod
+    def biaffine_config_of(spec: Dict[str, Any]) -> BiaffineConfig:
+        """The spec's ``biaffine`` settings; keys added since it was saved (the tagging head's) take their defaults,
+        which build the parser it was."""
+        return BiaffineConfig(**spec["biaffine_config"])
+
     @classmethod
     def from_spec(cls, spec: Dict[str, Any]) -> "BiaffineParser":
         from mlparse.modules.pretrained import pretrained_config_of
 
         model, _ = split_model_settings(spec["model_config"])  # saved before recipe layout 2: the span keys go
-        return cls(ModelConfig(**model), BiaffineConfig(**spec["biaffine_config"]),
+        return cls(ModelConfig(**model), cls.biaffine_config_of(spec),
                    DependencyVocab.from_dict(spec["vocab"]), pretrained_config_of(spec), spec.get("pretrained"))
+
+    def resume_mismatch(self, saved: Dict[str, Any]) -> Optional[str]:
+        """As every parser, with the settings of a spec saved before the tagging head existed read with their
+        defaults (a checkpoint of such a parser resumes)."""
+        try:
+            current = {**saved, "biaffine_config": self.biaffine_config_of(saved).__dict__}
+        except (TypeError, KeyError):  # settings this version does not know: they differ from any parser's
+            current = saved
+        return Parser.resume_mismatch(self, current)
+
+    @property
+    def predicts_tags(self) -> bool:
+        """Whether its predictions carry the tags of its own tagging head (``biaffine.predict_tags``)."""
+        return self.tag_head is not None
 
     def training_setup(self, config: RecipeConfig, decoder: str = "cython") -> None:
         if self.input.pretrained is not None:
@@ -354,13 +386,15 @@ class BiaffineParser(BiaffineKind, Parser):
             ["CharLSTM"] if m.char_encoder == "lstm" else []) + (["words"] if m.use_words and not replaced else []) + (
             [f"{eval_tags or 'gold'} {config.biaffine.tag_column.upper()}"] if m.use_tags else [])
         encoder = "BiLSTM" if m.encoder == "bilstm" else "self-attentive"
-        return f"mlparse biaffine ({encoder}, {' + '.join(parts)})"
+        head = f"; predicts {config.biaffine.tag_column.upper()}" if config.biaffine.predict_tags else ""
+        return f"mlparse biaffine ({encoder}, {' + '.join(parts)}{head})"
 
     def gold(self, example: DependencySentence) -> DependencyGold:
         unknown = [r for r in example.deprels if r not in self.relations]
         if unknown:
             raise ValueError(f"relation {unknown[0]!r} does not occur in the training data")
-        return DependencyGold([int(h) for h in example.heads], self.dep_vocab.rel_ids(example.deprels))
+        tags = self.vocab.tag_ids(self.dep_vocab.tags_of(example))[1:-1] if self.tag_head is not None else None
+        return DependencyGold([int(h) for h in example.heads], self.dep_vocab.rel_ids(example.deprels), tags)
 
     def make_batch(self, examples: Sequence[DependencySentence]) -> DependencyBatch:
         lengths = [len(s.words) for s in examples]
@@ -405,10 +439,19 @@ class BiaffineParser(BiaffineKind, Parser):
         h = self.input(batch)
         arc = self.scorer.arc(self.scorer.arc_dependent(h), self.scorer.arc_head(h)).squeeze(1).float()
         arc = mask_arc_scores(arc, batch.mask)
+        if not isinstance(golds, DependencyTargets):
+            golds = dependency_targets(golds, arc.shape[1], arc.device)
         arc_loss, relation_loss = dependency_losses(arc, golds,
                                                     lambda heads: self.scorer.relation_scores_for(h, heads))
-        return LossOutput(loss=arc_loss + relation_loss, sentences=len(batch.lengths),
-                          parts={"arc": arc_loss.detach(), "relation": relation_loss.detach()})
+        parts = {"arc": arc_loss.detach(), "relation": relation_loss.detach()}
+        loss = arc_loss + relation_loss
+        if self.tag_head is not None:
+            if golds.tags is None:
+                raise ValueError("a parser with a tagging head needs the gold tags of its training sentences")
+            tag_loss = TagHead.loss(self.tag_head(h).float(), golds.tags, golds.tags != IGNORED)
+            loss = loss + self.dep_config.tag_loss_scale * tag_loss
+            parts["tag"] = tag_loss.detach()
+        return LossOutput(loss=loss, sentences=len(batch.lengths), parts=parts)
 
     def scores(self, batch: DependencyBatch) -> DependencyScores:
         """Arc log-probabilities and the relation MLP outputs (relations are scored per decoded head)."""
@@ -416,8 +459,14 @@ class BiaffineParser(BiaffineKind, Parser):
         scorer = self.scorer
         arc = scorer.arc(scorer.arc_dependent(h), scorer.arc_head(h)).squeeze(1).float()
         arc = mask_arc_scores(arc, batch.mask)
+        tags = None
+        if self.tag_head is not None:  # the special entries (padding, unknown, start, stop) are never predicted
+            logits = self.tag_head(h).float()
+            logits[..., : self.vocab.tags.num_specials] = float("-inf")
+            tags = logits.log_softmax(-1)
         return DependencyScores(arc=arc.log_softmax(-1), relation_dependent=scorer.relation_dependent(h),
-                                relation_head=scorer.relation_head(h), relation_weight=scorer.relation.weight)
+                                relation_head=scorer.relation_head(h), relation_weight=scorer.relation.weight,
+                                tags=tags)
 
     def decode(self, batch: DependencyBatch, scores: DependencyScores, examples: Sequence[DependencySentence],
                decoder: str = "auto") -> List[DependencyPrediction]:
@@ -426,10 +475,16 @@ class BiaffineParser(BiaffineKind, Parser):
         chosen = scores.relations_at(heads).clone()  # [B, T, L]
         chosen[..., : self.relations.num_specials] = float("-inf")
         labels, heads_np = relations_and_heads(chosen, heads)
+        tag_scores = getattr(scores, "tags", None)  # an ensemble's averaged scores have none
+        best_tags = tag_scores.argmax(-1).cpu().numpy() if tag_scores is not None else None
         out = []
         for b, n in enumerate(batch.lengths):
+            tags = {}
+            if best_tags is not None:  # written into the column it predicts (upos or xpos)
+                tags[self.dep_config.tag_column] = [self.vocab.tags.token(int(t)) for t in best_tags[b, 1:n + 1]]
             out.append(DependencyPrediction(heads=[int(h) for h in heads_np[b, 1:n + 1]],
-                                            deprels=[self.relations.token(int(r)) for r in labels[b, 1:n + 1]]))
+                                            deprels=[self.relations.token(int(r)) for r in labels[b, 1:n + 1]],
+                                            **tags))
         return out
 
     # -- ensembles (mlparse.models.ensemble) ------------------------------------

@@ -60,10 +60,13 @@ class DependencyTargets:
     heads: ``LongTensor[B, T]``, the gold head of each word (positions 1..n_b), 0 (the root) elsewhere.
     targets: ``LongTensor[2, B, T]``, the gold heads and the gold relation ids of the words,
         :data:`IGNORED` at the root and the padding (no boolean selection, which would make the host wait).
+    tags: ``LongTensor[B, T]``, the gold tag ids of the words for a tagging head, :data:`IGNORED` at the root and
+        the padding; None without one.
     """
 
     heads: Tensor
     targets: Tensor
+    tags: Optional[Tensor] = None
 
 
 @dataclass
@@ -115,12 +118,17 @@ def span_targets(golds: Sequence[GoldSpans], lengths: Sequence[int], device: tor
 
 def dependency_targets(golds: Sequence[Any], width: int, device: torch.device) -> DependencyTargets:
     """:class:`DependencyTargets` over ``width`` positions (root + the longest sentence's words) from golds
-    with ``heads`` and ``relations`` (indices) of words 1..n."""
+    with ``heads`` and ``relations`` (indices) of words 1..n, and ``tags`` (indices) where every gold has them."""
     heads = np.zeros((len(golds), width), dtype=np.int64)
     targets = np.full((2, len(golds), width), IGNORED, dtype=np.int64)
+    with_tags = bool(golds) and all(getattr(gold, "tags", None) is not None for gold in golds)
+    tags = np.full((len(golds), width), IGNORED, dtype=np.int64) if with_tags else None
     for b, gold in enumerate(golds):
         n = len(gold.heads)
         heads[b, 1:n + 1] = gold.heads
         targets[0, b, 1:n + 1] = gold.heads
         targets[1, b, 1:len(gold.relations) + 1] = gold.relations
-    return DependencyTargets(heads=to_device(heads, device), targets=to_device(targets, device))
+        if tags is not None:
+            tags[b, 1:len(gold.tags) + 1] = gold.tags
+    return DependencyTargets(heads=to_device(heads, device), targets=to_device(targets, device),
+                             tags=to_device(tags, device) if tags is not None else None)

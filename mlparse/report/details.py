@@ -96,6 +96,8 @@ def input_tags_text(record: RunRecord) -> Optional[str]:
         return f"tag files{percent}"
     if source == "gold":
         return "gold tags"
+    if source == "none":  # data.tags: none (the parser may predict tags: its Tag columns)
+        return "no tag input"
     return str(source) if source else None
 
 

@@ -69,7 +69,8 @@ class DependencyTask(Task):
 
     @classmethod
     def summary(cls, scores: Any) -> str:
-        return (f"LAS {scores.las or 0:.2f}  UAS {scores.uas or 0:.2f}  CLAS {scores.clas or 0:.2f}  "
+        tags = f"  tags {scores.tagging_accuracy:.2f}" if scores.tagging_accuracy is not None else ""
+        return (f"LAS {scores.las or 0:.2f}  UAS {scores.uas or 0:.2f}  CLAS {scores.clas or 0:.2f}{tags}  "
                 f"({scores.sentences} sentences; {scores.scorer})")
 
     def example_from_words(self, words: Sequence[str], tags: Optional[Sequence[str]],
@@ -132,8 +133,10 @@ class DependencyTask(Task):
         uas, las = (scores.ptb.uas, scores.ptb.las) if ptb and scores.ptb is not None else (scores.uas, scores.las)
         content = {name: (_percent(getattr(scores, name).f1) if protocol.ud_relations else None)
                    for name in CONTENT_METRICS}
+        tagged = predicted_tag_column(predictions)  # a tagging head's tags: depeval's UPOS or XPOS (gold words)
         result = SplitScores(
             uas=_percent(uas.f1), las=_percent(las.f1), **content,
+            tagging_accuracy=_percent(getattr(scores, tagged).f1) if tagged is not None else None,
             scorer=f"depeval {scores.scorer_version} ({protocol.convention})",
             sentences=len(examples))
         report = format_report(scores, verbose=True)
@@ -167,6 +170,14 @@ class DependencyTask(Task):
         except (DataError, ValueError) as error:
             raise DataError(f"{split.path}: depeval cannot score this {name} file even against itself: {error} "
                             "(checked before training, which has not started)") from None
+
+
+def predicted_tag_column(predictions: Sequence[DependencyPrediction]) -> Optional[str]:
+    """The column (``upos``, ``xpos``) whose tags the predictions carry (a parser with a tagging head), else None."""
+    for column in ("upos", "xpos"):
+        if predictions and all(getattr(p, column) is not None for p in predictions):
+            return column
+    return None
 
 
 def _text(sentences: Sequence[DependencySentence], predictions: Sequence[DependencyPrediction] | None = None) -> str:

@@ -447,6 +447,10 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
         notes.append(f"the parser reads jack-knifed {tagged.manifest.get('column', '').upper()} tags, in training too "
                      f"({config.tagger.folds} folds; tag accuracy train {tagged.accuracy.get('train')}, dev "
                      f"{tagged.accuracy.get('dev')}, test {tagged.accuracy.get('test')}; {tagged.folder})")
+    elif config.data.tags == "none":  # a parser that reads no tags, on purpose: one that may predict them
+        results.input_tags = {"source": "none"}
+        notes.append("the parser reads no POS tags (data.tags: none)" + (
+            "; its tagging head predicts them, scored as tag accuracy" if model.predicts_tags else ""))
     else:
         results.input_tags = input_tags_record(eval_tags.kind, {"dev": dev, "test": test},
                                                config.biaffine.tag_column)
