@@ -201,8 +201,6 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
     config, run_dir, info, device = plan.config, plan.run_dir, plan.dist, plan.device
     started = options.started if options.started is not None else time.monotonic()
     split = budget_split(config, options, device) if config.data.tags == "jackknife" else None
-    if split is not None and reporter is not None and info.is_main:
-        reporter.on_note(split.describe())
     tags_made = False
     tagger_seconds: Optional[float] = None
     if info.active and config.data.tags == "jackknife" and not dist.is_initialized():
@@ -307,6 +305,8 @@ def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optiona
     from mlparse.train.tagger_pool import train_side_by_side
 
     split = split if split is not None else budget_split(config, options, device)
+    if reporter is not None:
+        reporter.on_note(split.describe())  # what this run trains, and how its budget is split
 
     def run(tagger: RecipeConfig, what: str) -> Tuple[RunResults, Path]:
         tagger_options = RunOptions(runs_dir=options.runs_dir, trust_checkpoint=options.trust_checkpoint,
