@@ -44,7 +44,7 @@ def member_argv(member: Member, runs_dir: Path, max_minutes: Optional[float], gp
 
 def is_finished(member: Member, runs_dir: Path, max_minutes: Optional[float]) -> bool:
     """A complete run that the budget would not train further (as ``mlparse run`` decides)."""
-    from mlparse.train.runner import extends_budget
+    from mlparse.train.run_budget import extends_budget
 
     previous = RunDir.for_recipe(runs_dir, member.config).read_results()
     if previous is None or previous.status != COMPLETE:

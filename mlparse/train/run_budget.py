@@ -22,8 +22,12 @@ taggers are members of their own, bounded by ``tagger.max_minutes``).
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from typing import Any, Dict, Optional
+
+from mlparse.config import RecipeConfig
+from mlparse.results import RunResults
 
 #: Decimals kept of a tagger's bound in minutes: the bound enters the tag folder's key, so it must come out the
 #: same from the same budget.
@@ -92,3 +96,47 @@ class BudgetSplit:
                 "threads_each": self.threads_each, "tagger_share": self.share,
                 "tagger_minutes": self.tagger_minutes, "parser_minutes": self.parser_minutes,
                 "tagger_phase_minutes": None if tagger_seconds is None else round(tagger_seconds / 60.0, 3)}
+
+
+def cpu_cores() -> int:
+    """The CPU cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def side_by_side(wanted: Optional[int], taggers: int, threads_each: int, gpus: int) -> int:
+    """How many of ``taggers`` tagger runs train at once: ``wanted`` (``tagger.side_by_side``) when given, else one
+    per GPU (``gpus`` > 0: the parser's device is CUDA), else the CPU cores over ``threads_each``; at least 1,
+    at most ``taggers``."""
+    if wanted is not None:
+        slots = wanted
+    elif gpus > 0:
+        slots = gpus
+    else:
+        slots = cpu_cores() // max(1, threads_each)
+    return max(1, min(slots, taggers))
+
+
+def split_for(config: RecipeConfig, minutes: Optional[float], gpus: int) -> BudgetSplit:
+    """The :class:`BudgetSplit` of the jack-knifing recipe ``config`` under ``minutes`` (None: no budget), its
+    taggers side by side on ``gpus`` GPUs (0: on the CPU).  Raises what loading the tagger recipe raises."""
+    from mlparse.train.jackknife import tagger_configs, tagger_threads
+
+    threads = tagger_threads(tagger_configs(config)[-1])
+    taggers = config.tagger.folds + 1
+    slots = side_by_side(config.tagger.side_by_side, taggers, threads, gpus)
+    return BudgetSplit.plan(minutes, taggers, slots, threads, config.tagger.budget_share, config.tagger.max_minutes)
+
+
+def extends_budget(previous: RunResults, budget_minutes: Optional[float]) -> bool:
+    """Does a finished run that its time budget stopped get more time now (None: no budget)?  A jack-knifing run
+    records its budget in all (``budget.minutes``, :meth:`BudgetSplit.record`), which a larger one extends;
+    other runs compare the budget with their training time."""
+    if previous.stop_reason != "max_minutes":
+        return False
+    recorded = previous.budget.get("minutes") if isinstance(previous.budget, dict) else None
+    if isinstance(recorded, (int, float)) and not isinstance(recorded, bool):
+        return budget_minutes is None or budget_minutes > recorded
+    return budget_minutes is None or budget_minutes * 60.0 > (previous.training_seconds or 0.0)

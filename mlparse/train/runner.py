@@ -36,6 +36,7 @@ from mlparse.train import checkpoint
 from mlparse.train.folds import fold_record, training_indices
 from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tags_notes, input_tags_record
 from mlparse.train.environment import hardware_info, now_iso, versions
+from mlparse.train.run_budget import extends_budget
 from mlparse.train.run_lock import RunLocked
 from mlparse.train.run_plan import DistInfo, RunError, RunPlan
 from mlparse.train.split_record import carved_dev, carved_dev_note, data_sizes
@@ -274,20 +275,15 @@ def _described(config: RecipeConfig, eval_kind: Optional[str]) -> str:
 
 
 def budget_split(config: RecipeConfig, options: RunOptions, device: Any) -> Any:
-    """How a jack-knifing run of ``config`` trains on ``device`` (:class:`~mlparse.train.run_budget.BudgetSplit`): its
+    """How a jack-knifing run of ``config`` trains on ``device`` (:func:`mlparse.train.run_budget.split_for`): its
     taggers, how many side by side, and how its budget (``--max-minutes``, else ``train.max_minutes``) is shared."""
-    from mlparse.train.jackknife import tagger_configs, tagger_threads
-    from mlparse.train.run_budget import BudgetSplit
-    from mlparse.train.tagger_pool import side_by_side
+    from mlparse.train.run_budget import split_for
 
+    minutes = options.max_minutes if options.max_minutes is not None else config.train.max_minutes
     try:
-        threads = tagger_threads(tagger_configs(config)[-1])
+        return split_for(config, minutes, _gpus(device))
     except (ConfigError, DataError) as error:  # the tagger recipe cannot be loaded: said before anything trains
         raise RunError(f"jack-knifed tags: {error}") from None
-    taggers = config.tagger.folds + 1
-    slots = side_by_side(config.tagger.side_by_side, taggers, threads, _gpus(device))
-    minutes = options.max_minutes if options.max_minutes is not None else config.train.max_minutes
-    return BudgetSplit.plan(minutes, taggers, slots, threads, config.tagger.budget_share, config.tagger.max_minutes)
 
 
 def _gpus(device: Any) -> int:
@@ -302,7 +298,7 @@ def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optiona
     :class:`~mlparse.train.run_budget.BudgetSplit`; None: :func:`budget_split`'s) allows and bounded as it says,
     or read when they exist.  A tagger that fails stops this run with the tagger's error."""
     from mlparse.train import jackknife
-    from mlparse.train.tagger_pool import train_side_by_side
+    from mlparse.train.tagger_pool import train_taggers
 
     split = split if split is not None else budget_split(config, options, device)
     if reporter is not None:
@@ -325,36 +321,14 @@ def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optiona
             torch.set_num_threads(threads)  # the tagger's threads are its own; the parser keeps its
 
     def train(taggers: Sequence[RecipeConfig], roles: Sequence[str]) -> List[Tuple[RunResults, Path]]:
-        out: Dict[int, Tuple[RunResults, Path]] = {}
-        for index, tagger in enumerate(taggers):  # finished runs are reused without starting anything
-            done = finished_run(tagger, options.runs_dir)
-            if done is not None:
-                out[index] = done
-        todo = [index for index in range(len(taggers)) if index not in out]
-        if split.side_by_side > 1 and len(todo) > 1:
-            trained = train_side_by_side([taggers[i] for i in todo], [roles[i] for i in todo], options.runs_dir,
-                                         min(split.side_by_side, len(todo)), _gpus(device), options.trust_checkpoint,
-                                         note)
-        else:
-            trained = [run(taggers[i], roles[i]) for i in todo]
-        out.update(zip(todo, trained))
-        return [out[index] for index in range(len(taggers))]
+        return train_taggers(taggers, roles, options.runs_dir, split.side_by_side, run, _gpus(device),
+                             options.trust_checkpoint, note)
 
     note = (lambda text: reporter.on_note(text)) if reporter is not None else (lambda text: None)
     try:
         return jackknife.make_tags(config, train, note, device, split.tagger_minutes)
     except (jackknife.TaggerFailed, DataError) as error:
         raise RunError(f"jack-knifed tags: {error}") from None
-
-
-def finished_run(config: RecipeConfig, runs_dir: Path) -> Optional[Tuple[RunResults, Path]]:
-    """The results and folder of the complete run of ``config`` that its time bound (``train.max_minutes``) would not
-    train further, else None (a run to train, resume or extend)."""
-    run_dir = RunDir.for_recipe(runs_dir, config)
-    previous = run_dir.read_results()
-    if previous is None or previous.status != COMPLETE or extends_budget(previous, config.train.max_minutes):
-        return None
-    return previous, run_dir.path
 
 
 def _jackknifed_tags_before_the_processes_meet(plan: RunPlan, options: RunOptions,
@@ -385,18 +359,6 @@ def _made_tags(config: RecipeConfig, minutes: Optional[float] = None) -> Any:
         raise RunError("jack-knifed tags: their folder has no manifest.json (removed while this run started?); "
                        "the same command makes them again")
     return tagged
-
-
-def extends_budget(previous: RunResults, budget_minutes: Optional[float]) -> bool:
-    """Does a finished run that its time budget stopped get more time now (None: no budget)?  A jack-knifing run
-    records its budget in all (``budget.minutes``, :mod:`mlparse.train.run_budget`), which a larger one extends;
-    other runs compare the budget with their training time."""
-    if previous.stop_reason != "max_minutes":
-        return False
-    recorded = previous.budget.get("minutes") if isinstance(previous.budget, dict) else None
-    if isinstance(recorded, (int, float)) and not isinstance(recorded, bool):
-        return budget_minutes is None or budget_minutes > recorded
-    return budget_minutes is None or budget_minutes * 60.0 > (previous.training_seconds or 0.0)
 
 
 def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunDir, results: RunResults,

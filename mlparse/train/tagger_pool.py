@@ -2,7 +2,9 @@
 
 A parser run with ``data.tags: jackknife`` needs ``tagger.folds + 1`` tagger runs, independent of each other.
 Where the machine has room, this module trains several at once: one per GPU, or on a CPU as many as its cores
-hold at the threads one tagger uses (:func:`side_by_side`; ``tagger.side_by_side`` chooses).  Each tagger is
+hold at the threads one tagger uses (:func:`mlparse.train.run_budget.side_by_side`; ``tagger.side_by_side``
+chooses); finished tagger runs are reused without starting anything, and one tagger at a time trains in the
+parser's own process (:func:`train_taggers`).  Each tagger is
 ``python -m mlparse run TAGGER.yaml`` (its resolved recipe, written to a temporary folder), so it has the usual
 run directory, run id, lock, resume and errors, exactly as the parser's own process or ``mlparse sweep`` would
 train it; its torch threads are its recipe's (:func:`mlparse.train.jackknife.tagger_threads`), the same
@@ -24,9 +26,13 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from mlparse.config import RecipeConfig
 from mlparse.io_utils import atomic_write_text
-from mlparse.results import FAILED, RunResults
+from mlparse.results import COMPLETE, FAILED, RunResults
 from mlparse.run_dir import RunDir
+from mlparse.train.run_budget import extends_budget
 from mlparse.train.run_lock import wait_until_free
+
+#: Trains one tagger in this process (the runner's ``run_planned`` of its plan): its results and run directory.
+RunOne = Callable[[RecipeConfig, str], Tuple[RunResults, Path]]
 
 #: How often the pool looks at its processes (seconds).
 POLL_SECONDS = 0.5
@@ -34,25 +40,35 @@ POLL_SECONDS = 0.5
 ERROR_LINES = 3
 
 
-def cpu_cores() -> int:
-    """The CPU cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
-def side_by_side(wanted: Optional[int], taggers: int, threads_each: int, gpus: int) -> int:
-    """How many of ``taggers`` tagger runs train at once: ``wanted`` (``tagger.side_by_side``) when given, else one
-    per GPU (``gpus`` > 0: the parser's device is CUDA), else the CPU cores over ``threads_each``; at least 1,
-    at most ``taggers``."""
-    if wanted is not None:
-        slots = wanted
-    elif gpus > 0:
-        slots = gpus
+def train_taggers(taggers: Sequence[RecipeConfig], roles: Sequence[str], runs_dir: Path, slots: int, run_one: RunOne,
+                  gpus: int = 0, trust_checkpoint: bool = False,
+                  note: Callable[[str], None] = lambda text: None) -> List[Tuple[RunResults, Path]]:
+    """Each tagger's results and run directory, in order: a finished run as it is (:func:`finished_run`), the others
+    trained ``slots`` at a time in processes of their own (:func:`train_side_by_side`), or, with one slot or one
+    tagger to train, one after the other by ``run_one`` in this process."""
+    out: Dict[int, Tuple[RunResults, Path]] = {}
+    for index, tagger in enumerate(taggers):
+        done = finished_run(tagger, runs_dir)
+        if done is not None:
+            out[index] = done
+    todo = [index for index in range(len(taggers)) if index not in out]
+    if slots > 1 and len(todo) > 1:
+        trained = train_side_by_side([taggers[i] for i in todo], [roles[i] for i in todo], runs_dir,
+                                     min(slots, len(todo)), gpus, trust_checkpoint, note)
     else:
-        slots = cpu_cores() // max(1, threads_each)
-    return max(1, min(slots, taggers))
+        trained = [run_one(taggers[i], roles[i]) for i in todo]
+    out.update(zip(todo, trained))
+    return [out[index] for index in range(len(taggers))]
+
+
+def finished_run(config: RecipeConfig, runs_dir: Path) -> Optional[Tuple[RunResults, Path]]:
+    """The results and folder of the complete run of ``config`` that its time bound (``train.max_minutes``) would not
+    train further, else None (a run to train, resume or extend)."""
+    run_dir = RunDir.for_recipe(runs_dir, config)
+    previous = run_dir.read_results()
+    if previous is None or previous.status != COMPLETE or extends_budget(previous, config.train.max_minutes):
+        return None
+    return previous, run_dir.path
 
 
 @dataclass
