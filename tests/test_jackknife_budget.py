@@ -101,3 +101,19 @@ def test_a_sweep_gives_a_jackknifing_parser_its_whole_budget() -> None:
     argv = member_argv(Member(recipe="demo-dep", overrides=("data.tags=jackknife",), seed=1, config=config),
                        Path("runs"), 10.0)
     assert "tagger.budget_share=0" in argv  # its taggers are members of their own, bounded by tagger.max_minutes
+
+
+def test_taggers_train_side_by_side_where_the_machine_has_room_unless_each_is_short(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from mlparse.config import load_recipe
+    from mlparse.train import run_budget
+
+    monkeypatch.setattr(run_budget, "cpu_cores", lambda: 4)
+    config = load_recipe("demo-dep", ["data.tags=jackknife"])  # 11 taggers of one thread each
+    assert run_budget.split_for(config, None, gpus=0).side_by_side == 4  # the cores over the tagger's threads
+    assert run_budget.split_for(config, None, gpus=3).side_by_side == 3  # one per GPU
+    assert run_budget.split_for(config, 60.0, gpus=0).side_by_side == 4  # 24 minutes in 3 rounds: 8 each
+    # 2 minutes in 3 rounds is 0.67 each: less than a process start is worth, so one after the other
+    assert run_budget.split_for(config, 5.0, gpus=0).side_by_side == 1
+    chosen = load_recipe("demo-dep", ["data.tags=jackknife", "tagger.side_by_side=4"])
+    assert run_budget.split_for(chosen, 5.0, gpus=0).side_by_side == 4  # the recipe's choice stands

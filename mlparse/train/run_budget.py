@@ -119,15 +119,28 @@ def side_by_side(wanted: Optional[int], taggers: int, threads_each: int, gpus: i
     return max(1, min(slots, taggers))
 
 
+#: Minutes of training per tagger below which ``tagger.side_by_side: null`` trains the taggers one after the other
+#: in the parser's process: a process of its own starts by importing torch (10 to 20 seconds on the loaded 2-core
+#: machine, 2026-11), more than a short tagger gains from running beside another.
+SIDE_BY_SIDE_MIN_MINUTES = 1.0
+
+
 def split_for(config: RecipeConfig, minutes: Optional[float], gpus: int) -> BudgetSplit:
     """The :class:`BudgetSplit` of the jack-knifing recipe ``config`` under ``minutes`` (None: no budget), its
-    taggers side by side on ``gpus`` GPUs (0: on the CPU).  Raises what loading the tagger recipe raises."""
+    taggers side by side on ``gpus`` GPUs (0: on the CPU) unless a budget leaves each less than
+    :data:`SIDE_BY_SIDE_MIN_MINUTES` (and ``tagger.side_by_side`` does not choose).  Raises what loading the tagger
+    recipe raises."""
     from mlparse.train.jackknife import tagger_configs, tagger_threads
 
     threads = tagger_threads(tagger_configs(config)[-1])
     taggers = config.tagger.folds + 1
     slots = side_by_side(config.tagger.side_by_side, taggers, threads, gpus)
-    return BudgetSplit.plan(minutes, taggers, slots, threads, config.tagger.budget_share, config.tagger.max_minutes)
+    t = config.tagger
+    split = BudgetSplit.plan(minutes, taggers, slots, threads, t.budget_share, t.max_minutes)
+    short = split.tagger_minutes is not None and split.tagger_minutes < SIDE_BY_SIDE_MIN_MINUTES
+    if short and slots > 1 and t.side_by_side is None:
+        split = BudgetSplit.plan(minutes, taggers, 1, threads, t.budget_share, t.max_minutes)
+    return split
 
 
 def extends_budget(previous: RunResults, budget_minutes: Optional[float]) -> bool:
