@@ -75,7 +75,7 @@ def test_a_bounded_jackknifing_run_ends_within_its_budget_taggers_included(tmp_p
 def test_without_a_budget_the_taggers_stop_on_patience_and_side_by_side_tags_match(tmp_path: Path) -> None:
     apart, together = tmp_path / "apart", tmp_path / "together"
     tags = {}
-    for folder, slots in ((apart, 1), (together, 2)):
+    for folder, slots in ((apart, 1), (together, 3)):  # 3: the three taggers at once, each in its own process
         folder.mkdir()
         config = jackknife_recipe(folder, folds=2, sentences=SENTENCES, max_epochs=100, patience_epochs=1,
                                   overrides=[f"tagger.side_by_side={slots}"])

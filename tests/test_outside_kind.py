@@ -267,7 +267,9 @@ def test_each_task_writes_its_summary_line() -> None:
     scores = SplitScores(f1=91.5, precision=91.0, recall=92.0, complete_match=40.0, las=88.25, uas=90.0, clas=85.0,
                          tagging_accuracy=97.125, sentences=7, scorer="s")
     assert task_class("constituency").summary(scores).startswith("F1 91.50  LP 91.00  LR 92.00  complete match 40.00")
-    assert task_class("dependency").summary(scores) == "LAS 88.25  UAS 90.00  CLAS 85.00  (7 sentences; s)"
+    assert task_class("dependency").summary(scores) == "LAS 88.25  UAS 90.00  CLAS 85.00  tags 97.12  (7 sentences; s)"
+    untagged = SplitScores(las=88.25, uas=90.0, clas=85.0, sentences=7, scorer="s")  # no tagging head: no tags
+    assert task_class("dependency").summary(untagged) == "LAS 88.25  UAS 90.00  CLAS 85.00  (7 sentences; s)"
     assert "F1 91.50" in task_class("joint").summary(scores) and "LAS 88.25" in task_class("joint").summary(scores)
     assert task_class("tagging").summary(scores) == "tag accuracy 97.12  (7 sentences; s)"
 

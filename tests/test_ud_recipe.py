@@ -11,9 +11,10 @@ from mlparse.results import COMPLETE
 from mlparse.sweep.suite import SuiteError, load_suite
 from mlparse.train.runner import RunOptions, run_recipe
 from helpers.dep_fixtures import TINY_BIAFFINE, TINY_DEP_MODEL, TINY_DEP_TRAIN, conllu_text
+from helpers.tagger_fixtures import ONE_AT_A_TIME
 
 TINY = ([f"model.{k}={v}" for k, v in TINY_DEP_MODEL.items()] + [f"biaffine.{k}={v}" for k, v in TINY_BIAFFINE.items()]
-        + [f"train.{k}={v}" for k, v in {**TINY_DEP_TRAIN, "max_epochs": 2}.items()])
+        + [f"train.{k}={v}" for k, v in {**TINY_DEP_TRAIN, "max_epochs": 2}.items()] + [ONE_AT_A_TIME])
 
 
 def ud_folder(parent: Path, name: str, prefix: str, splits=("train", "test"), copies: int = 3) -> Path:
