@@ -55,6 +55,7 @@ def test_a_bounded_jackknifing_run_ends_within_its_budget_taggers_included(tmp_p
     assert elapsed <= minutes * 60.0 + 1.0, elapsed
     said = next(note for note in record.notes if note.startswith("this run trains"))
     assert "3 taggers (one after the other, 1 torch thread each), then the parser" in said and "0.3 minutes" in said
+    assert any(note.startswith("the taggers and their tagging took") for note in record.notes)
     budget = results.budget
     assert budget["minutes"] == minutes and budget["taggers"] == 3 and budget["side_by_side"] == 1
     assert budget["tagger_minutes"] == pytest.approx(0.4 * minutes / 3, abs=1e-4)

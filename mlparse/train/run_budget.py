@@ -90,6 +90,18 @@ class BudgetSplit:
                 f"{self.parser_minutes:.2f} for the parser, which stops in time to parse dev and test before the "
                 f"{self.minutes:g} minutes are up")
 
+    def after_taggers(self, seconds: float) -> str:
+        """What is left for the parser once the taggers and their tagging took ``seconds`` (a budgeted run)."""
+        assert self.minutes is not None
+        left = self.minutes - seconds / 60.0
+        planned = self.share * self.minutes
+        if left <= 0:
+            return (f"the taggers and their tagging took {seconds / 60:.2f} minutes, the whole budget of "
+                    f"{self.minutes:g}: the parser trains one update and parses dev and test, late")
+        return (f"the taggers and their tagging took {seconds / 60:.2f} minutes ({planned:.2f} planned): the parser "
+                f"trains for at most {min(left, self.parser_minutes or left):.2f} minutes, less what parsing dev "
+                f"and test will take")
+
     def record(self, tagger_seconds: Optional[float] = None) -> Dict[str, Any]:
         """``results.json``'s ``budget``: the split, and the minutes the taggers took (training, tagging) when known."""
         return {"minutes": self.minutes, "taggers": self.taggers, "side_by_side": self.side_by_side,

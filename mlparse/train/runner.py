@@ -247,8 +247,12 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
             if config.data.tags == "jackknife" and not tags_made:
                 assert split is not None
                 jackknifed_tags(config, options, reporter, device, split)
-                results.budget = split.record(time.monotonic() - started)
+                tagger_seconds = time.monotonic() - started
+                results.budget = split.record(tagger_seconds)
                 run_dir.write_results(results)
+        if split is not None and split.minutes is not None and tagger_seconds is not None and reporter is not None \
+                and info.is_main:
+            reporter.on_note(split.after_taggers(tagger_seconds))
         if info.active:
             dist.barrier()
         deadline = started + split.minutes * 60.0 if split is not None and split.minutes is not None else None
