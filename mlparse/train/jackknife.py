@@ -33,9 +33,10 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Container, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Container, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from mlparse.config import RecipeConfig, from_dict, load_recipe
 from mlparse.data.manifest import sha256_file
@@ -297,7 +298,6 @@ def make_tags(config: RecipeConfig, train: TrainTaggers, note: Callable[[str], N
         return existing
     taggers = tagger_configs(config, minutes)
     folder = tags_folder(config, taggers)
-    column = tag_column(config)
     splits = {split: tagged_sentences(tagger_split_path(taggers[-1], split)) for split in SPLITS}
     train_sentences = splits["train"].examples
     k = config.tagger.folds
@@ -309,6 +309,31 @@ def make_tags(config: RecipeConfig, train: TrainTaggers, note: Callable[[str], N
     for what, (results, path) in zip(roles, trained):
         if results.status != COMPLETE:
             raise TaggerFailed(f"the {what} ({path}) failed: {results.error or results.status}")
+    with torch_threads(tagger_threads(taggers[-1])):  # the taggers' own threads (more are slower on a loaded CPU)
+        return _tag_with(config, taggers, trained, roles, splits, fold, folder, note, device)
+
+
+@contextmanager
+def torch_threads(count: int) -> Iterator[None]:
+    """torch's intra-op threads set to ``count`` inside the block, as they were after it."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _tag_with(config: RecipeConfig, taggers: Sequence[RecipeConfig], trained: Sequence[Tuple[RunResults, Path]],
+              roles: Sequence[str], splits: Dict[str, Split], fold: Any, folder: Path, note: Callable[[str], None],
+              device: Any) -> JackknifedTags:
+    """:func:`make_tags` once its taggers are trained: every training sentence tagged by the fold tagger that held it
+    out (``fold``: the fold of each), dev and test by the last; the files and the manifest written in ``folder``."""
+    column = tag_column(config)
+    train_sentences = splits["train"].examples
+    k = config.tagger.folds
     train_tags: List[Optional[List[str]]] = [None] * len(train_sentences)
     records = []
     held_out = [0, 0]  # unknown words, words: of every fold's held-out block, against its fold tagger

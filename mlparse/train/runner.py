@@ -316,13 +316,11 @@ def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optiona
         path = plan.run_dir.path
         plan.wait_until_free(f"the {what}", note)  # parsers on the same data share their taggers (seeds of a sweep, say)
         note(f"jack-knifing: {what}")
-        threads = torch.get_num_threads()
         try:
-            return run_planned(plan, tagger_options, reporter), path
+            with jackknife.torch_threads(torch.get_num_threads()):  # the tagger sets its own; the parser keeps its
+                return run_planned(plan, tagger_options, reporter), path
         except RunError as error:
             raise RunError(f"the {what} ({path}) failed: {error}") from None
-        finally:
-            torch.set_num_threads(threads)  # the tagger's threads are its own; the parser keeps its
 
     def train(taggers: Sequence[RecipeConfig], roles: Sequence[str]) -> List[Tuple[RunResults, Path]]:
         return train_taggers(taggers, roles, options.runs_dir, split.side_by_side, run, _gpus(device),
