@@ -3,8 +3,8 @@
 A parser run with ``data.tags: jackknife`` needs ``tagger.folds + 1`` tagger runs, independent of each other.
 Where the machine has room, this module trains several at once: one per GPU, or on a CPU as many as its cores
 hold at the threads one tagger uses (:func:`mlparse.train.run_budget.side_by_side`; ``tagger.side_by_side``
-chooses); finished tagger runs are reused without starting anything, and one tagger at a time trains in the
-parser's own process (:func:`train_taggers`).  Each tagger is
+chooses); finished tagger runs are reused without starting anything, and with a single slot the taggers train one
+after the other in the parser's own process (:func:`train_taggers`).  Side by side, each tagger is
 ``python -m mlparse run TAGGER.yaml`` (its resolved recipe, written to a temporary folder), so it has the usual
 run directory, run id, lock, resume and errors, exactly as the parser's own process or ``mlparse sweep`` would
 train it; its torch threads are its recipe's (:func:`mlparse.train.jackknife.tagger_threads`), the same
@@ -155,7 +155,7 @@ def _start(tagger: RecipeConfig, index: int, role: str, runs_dir: Path, scratch:
         env["CUDA_VISIBLE_DEVICES"] = _gpu(slot % gpus, env.get("CUDA_VISIBLE_DEVICES"))
     output = scratch / f"tagger-{index}.out"
     with open(output, "wb") as sink:  # the process's own output, read back only for an error
-        process = subprocess.Popen(argv, stdout=sink, stderr=subprocess.STDOUT, env=env)
+        process = subprocess.Popen(argv, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
     job = _Running(index, slot, process, output, time.monotonic())
     note(f"jack-knifing: {role}, in process {process.pid}" + (f" on GPU {slot % gpus}" if gpus > 0 else ""))
     return job
