@@ -112,6 +112,10 @@ class RunDir:
         """The predictions on ``split``; ``suffix`` is the task's (``.trees``, ``.conllu``)."""
         return self.path / f"{split}.pred{suffix}"
 
+    def gold(self, split: str, suffix: str = ".trees") -> Path:
+        """An external run's gold file as scored, where ``mlparse score`` normalized the file it was given."""
+        return self.path / f"{split}.gold{suffix}"
+
     def report(self, split: str, suffix: str = ".evalb") -> Path:
         """The scorer's report on ``split``: ``.evalb`` (constituency) or ``.depeval`` (dependency)."""
         return self.path / f"{split}{suffix}"

@@ -20,6 +20,8 @@ class Metric(str, Enum):
     uas = "uas"
     las = "las"
     clas = "clas"
+    mlas = "mlas"
+    blex = "blex"
 
 
 class Method(str, Enum):

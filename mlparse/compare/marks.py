@@ -25,7 +25,8 @@ LEGEND = (f"{MARK} significantly worse than the column's best run (paired random
           f"seed is); cells without predictions, and published rows, are not tested")
 
 #: Leaderboard metric -> the metric of mlparse.compare.statistics.
-_METRICS = {"f1": "f1", "recall": "lr", "precision": "lp", "uas": "uas", "las": "las", "clas": "clas"}
+_METRICS = {"f1": "f1", "recall": "lr", "precision": "lp", "uas": "uas", "las": "las", "clas": "clas", "mlas": "mlas",
+            "blex": "blex"}
 
 
 def _stats(run_dir: Path, split: str, metric: str, cache: Dict[Any, Any]) -> Optional[Any]:

@@ -31,7 +31,7 @@ SELECT_MODES = ("latest", "best", "all-seeds")
 PUBLISHED_MODES = ("matching", "all", "none")
 
 METRIC_NAMES = {"f1": "F1", "recall": "LR", "precision": "LP", "uas": "UAS", "las": "LAS", "clas": "CLAS",
-                "complete_match": "CM", "tagging_accuracy": "Tag"}
+                "complete_match": "CM", "tagging_accuracy": "tag accuracy"}
 #: How a dependency leaderboard's title names its scoring convention.
 SCORING_NAMES = {"conll18": "CoNLL 2018 scoring", "ptb": "PTB scoring, punctuation excluded",
                  "unknown": "scoring unknown"}
