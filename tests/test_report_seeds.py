@@ -12,13 +12,13 @@ import pytest
 
 from mlparse.config import load_recipe
 from mlparse.io_utils import atomic_write_text
-from mlparse.report.collect import collect_runs
+from mlparse.run_index.collect import collect_runs
 from mlparse.report.leaderboard import build_leaderboards, select_runs
 from mlparse.report.model import build_report
 from mlparse.report.render_csv import render_csv
 from mlparse.report.render_json import render_json
 from mlparse.report.render_markdown import render_markdown
-from mlparse.report.seeds import SEED_KEYS, group_by_seed, mean_std, seedless_hash
+from mlparse.run_index.seeds import SEED_KEYS, group_by_seed, mean_std, seedless_hash
 from mlparse.results import COMPLETE, FAILED, RunResults, SplitScores
 from mlparse.run_dir import RunDir
 

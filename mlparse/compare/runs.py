@@ -138,7 +138,7 @@ def load_ref(path: Path) -> RunRef:
 
 def latest_run(name: str, runs_dir: Path) -> Path:
     """The latest complete run of recipe ``name`` under ``runs_dir``."""
-    from mlparse.report.collect import collect_runs
+    from mlparse.run_index.collect import collect_runs
 
     folder = Path(runs_dir) / name
     if not folder.is_dir():
@@ -161,8 +161,8 @@ def resolve(argument: str, runs_dir: Path) -> RunRef:
 
 def group_runs(ref: RunRef, runs_dir: Optional[Path]) -> List[RunRef]:
     """The complete runs that differ from ``ref`` only by seed, as the report groups them (``ref`` included)."""
-    from mlparse.report.collect import collect_runs
-    from mlparse.report.seeds import group_by_seed
+    from mlparse.run_index.collect import collect_runs
+    from mlparse.run_index.seeds import group_by_seed
 
     if ref.external or runs_dir is None or not Path(runs_dir).is_dir():
         return [ref]

@@ -1,7 +1,7 @@
 """Leaderboards: one table per (task, split, dataset, scoring, metric), columns keyed by language.
 
 Measured rows come from runs: one row per configuration, a group of runs that differ only by seed
-(:mod:`mlparse.report.seeds`), named by what differs from its recipe (:mod:`mlparse.report.configurations`)
+(:mod:`mlparse.run_index.seeds`), named by what differs from its recipe (:mod:`mlparse.run_index.configurations`)
 and shown as the mean over its complete seeds with the standard deviation and n (``best``: only each
 recipe's configuration with the best dev mean; ``all-seeds``: one row per seed instead); a run found in two
 folders counts once.  Published rows
@@ -17,15 +17,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from mlparse.report.collect import RunRecord
-from mlparse.report.configurations import Configurations, distinct_runs
+from mlparse.run_index.collect import RunRecord
+from mlparse.run_index.configurations import Configurations, distinct_runs
 from mlparse.report.published import Citation, ColumnKey, PublishedRow, PublishedScores, has_convention
-from mlparse.report.seeds import SeedGroup, group_by_seed, mean_std
+from mlparse.run_index.seeds import SeedGroup, group_by_seed, mean_std
+from mlparse.run_index.systems import system_name
 from mlparse.results import COMPLETE
 from mlparse.tasks import dev_metric, find_task
 
 MEASURED, PUBLISHED = "measured", "published"
-#: The key prefix of a seed group whose recipe.yaml could not be read (:func:`mlparse.report.seeds.group_by_seed`).
+#: The key prefix of a seed group whose recipe.yaml could not be read (:func:`mlparse.run_index.seeds.group_by_seed`).
 UNKNOWN_CONFIGURATION = "run:"
 SELECT_MODES = ("latest", "best", "all-seeds")
 PUBLISHED_MODES = ("matching", "all", "none")
@@ -206,16 +207,6 @@ def select_runs(records: Sequence[RunRecord], mode: str = "latest") -> List[RunR
     return [group.representative for group in select_groups(records, mode)]
 
 
-def _system_name(record: RunRecord) -> str:
-    """The row's name; an ensemble's says ``ensemble of N`` (its members are listed in its results.json)."""
-    results = record.results
-    assert results is not None
-    name = results.system or f"mlparse {results.model}"
-    if results.members and "ensemble of" not in name:
-        name += f", ensemble of {len(results.members)}"
-    return name
-
-
 #: The leaderboards of a task whose runs hold the scores of several: a joint (span + dependency) run's F1
 #: goes to the constituency leaderboards, its UAS and LAS to the dependency ones.
 
@@ -242,7 +233,7 @@ def _measured_rows(groups: Sequence[SeedGroup], key: Tuple[str, str, Optional[st
             continue
         results = record.results
         language = results.language or "?"
-        name = _system_name(record)
+        name = system_name(record)
         if configurations is not None:
             name = configurations.name(record, name)
         seed = group.seeds.get(record.label)

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 import mlparse.version
-from mlparse.report.collect import RunRecord, collect_runs
-from mlparse.report.configurations import distinct_runs
+from mlparse.run_index.collect import RunRecord, collect_runs
+from mlparse.run_index.configurations import distinct_runs
 from mlparse.report.leaderboard import Cell, Leaderboard, LeaderboardRow, build_leaderboards
 from mlparse.report.published import Citation, PublishedScores, load_published
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from mlparse.report.collect import RunRecord
+from mlparse.run_index.collect import RunRecord
 from mlparse.report.leaderboard import MEASURED, METRIC_NAMES, PUBLISHED, Cell, Leaderboard
 from mlparse.report.model import Report, language_label
 from mlparse.results import LogEntry
@@ -76,9 +76,9 @@ def _curve_groups(report: Report) -> Dict[CurveGroup, List[Tuple[RunRecord, List
 
 def run_names(report: Report) -> Dict[str, str]:
     """Each run's name in the plots: its system, what differs from its recipe, and its seed (not its run id)."""
-    from mlparse.report.configurations import Configurations
-    from mlparse.report.leaderboard import _system_name
-    from mlparse.report.seeds import seed_of
+    from mlparse.run_index.configurations import Configurations
+    from mlparse.run_index.seeds import seed_of
+    from mlparse.run_index.systems import system_name
 
     configurations = Configurations(report.records)
     names = {}
@@ -86,7 +86,7 @@ def run_names(report: Report) -> Dict[str, str]:
         if record.results is None:
             names[record.label] = record.label
             continue
-        name = configurations.name(record, _system_name(record))
+        name = configurations.name(record, system_name(record))
         seed = seed_of(record)
         names[record.label] = f"{name}, seed {seed}" if seed is not None else name
     return names
