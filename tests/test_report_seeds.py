@@ -150,8 +150,12 @@ def test_the_bar_plot_draws_one_standard_deviation_as_error_bar(runs: Path, monk
 
     monkeypatch.setattr(Axes, "bar", bar)
     (board,) = build_report(runs, published_mode="none").leaderboards
-    assert bar_plot(board) is not None
-    assert drawn[0][0] == "mlparse (measured, mean ± sd over seeds)"
+    plot = bar_plot(board)
+    assert plot is not None
+    # one bar series per system (every row of the leaderboard), each with its name; a mean over seeds has its sd
+    assert [label for label, _ in drawn] == [f"{row.system} (measured)" for row in board.rows] == plot.series
+    errors = dict(drawn)
+    assert errors["mlparse span (measured)"] == [2.0]
 
 
 def test_plots_name_runs_by_configuration_and_seed_and_can_use_minutes(runs: Path,

@@ -61,10 +61,12 @@ class Cell:
     std: Optional[float] = None  # sample standard deviation over the seeds (n >= 2)
     n: int = 1  # how many seeds' scores ``value`` is the mean of
     seeds: List[SeedScore] = field(default_factory=list)
-    # against the column's best run (mlparse.compare.marks): randomization p-value, and whether significantly
-    # worse; None when not tested (published rows, no predictions, one run in the column)
+    # against the column's best system (mlparse.compare.marks): the Holm-corrected p-value, whether significantly
+    # worse, and which test (mlparse.compare.group_test: groups | run-vs-group | single-runs); None when not tested
+    # (published rows, no predictions, the best system itself, one system in the column)
     significance: Optional[float] = None
     worse: Optional[bool] = None
+    significance_test: Optional[str] = None
 
 
 @dataclass
@@ -76,6 +78,7 @@ class LeaderboardRow:
     average: Optional[float] = None
     citation: Optional[Citation] = None
     group: Optional[str] = None
+    external: bool = False  # measured from another parser's predictions (mlparse score)
 
 
 @dataclass
@@ -239,7 +242,8 @@ def _measured_rows(groups: Sequence[SeedGroup], key: Tuple[str, str, Optional[st
         seed = group.seeds.get(record.label)
         if per_seed:
             name += f" (seed {seed})" if seed is not None else f" ({record.run_id})"
-        row = rows.setdefault(name, LeaderboardRow(system=name, kind=MEASURED, source="", cells={}))
+        row = rows.setdefault(name, LeaderboardRow(system=name, kind=MEASURED, source="", cells={},
+                                                   external=results.model == "external"))
         seeds = [SeedScore(run.label, group.seeds.get(run.label), _metric_value(run, split, metric))
                  for run in group.runs]
         mean, std, n = mean_std([score.value for score in seeds if score.value is not None])
