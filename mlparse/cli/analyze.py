@@ -62,6 +62,8 @@ def analyze_command(
     gold: Optional[Path] = typer.Option(None, "--gold", help="errors: the gold file (default: the one results.json "
                                         "records, else the recipe's split)."),
     output_format: str = typer.Option("table", "--format", help="errors: table (terminal), markdown or json."),
+    rescore: bool = typer.Option(False, "--rescore", help="errors: score a run whose gold file has changed since it "
+                                 "was scored against the file as it is now, instead of refusing it."),
     windows: str = typer.Option("5,10,15,20,30,40", "--windows",
                                 help="Window distances for Table 2, comma-separated; 'none' skips windows."),
     ablations: bool = typer.Option(True, "--ablations/--no-ablations", help="Run the content/position probes (Table 1)."),
@@ -102,7 +104,7 @@ def analyze_command(
         if mode != "errors":
             fail(f"mlparse analyze takes the mode 'errors' (mlparse analyze errors RUN [RUN2]) or --model RUN, "
                  f"got {mode!r}", 2)
-        _analyze_errors(list(runs or []), split or "test", gold, output_format, output_dir)
+        _analyze_errors(list(runs or []), split or "test", gold, output_format, output_dir, rescore)
         return
     if model is None:
         fail("mlparse analyze needs --model RUN (attention probes) or the mode errors (mlparse analyze errors RUN)", 2)
@@ -239,7 +241,7 @@ def _analyze_heads(model: Path, config, split: str, data: Optional[Path], max_se
 
 
 def _analyze_errors(runs: List[Path], split: str, gold: Optional[Path], output_format: str,
-                    output_dir: Optional[Path]) -> None:
+                    output_dir: Optional[Path], rescore: bool = False) -> None:
     """``errors RUN [RUN2]``: breakdowns from the prediction files and gold (works on external runs too)."""
     from mlparse.compare.breakdowns.compute import breakdown_of, side_by_side
     from mlparse.compare.breakdowns.inputs import InputError, run_inputs
@@ -256,7 +258,9 @@ def _analyze_errors(runs: List[Path], split: str, gold: Optional[Path], output_f
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     try:
-        sides = [run_inputs(run, split, gold=gold) for run in runs]
+        sides = [run_inputs(run, split, gold=gold, rescore=rescore) for run in runs]
+        for note in (note for side in sides for note in side.notes):
+            console.print(f"note: {note}", highlight=False, soft_wrap=True, markup=False)
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=console, transient=True, disable=not console.is_terminal) as bar:
             task = bar.add_task(f"repairing {split} trees", total=None)
