@@ -157,7 +157,7 @@ def legend_lines(board: Any) -> List[str]:
                      f"seeds' (Welch) plus the test sentences' (paired bootstrap, {SAMPLES:,} samples)")
     if RUN_AGAINST_GROUP in kinds:
         tests.append("a single run against a system with several seeds: the same t-test, the run taken as one more "
-                     "seed of the group")
+                     f"seed of the group (test sentences' variance from {SAMPLES:,} paired bootstrap samples)")
     if SINGLE_RUNS in kinds:
         tests.append(f"two single runs: the paired randomization test over sentences ({SAMPLES:,} shuffles), which "
                      "sees no seed variance")

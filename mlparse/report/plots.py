@@ -195,7 +195,7 @@ def bar_plot(board: Leaderboard) -> Optional[Plot]:
     """Every system of the leaderboard, grouped by language: one bar per row (published, then measured), one colour
     per system, named in the legend (:func:`series_name`); None without a measured value.
 
-    Published bars are hatched; a mean over seeds carries an error bar of one standard deviation; a measured score of
+    Published bars are hatched with lines, external systems' with dots; a mean over seeds carries an error bar of one standard deviation; a measured score of
     a run that is not complete is drawn pale and labelled with the run state.  Each bar carries its value, with the
     significance mark of :mod:`mlparse.compare.marks` (the cell's ``worse``) where the table has it.  The y axis does
     not start at zero (scores sit within a few points of each other), which the printed values make explicit.
@@ -220,10 +220,9 @@ def bar_plot(board: Leaderboard) -> Optional[Plot]:
         spreads = [cell.std if cell is not None and cell.n > 1 and cell.std is not None and cell.state is None else 0.0
                    for cell in cells]
         final = [cell is not None and cell.state is None for cell in cells]
-        published = row.kind == PUBLISHED
+        hatch = "//" if row.kind == PUBLISHED else ".." if row.external else None
         axes.bar([x for x, f in zip(xs, final) if f], [h for h, f in zip(heights, final) if f], width * 0.92,
-                 color=colour, label=series_name(row), hatch="//" if published else None,
-                 edgecolor="white" if published else colour,
+                 color=colour, label=series_name(row), hatch=hatch, edgecolor="white" if hatch else colour,
                  yerr=[e for e, f in zip(spreads, final) if f] if any(spreads) else None, capsize=2,
                  error_kw={"elinewidth": 0.8, "ecolor": "#1a202c"})
         pale = [(x, h) for x, h, f, cell in zip(xs, heights, final, cells) if not f and cell is not None and h]
@@ -243,9 +242,10 @@ def bar_plot(board: Leaderboard) -> Optional[Plot]:
                 marked = True
             if not done:
                 label += f" ({cell.state})"
-            axes.text(x, height + spread + 0.15, label, ha="center", va="bottom", fontsize=6.5, rotation=90,
+            axes.text(x, height + spread + 0.01 * (top - bottom), label, ha="center", va="bottom", fontsize=6.5, rotation=90,
                       color="#1a202c")
-    axes.set_ylim(bottom, top + 3.5)  # room for the value labels
+    axes.set_ylim(bottom, top + 0.2 * (top - bottom))  # room for the value labels, written upwards over each bar
+    axes.set_yticks([tick for tick in axes.get_yticks() if bottom <= tick <= 100.0])
     axes.set_xlim(-0.6, len(languages) - 0.4)
     axes.set_xticks(list(range(len(languages))))
     axes.set_xticklabels([language_label(language) for language in languages], rotation=30 if len(languages) > 3 else 0,
