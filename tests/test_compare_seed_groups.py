@@ -48,7 +48,8 @@ def test_two_configurations_are_compared_with_all_their_seeds(configurations: tu
     (row,) = data["comparisons"]
     labels = {lr: sorted(f"tiny/{run.name}" for run in dirs) for lr, dirs in groups.items()}
     assert sorted(row["runs_a"]) == labels["0.01"] and sorted(row["runs_b"]) == labels["0.002"]  # every seed
-    assert row["test"] == "groups" and row["method"] == "t-test" and row["runs_a"] != row["runs_b"]
+    assert row["test"] == "groups" and row["runs_a"] != row["runs_b"]
+    assert row["p_value"] == max(row["p_t"], row["p_seeds"]) >= 2 / 6  # 2 + 2 seeds: the exact test's floor
     scores = {lr: sorted(json.loads((run / "results.json").read_text())["test"]["f1"] for run in dirs)
               for lr, dirs in groups.items()}
     assert sorted(row["scores_a"]) == scores["0.01"] and sorted(row["scores_b"]) == scores["0.002"]
@@ -111,4 +112,5 @@ def test_the_marks_test_systems_never_seeds_of_one_system(configurations: tuple,
     untested = [cell for _, _, cell in _cells(board) if cell["significance"] is None]
     assert len(tested) == 2 and len(untested) == 2  # the best configuration's seeds are never marked
     assert {cell["significance_test"] for cell in tested} == {"groups"}
-    assert "systems with several seeds: a t-test on the seed means" in " ".join(board["legend"])
+    assert "systems with several seeds: every seed of both" in " ".join(board["legend"])
+    assert "exact permutation test over seeds" in " ".join(board["legend"])

@@ -4,8 +4,8 @@ A system is a configuration with all its complete seeds (:mod:`mlparse.run_index
 report shows (one per configuration, or one per seed with ``--select all-seeds``).  In every language column the
 best system is the one with the highest mean; every other system of the column is tested against it with
 :func:`mlparse.compare.group_test.group_test`, every seed of both: the seed means, by a t-test whose variance holds
-the seeds' spread and the test sentences' (a paired bootstrap, :data:`SAMPLES` samples, :data:`SEED`); a single
-run against a group as one more seed; two single runs (external systems, say) by the paired randomization test,
+the seeds' spread and the test sentences' (a paired bootstrap, :data:`SAMPLES` samples, :data:`SEED`), together with
+the exact permutation test over seeds; a single run against a group as one more seed; two single runs (external systems, say) by the paired randomization test,
 which sees no seed variance.  The p-values of one column are Holm-corrected, and a cell is marked when its
 system's corrected p-value is below :data:`ALPHA` and it is worse.  Seeds of one system are never tested against
 each other: rows of the best system carry no mark.
@@ -153,8 +153,10 @@ def legend_lines(board: Any) -> List[str]:
         return []
     tests = []
     if GROUPS in kinds:
-        tests.append("systems with several seeds: a t-test on the seed means, every seed of both, its variance the "
-                     f"seeds' (Welch) plus the test sentences' (paired bootstrap, {SAMPLES:,} samples)")
+        tests.append("systems with several seeds: every seed of both, the larger p-value of a t-test on the seed "
+                     f"means (its variance the seeds' (Welch) plus the test sentences' (paired bootstrap, {SAMPLES:,} "
+                     "samples)) and of the exact permutation test over seeds (which needs 4 + 4 or 3 + 5 seeds to go "
+                     "below 0.05)")
     if RUN_AGAINST_GROUP in kinds:
         tests.append("a single run against a system with several seeds: the same t-test, the run taken as one more "
                      f"seed of the group (test sentences' variance from {SAMPLES:,} paired bootstrap samples)")

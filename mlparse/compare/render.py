@@ -19,6 +19,8 @@ def _test_name(c: Comparison) -> str:
     if t.kind == SINGLE_RUNS:
         return f"paired {t.method}"
     df = "∞" if t.df is None or math.isinf(t.df) else f"{t.df:.1f}"
+    if t.p_seeds is not None:
+        return f"t-test ({t.runs_a} vs {t.runs_b} runs, df {df}, p {_p(t.p_t or 0.0)}) + seeds (p {_p(t.p_seeds)})"
     return f"t-test ({t.runs_a} vs {t.runs_b} runs, df {df})"
 
 
@@ -59,6 +61,9 @@ def _caption(result: CompareResult) -> List[str]:
         lines.append(f"t-test: the seed means, every run of both systems; variance = the seeds' (Welch) + the test "
                      f"sentences' (paired bootstrap, {o.samples} samples); a single run against several seeds counts "
                      "as one more seed")
+    if GROUPS in kinds:
+        lines.append("two groups of seeds: p is the larger of the t-test's and the exact permutation test's over "
+                     "seeds (3 + 3 seeds cannot go below 0.1)")
     if SINGLE_RUNS in kinds:
         lines.append(f"paired {o.method} over sentences, {o.samples} samples: two single runs (no seed variance seen)")
     if len(result.comparisons) > 1:
