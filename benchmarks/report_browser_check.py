@@ -336,24 +336,31 @@ def browser_checks(binary: Path, page: Path, work: Path, screenshot: Path, check
 
 # ------------------------------------------------------------------------------------- main
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--screenshot", type=Path, default=REPO / "reports" / "report_check.png",
-                        help="where the full-page PNG goes (default: reports/report_check.png)")
+def arguments(description: str, screenshot: str, argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    """The command line of a browser check: --screenshot (default ``reports/<screenshot>``), --chromium, --keep."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--screenshot", type=Path, default=REPO / "reports" / screenshot,
+                        help=f"where the full-page PNG goes (default: reports/{screenshot})")
     parser.add_argument("--chromium", type=Path, default=DEFAULT_CHROMIUM, help="the browser binary")
     parser.add_argument("--keep", type=Path, default=None,
                         help="build the runs and the report in this folder and keep them (default: a temp dir)")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
-    temp = None
-    if args.keep is None:
-        temp = tempfile.TemporaryDirectory(prefix="report-browser-check-")
-        work = Path(temp.name)
-    else:
-        work = args.keep
-        if work.exists():
-            shutil.rmtree(work)
-        work.mkdir(parents=True)
+
+def work_folder(keep: Optional[Path], prefix: str) -> Tuple[Path, Optional[tempfile.TemporaryDirectory]]:
+    """``keep`` emptied, or a temporary folder (and its handle, to clean up)."""
+    if keep is None:
+        temp = tempfile.TemporaryDirectory(prefix=prefix)
+        return Path(temp.name), temp
+    if keep.exists():
+        shutil.rmtree(keep)
+    keep.mkdir(parents=True)
+    return keep, None
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = arguments(__doc__.split("\n\n")[0], "report_check.png", argv)
+    work, temp = work_folder(args.keep, "report-browser-check-")
     checks = Checks()
     try:
         runs = build_runs(work)

@@ -21,23 +21,21 @@ Usage: python3 benchmarks/report_systems_browser_check.py [--screenshot PATH] [-
 
 from __future__ import annotations
 
-import argparse
 import html as html_module
 import os
 import random
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Optional, Sequence
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from report_browser_check import DEFAULT_CHROMIUM, Checks, browser_checks, static_checks  # noqa: E402
+from report_browser_check import (DEFAULT_CHROMIUM, Checks, arguments, browser_checks, static_checks,  # noqa: E402
+                                  work_folder)
 
 #: (name, --set overrides, flattened share) of the two configurations, five seeds each (the exact permutation test
 #: over seeds of the report's marks goes down to 2/252 with 5 + 5, low enough for Holm's correction over three tests).
@@ -175,25 +173,11 @@ def system_checks(html: str, checks: Checks) -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--screenshot", type=Path, default=REPO / "reports" / "report_systems_check.png",
-                        help="where the full-page PNG goes (default: reports/report_systems_check.png)")
-    parser.add_argument("--chromium", type=Path, default=DEFAULT_CHROMIUM, help="the browser binary")
-    parser.add_argument("--keep", type=Path, default=None,
-                        help="build the runs and the report in this folder and keep them (default: a temp dir)")
-    args = parser.parse_args(argv)
+    args = arguments(__doc__.split("\n\n")[0], "report_systems_check.png", argv)
     if not (shared_treebanks() / "ptb-sample").is_dir():
         print(f"skipped: {shared_treebanks() / 'ptb-sample'} not found (set MLPARSE_SHARED_TREEBANKS)")
         return 0
-    temp = None
-    if args.keep is None:
-        temp = tempfile.TemporaryDirectory(prefix="report-systems-check-")
-        work = Path(temp.name)
-    else:
-        work = args.keep
-        if work.exists():
-            shutil.rmtree(work)
-        work.mkdir(parents=True)
+    work, temp = work_folder(args.keep, "report-systems-check-")
     checks = Checks()
     try:
         runs = build_runs(work)

@@ -13,7 +13,7 @@ from mlparse.config import load_recipe
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
 from helpers.dep_fixtures import write_dep_recipe
-from helpers.run_fixtures import write_tiny_recipe
+from helpers.run_fixtures import train_tiny_seeds
 
 runner = CliRunner()
 
@@ -22,13 +22,7 @@ runner = CliRunner()
 def span_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple:
     """Two tiny span runs differing only by seed (same data), and their runs folder."""
     tmp = tmp_path_factory.mktemp("compare")
-    recipe = write_tiny_recipe(tmp, train={"max_epochs": 2})
-    dirs = []
-    for seed in (1, 2):
-        config = load_recipe(recipe, [f"train.seed={seed}"])
-        run_recipe(config, RunOptions(runs_dir=tmp / "runs"))
-        dirs.append(RunDir.for_recipe(tmp / "runs", config).path)
-    return tmp, dirs
+    return tmp, train_tiny_seeds(tmp, train={"max_epochs": 2})
 
 
 def _test_scores(run_dir: Path) -> dict:

@@ -13,10 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mlparse.cli import app
-from mlparse.config import load_recipe
-from mlparse.run_dir import RunDir
-from mlparse.train.runner import RunOptions, run_recipe
-from helpers.run_fixtures import write_tiny_recipe
+from helpers.run_fixtures import train_tiny_seeds
 
 runner = CliRunner()
 
@@ -29,13 +26,7 @@ def _sha(path: Path) -> str:
 def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple:
     """Two tiny span runs differing only by seed, their data folder and runs folder (kept unchanged: tests copy)."""
     tmp = tmp_path_factory.mktemp("gold")
-    recipe = write_tiny_recipe(tmp, train={"max_epochs": 2})
-    dirs = []
-    for seed in (1, 2):
-        config = load_recipe(recipe, [f"train.seed={seed}"])
-        run_recipe(config, RunOptions(runs_dir=tmp / "runs"))
-        dirs.append(RunDir.for_recipe(tmp / "runs", config).path)
-    return tmp, dirs
+    return tmp, train_tiny_seeds(tmp, train={"max_epochs": 2})
 
 
 def _relabel_first_np(path: Path) -> None:
