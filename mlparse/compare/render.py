@@ -79,7 +79,7 @@ def _runs_used(result: CompareResult) -> List[str]:
     for c in result.comparisons:
         named.setdefault(c.a, c.runs_a)
         named.setdefault(c.b, c.runs_b)
-    return [f"{name}: {', '.join(runs)}" for name, runs in named.items()]
+    return [f"{name}: {', '.join(runs)}" for name, runs in named.items() if list(runs) != [name]]  # not a run alone
 
 
 def _pair_rows(result: CompareResult) -> List[List[str]]:
@@ -102,7 +102,8 @@ def _table(head: List[str], rows: List[List[str]]) -> List[str]:
 
 def to_table(result: CompareResult) -> str:
     lines = _caption(result) + _table(_header(result), _rows(result))
-    lines += ["", "runs used:"] + [f"  {line}" for line in _runs_used(result)]
+    if _runs_used(result):
+        lines += ["", "runs used:"] + [f"  {line}" for line in _runs_used(result)]
     if any(c.pairs for c in result.comparisons):
         lines += ["", f"per pair of runs (paired {result.options.method}, {result.options.samples} samples):"]
         lines += _table(_PAIR_HEAD, _pair_rows(result))
@@ -119,7 +120,8 @@ def _markdown_table(head: List[str], rows: List[List[str]]) -> List[str]:
 
 def to_markdown(result: CompareResult) -> str:
     lines = [f"{line}." for line in _caption(result)] + [""] + _markdown_table(_header(result), _rows(result))
-    lines += ["", "Runs used:", ""] + [f"- {line}" for line in _runs_used(result)]
+    if _runs_used(result):
+        lines += ["", "Runs used:", ""] + [f"- {line}" for line in _runs_used(result)]
     if any(c.pairs for c in result.comparisons):
         lines += ["", f"Per pair of runs (paired {result.options.method}, {result.options.samples} samples):", ""]
         lines += _markdown_table(_PAIR_HEAD, _pair_rows(result))
