@@ -19,7 +19,7 @@ already holds some sentence noise, so the sum counts that part twice: the test e
 
 The t-test takes the seed scores to be normal.  They need not be: six seeds of the demo recipe after 300 updates
 scored 52.76, 52.76, 53.00, 54.97, 55.30 and 56.02 (two clusters), and the t-test puts the three low seeds against
-the three high ones at p = 0.0002.  So between two groups the t-test is joined by the exact permutation test over
+the three high ones at p = 0.00015.  So between two groups the t-test is joined by the exact permutation test over
 seeds (every way of dealing the ``m + k`` run scores into groups of ``m`` and ``k``; the share whose difference of
 means is at least the observed one, two-sided), which assumes nothing about their distribution, and the p-value
 is the larger of the two (an intersection-union test: B is called different only when both say so).  The exact
