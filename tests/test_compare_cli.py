@@ -223,7 +223,9 @@ def test_compare_an_ensemble_with_its_member(span_runs: tuple, tmp_path: Path) -
     result = runner.invoke(app, ["compare", str(first), str(out), "--samples", "200", "--format", "json"])
     assert result.exit_code == 0, result.output
     (row,) = json.loads(result.output)["comparisons"]
-    assert row["score_b"] == json.loads((out / "results.json").read_text())["test"]["f1"]
+    ensemble = json.loads((out / "results.json").read_text())
+    assert row["score_b"] == ensemble["test"]["f1"]
+    assert ensemble["gold"] == json.loads((first / "results.json").read_text())["gold"]  # the gold checksums too
 
 
 def test_clas_on_relations_that_are_not_ud_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
