@@ -383,16 +383,27 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         checks.check("Δ best measured" in html and "published" in html, "Δ row and published rows present")
         for needle in ("running", "failed", "unreadable", "CUDA out of memory", "invalid JSON"):
             checks.check(needle in html, f"the page mentions {needle!r}")
-        if not args.chromium.exists():
-            print(f"\n{args.chromium} not found: browser checks skipped. Install Debian's Chromium with\n"
-                  "    apt-get update && apt-get install -y chromium\n"
-                  "and run this script again (or pass --chromium PATH).")
-            return 1 if checks.failed else 0
-        print("browser checks:")
-        browser_checks(args.chromium, page, work, args.screenshot, checks, expect_images)
+        in_browser(args, page, work, checks, expect_images)
     finally:
         if temp is not None:
             temp.cleanup()
+    return verdict(checks)
+
+
+def in_browser(args: argparse.Namespace, page: Path, work: Path, checks: Checks, expect_images: int,
+               min_tables: int = 3) -> None:
+    """The browser checks, or how to install Chromium where it is missing."""
+    if not args.chromium.exists():
+        print(f"\n{args.chromium} not found: browser checks skipped. Install Debian's Chromium with\n"
+              "    apt-get update && apt-get install -y chromium\n"
+              "and run this script again (or pass --chromium PATH).")
+        return
+    print("browser checks:")
+    browser_checks(args.chromium, page, work, args.screenshot, checks, expect_images, min_tables)
+
+
+def verdict(checks: Checks) -> int:
+    """Print the outcome; the exit status (1 when a check failed)."""
     print(f"\n{'all checks passed' if not checks.failed else f'{len(checks.failed)} check(s) FAILED'}")
     return 1 if checks.failed else 0
 

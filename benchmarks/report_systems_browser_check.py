@@ -34,8 +34,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from report_browser_check import (DEFAULT_CHROMIUM, Checks, arguments, browser_checks, static_checks,  # noqa: E402
-                                  work_folder)
+from report_browser_check import (DEFAULT_CHROMIUM, Checks, arguments, in_browser, static_checks,  # noqa: E402
+                                  verdict, work_folder)
 
 #: (name, --set overrides, flattened share) of the two configurations, five seeds each (the exact permutation test
 #: over seeds of the report's marks goes down to 2/252 with 5 + 5, low enough for Holm's correction over three tests).
@@ -192,18 +192,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print("static checks:")
         static_checks(html, checks, expect_images=1, min_tables=2)
         system_checks(html, checks)
-        if not args.chromium.exists():
-            print(f"\n{args.chromium} not found: browser checks skipped. Install Debian's Chromium with\n"
-                  "    apt-get update && apt-get install -y chromium\n"
-                  "and run this script again (or pass --chromium PATH).")
-            return 1 if checks.failed else 0
-        print("browser checks:")
-        browser_checks(args.chromium, page, work, args.screenshot, checks, expect_images=1, min_tables=2)
+        in_browser(args, page, work, checks, expect_images=1, min_tables=2)
     finally:
         if temp is not None:
             temp.cleanup()
-    print(f"\n{'all checks passed' if not checks.failed else f'{len(checks.failed)} check(s) FAILED'}")
-    return 1 if checks.failed else 0
+    return verdict(checks)
 
 
 if __name__ == "__main__":
