@@ -1,6 +1,6 @@
 """Run directories ``runs/<recipe>/<run-id>/``: their layout (file names, paths), results.json and log.jsonl.
 
-The trainer writes run directories through :class:`RunDir`; the report (:mod:`mlparse.report.collect`)
+The trainer writes run directories through :class:`RunDir`; the report (:mod:`mlparse.run_index.collect`)
 reads them by the same names.  A run directory holds::
 
     recipe.yaml          the resolved recipe

@@ -75,7 +75,7 @@ analyze_app = typer.Typer(cls=_AnalyzeGroup, add_completion=False, pretty_except
 app.add_typer(analyze_app, name="analyze")
 
 #: The options ``errors`` took before its name when it was an argument, and the group still hands on.
-_FORWARDED = ("split", "gold", "output_format", "output_dir")
+_FORWARDED = ("split", "gold", "output_format", "output_dir", "rescore")
 
 
 @analyze_app.callback(invoke_without_command=True)
@@ -87,6 +87,7 @@ def analyze_command(
     gold: Optional[Path] = typer.Option(None, "--gold", hidden=True, help="Taken by errors (given before its name)."),
     output_format: Optional[str] = typer.Option(None, "--format", hidden=True,
                                                 help="Taken by errors (given before its name)."),
+    rescore: bool = typer.Option(False, "--rescore", hidden=True, help="Taken by errors (given before its name)."),
     windows: str = typer.Option("5,10,15,20,30,40", "--windows",
                                 help="Window distances for Table 2, comma-separated; 'none' skips windows."),
     ablations: bool = typer.Option(True, "--ablations/--no-ablations", help="Run the content/position probes (Table 1)."),
@@ -128,10 +129,11 @@ def analyze_command(
         if model is not None or data is not None or heads:
             fail("--model, --data and --heads belong to the attention probes (mlparse analyze --model RUN); "
                  "mlparse analyze errors takes run directories: mlparse analyze errors RUN [RUN2]", 2)
-        ctx.obj = {"split": split, "gold": gold, "output_format": output_format, "output_dir": output_dir}
+        ctx.obj = {"split": split, "gold": gold, "output_format": output_format, "output_dir": output_dir,
+                   "rescore": rescore or None}
         return
-    if gold is not None or output_format is not None:
-        fail("--gold and --format belong to mlparse analyze errors RUN [RUN2]; the attention probes take "
+    if gold is not None or output_format is not None or rescore:
+        fail("--gold, --format and --rescore belong to mlparse analyze errors RUN [RUN2]; the attention probes take "
              "--model RUN (and --data for other gold trees)", 2)
     if model is None:
         fail("mlparse analyze needs --model RUN (attention probes; see mlparse analyze --help), or the command "
@@ -282,21 +284,24 @@ def errors_command(
                                                 "(default: table)."),
     output_dir: Optional[Path] = typer.Option(None, "--output-dir", help="Where errors-<split>.json and .md go "
                                               "(default: RUN/analysis; with two runs, nowhere unless given)."),
+    rescore: bool = typer.Option(False, "--rescore", help="Score a run whose gold file has changed since it was "
+                                 "scored against the file as it is now, instead of refusing it."),
 ) -> None:
     """Break a run's predictions down against gold, or two runs' side by side (B minus A): constituency
     brackets by label and sentence length and Kummerfeld et al. (2012)'s error classes; dependency arcs by
     relation, length and distance to the root (docs/breakdowns.md).  Reads prediction files and gold only,
     so external runs (mlparse score) work too.
     """
-    given = {"split": split, "gold": gold, "output_format": output_format, "output_dir": output_dir}
+    given = {"split": split, "gold": gold, "output_format": output_format, "output_dir": output_dir,
+             "rescore": rescore or None}
     before = ctx.obj if isinstance(ctx.obj, dict) else {}  # given before the word errors (the old form)
     chosen = {key: given[key] if given[key] is not None else before.get(key) for key in _FORWARDED}
     _analyze_errors(list(runs), chosen["split"] or "test", chosen["gold"], chosen["output_format"] or "table",
-                    chosen["output_dir"])
+                    chosen["output_dir"], bool(chosen["rescore"]))
 
 
 def _analyze_errors(runs: List[Path], split: str, gold: Optional[Path], output_format: str,
-                    output_dir: Optional[Path]) -> None:
+                    output_dir: Optional[Path], rescore: bool = False) -> None:
     """``errors RUN [RUN2]``: breakdowns from the prediction files and gold (works on external runs too)."""
     from mlparse.compare.breakdowns.compute import breakdown_of, side_by_side
     from mlparse.compare.breakdowns.inputs import InputError, run_inputs
@@ -313,7 +318,9 @@ def _analyze_errors(runs: List[Path], split: str, gold: Optional[Path], output_f
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     try:
-        sides = [run_inputs(run, split, gold=gold) for run in runs]
+        sides = [run_inputs(run, split, gold=gold, rescore=rescore) for run in runs]
+        for note in (note for side in sides for note in side.notes):
+            console.print(f"note: {note}", highlight=False, soft_wrap=True, markup=False)
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=console, transient=True, disable=not console.is_terminal) as bar:
             task = bar.add_task(f"repairing {split} trees", total=None)

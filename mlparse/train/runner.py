@@ -38,7 +38,7 @@ from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tag
 from mlparse.train.environment import hardware_info, now_iso, versions
 from mlparse.train.run_lock import RunLocked
 from mlparse.train.run_plan import DistInfo, RunError, RunPlan
-from mlparse.train.split_record import carved_dev, carved_dev_note, data_sizes
+from mlparse.train.split_record import carved_dev, carved_dev_note, data_sizes, gold_record
 from mlparse.train.threads import choose_threads, wait_policy
 from mlparse.train.profiling import PROFILE_FILE, UpdateProfiler
 from mlparse.train.trainer import (Reporter, Trainer, TrainState, predict_in_batches, resolve_decoder,
@@ -333,6 +333,7 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     tagged = _made_tags(config) if config.data.tags == "jackknife" else None
     train, dev, test = load_splits(config, task, notes, tagged.tags if tagged is not None else None)
     results.dev_carved, results.data_sizes = carved_dev(config), data_sizes(config)
+    results.gold = gold_record(task, config)  # what dev and test are scored against (mlparse compare checks it)
     if results.dev_carved is not None:
         notes.append(carved_dev_note(results.dev_carved))
     eval_tags = choose_eval_tags(config)
