@@ -113,7 +113,7 @@ def test_a_raw_ptb_gold_file_is_normalized_as_prepare_would(tmp_path: Path) -> N
                                                                             RAW_PTB_PREPARED), "twin", tmp_path / "runs")
     compared = runner.invoke(app, ["compare", str(run), str(twin[1]), "--format", "json", "--samples", "50"])
     assert compared.exit_code == 0, compared.output  # the same gold: the copy equals the prepared file
-    assert json.loads(compared.output)[0]["p_value"] == 1.0
+    assert json.loads(compared.output)["comparisons"][0]["p_value"] == 1.0
     analysed = runner.invoke(app, ["analyze", "errors", str(run), "--format", "json"])
     assert analysed.exit_code == 0, analysed.output
 
@@ -192,7 +192,7 @@ def test_systems_with_no_matched_bracket_score_zero_and_do_not_differ(tmp_path: 
         compared = runner.invoke(app, ["compare", str(runs[0][0]), str(runs[1][0]), str(oracle), "--method", method,
                                        "--format", "json", "--samples", "200"])
         assert compared.exit_code == 0, compared.output
-        same, better = json.loads(compared.output)
+        same, better = json.loads(compared.output)["comparisons"]
         assert (same["score_a"], same["score_b"], same["delta"], same["p_value"]) == (0.0, 0.0, 0.0, 1.0)
         assert (better["score_a"], better["score_b"]) == (0.0, 100.0) and better["p_value"] < 1.0
     table = runner.invoke(app, ["compare", str(runs[0][0]), str(runs[1][0])])
@@ -237,5 +237,5 @@ def test_mlas_and_blex_are_compared_from_per_sentence_counts(tmp_path: Path) -> 
         compared = runner.invoke(app, ["compare", str(a[1]), str(b[1]), "--metric", metric, "--format", "json",
                                        "--samples", "200"])
         assert compared.exit_code == 0, compared.output
-        (row,) = json.loads(compared.output)
+        (row,) = json.loads(compared.output)["comparisons"]
         assert (row["metric"], row["score_a"], row["score_b"]) == (metric, a[2]["test"][metric], b[2]["test"][metric])
