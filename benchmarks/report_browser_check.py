@@ -49,7 +49,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from mlparse.results import COMPLETE, DEV_METRIC, FAILED, RUNNING, LogEntry, RunResults, SplitScores
+from mlparse.results import COMPLETE, FAILED, RUNNING, LogEntry, RunResults, SplitScores
+from mlparse.tasks import dev_metric
 from mlparse.run_dir import RunDir
 
 REPO = Path(__file__).resolve().parents[1]
@@ -132,7 +133,7 @@ def dev_curve(spec: RunSpec, rng: random.Random) -> List[LogEntry]:
         best = max(best, score)
         lr = 0.0008 * min(1.0, step / 1000.0) * (0.5 ** (step // 4000))
         entries.append(LogEntry(step=step, epoch=round(step / steps_per_epoch, 3), dev_score=round(score, 2),
-                                metric=DEV_METRIC[spec.task], lr=lr, train_loss=round(40.0 * math.exp(-step / 2500.0) + 1.5 + rng.random(), 3),
+                                metric=dev_metric(spec.task), lr=lr, train_loss=round(40.0 * math.exp(-step / 2500.0) + 1.5 + rng.random(), 3),
                                 elapsed_seconds=round(step * 0.21, 1), best=is_best))
     return entries
 
@@ -221,7 +222,7 @@ class Checks:
         return ok
 
 
-def static_checks(html: str, checks: Checks, expect_images: int) -> None:
+def static_checks(html: str, checks: Checks, expect_images: int, min_tables: int = 3) -> None:
     scan = PageScan()
     scan.feed(html)
     external = [(tag, name, value[:60]) for tag, name, value in scan.urls if not value.startswith("data:")]
@@ -236,7 +237,7 @@ def static_checks(html: str, checks: Checks, expect_images: int) -> None:
     signatures = [base64.b64decode(value.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n" for value in pngs]
     checks.check(len(pngs) == len(images) >= expect_images and all(signatures),
                  f"{len(pngs)} <img> with base64 PNG data (expected ≥ {expect_images}), all with a PNG signature")
-    checks.check(scan.counts.get("table", 0) >= 3, f"{scan.counts.get('table', 0)} tables in the HTML")
+    checks.check(scan.counts.get("table", 0) >= min_tables, f"{scan.counts.get('table', 0)} tables in the HTML")
 
 
 # ------------------------------------------------------------------------------------- browser checks
@@ -299,7 +300,7 @@ def browser_probe(binary: Path, page: Path, work: Path) -> Tuple[Optional[dict],
 
 
 def browser_checks(binary: Path, page: Path, work: Path, screenshot: Path, checks: Checks,
-                   expect_images: int) -> None:
+                   expect_images: int, min_tables: int = 3) -> None:
     version = subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()
     print(f"browser: {version or binary}")
     start = time.perf_counter()
@@ -308,7 +309,7 @@ def browser_checks(binary: Path, page: Path, work: Path, screenshot: Path, check
         print(stderr)
         return
     assert seen is not None
-    checks.check(seen["tables"] >= 3 and seen["rows"] > 0,
+    checks.check(seen["tables"] >= min_tables and seen["rows"] > 0,
                  f"{seen['tables']} tables, {seen['rows']} body rows in the rendered DOM")
     checks.check(seen["images"] == seen["dataImages"] >= expect_images,
                  f"{seen['images']} <img> elements, {seen['dataImages']} with data: URIs")
@@ -335,24 +336,31 @@ def browser_checks(binary: Path, page: Path, work: Path, screenshot: Path, check
 
 # ------------------------------------------------------------------------------------- main
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--screenshot", type=Path, default=REPO / "reports" / "report_check.png",
-                        help="where the full-page PNG goes (default: reports/report_check.png)")
+def arguments(description: str, screenshot: str, argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    """The command line of a browser check: --screenshot (default ``reports/<screenshot>``), --chromium, --keep."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--screenshot", type=Path, default=REPO / "reports" / screenshot,
+                        help=f"where the full-page PNG goes (default: reports/{screenshot})")
     parser.add_argument("--chromium", type=Path, default=DEFAULT_CHROMIUM, help="the browser binary")
     parser.add_argument("--keep", type=Path, default=None,
                         help="build the runs and the report in this folder and keep them (default: a temp dir)")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
-    temp = None
-    if args.keep is None:
-        temp = tempfile.TemporaryDirectory(prefix="report-browser-check-")
-        work = Path(temp.name)
-    else:
-        work = args.keep
-        if work.exists():
-            shutil.rmtree(work)
-        work.mkdir(parents=True)
+
+def work_folder(keep: Optional[Path], prefix: str) -> Tuple[Path, Optional[tempfile.TemporaryDirectory]]:
+    """``keep`` emptied, or a temporary folder (and its handle, to clean up)."""
+    if keep is None:
+        temp = tempfile.TemporaryDirectory(prefix=prefix)
+        return Path(temp.name), temp
+    if keep.exists():
+        shutil.rmtree(keep)
+    keep.mkdir(parents=True)
+    return keep, None
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = arguments(__doc__.split("\n\n")[0], "report_check.png", argv)
+    work, temp = work_folder(args.keep, "report-browser-check-")
     checks = Checks()
     try:
         runs = build_runs(work)
@@ -375,16 +383,27 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         checks.check("Δ best measured" in html and "published" in html, "Δ row and published rows present")
         for needle in ("running", "failed", "unreadable", "CUDA out of memory", "invalid JSON"):
             checks.check(needle in html, f"the page mentions {needle!r}")
-        if not args.chromium.exists():
-            print(f"\n{args.chromium} not found: browser checks skipped. Install Debian's Chromium with\n"
-                  "    apt-get update && apt-get install -y chromium\n"
-                  "and run this script again (or pass --chromium PATH).")
-            return 1 if checks.failed else 0
-        print("browser checks:")
-        browser_checks(args.chromium, page, work, args.screenshot, checks, expect_images)
+        in_browser(args, page, work, checks, expect_images)
     finally:
         if temp is not None:
             temp.cleanup()
+    return verdict(checks)
+
+
+def in_browser(args: argparse.Namespace, page: Path, work: Path, checks: Checks, expect_images: int,
+               min_tables: int = 3) -> None:
+    """The browser checks, or how to install Chromium where it is missing."""
+    if not args.chromium.exists():
+        print(f"\n{args.chromium} not found: browser checks skipped. Install Debian's Chromium with\n"
+              "    apt-get update && apt-get install -y chromium\n"
+              "and run this script again (or pass --chromium PATH).")
+        return
+    print("browser checks:")
+    browser_checks(args.chromium, page, work, args.screenshot, checks, expect_images, min_tables)
+
+
+def verdict(checks: Checks) -> int:
+    """Print the outcome; the exit status (1 when a check failed)."""
     print(f"\n{'all checks passed' if not checks.failed else f'{len(checks.failed)} check(s) FAILED'}")
     return 1 if checks.failed else 0
 

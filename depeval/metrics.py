@@ -76,14 +76,42 @@ def attachment_hits(gold: Treebank, system: Treebank, alignment: Alignment) -> t
     return heads, labels
 
 
-def compute_metrics(gold: Treebank, system: Treebank, alignment: Alignment) -> dict[str, Metric]:
-    """Every metric, keyed by the name the script prints."""
+def _lemma_ok(gold_word: list[str], system_word: list[str]) -> bool:
+    """Lemmas, BLEX: a gold lemma ``_`` matches anything."""
+    gold_lemma = gold_word[LEMMA]
+    return gold_lemma == "_" or gold_lemma == system_word[LEMMA]
+
+
+def content_hits(gold: Treebank, system: Treebank, alignment: Alignment,
+                 labels: list[bool]) -> tuple[list[bool], list[bool]]:
+    """Per aligned pair ``k``: is it an MLAS hit, and a BLEX hit?  Both need a content relation (of the gold
+    word) and a LAS hit (``labels[k]``, from :func:`attachment_hits`); MLAS also UPOS, UFeats and the same
+    functional children, BLEX the lemma.
+
+    The one place these hits are decided: :func:`compute_metrics` counts them for the corpus, and
+    :mod:`depeval.sentences` counts them per sentence.
+    """
     gold_columns, system_columns = gold.columns, system.columns
     gold_children, system_children = gold.functional_children, system.functional_children
     system_to_gold = alignment.system_to_gold
+    mlas: list[bool] = []
+    blex: list[bool] = []
+    for g, s, label_ok in zip(alignment.gold, alignment.system, labels):
+        gw, sw = gold_columns[g], system_columns[s]
+        content_ok = label_ok and gw[UNIVERSAL_DEPREL] in CONTENT_DEPRELS
+        blex.append(content_ok and _lemma_ok(gw, sw))
+        mlas.append(content_ok and gw[UPOS] == sw[UPOS] and gw[FEATS] == sw[FEATS] and _same_children(
+            gold_children[g], system_children[s], system_to_gold, gold_columns, system_columns))
+    return mlas, blex
+
+
+def compute_metrics(gold: Treebank, system: Treebank, alignment: Alignment) -> dict[str, Metric]:
+    """Every metric, keyed by the name the script prints."""
+    gold_columns, system_columns = gold.columns, system.columns
     heads, labels = attachment_hits(gold, system, alignment)
+    mlas_hits, blex_hits = content_hits(gold, system, alignment, labels)
     upos = xpos = feats = alltags = lemmas = uas = las = 0
-    aligned_content = clas = mlas = blex = 0
+    aligned_content = clas = 0
     for g, s, head_ok, label_ok in zip(alignment.gold, alignment.system, heads, labels):
         gw, sw = gold_columns[g], system_columns[s]
         upos_ok = gw[UPOS] == sw[UPOS]
@@ -96,22 +124,14 @@ def compute_metrics(gold: Treebank, system: Treebank, alignment: Alignment) -> d
             xpos += 1
             if upos_ok and feats_ok:
                 alltags += 1
-        gold_lemma = gw[LEMMA]
-        lemma_ok = gold_lemma == "_" or gold_lemma == sw[LEMMA]
-        if lemma_ok:
+        if _lemma_ok(gw, sw):
             lemmas += 1
         uas += head_ok
         las += label_ok
         if gw[UNIVERSAL_DEPREL] in CONTENT_DEPRELS:
             aligned_content += 1
-            if label_ok:
-                clas += 1
-                if lemma_ok:
-                    blex += 1
-                if upos_ok and feats_ok and _same_children(
-                    gold_children[g], system_children[s], system_to_gold, gold_columns, system_columns
-                ):
-                    mlas += 1
+            clas += label_ok
+    mlas, blex = sum(mlas_hits), sum(blex_hits)
     n_gold, n_system, aligned = gold.n_words, system.n_words, len(alignment.gold)
     gold_content, system_content = content_words(gold), content_words(system)
     return {

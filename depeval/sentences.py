@@ -1,4 +1,4 @@
-"""Per-sentence sufficient statistics of UAS, LAS and CLAS: what paired significance tests resample.
+"""Per-sentence sufficient statistics of UAS, LAS, CLAS, MLAS and BLEX: what paired significance tests resample.
 
 Every word is given to the gold sentence its token starts in (the texts are equal, so the
 character offsets are shared; a system file may even split sentences differently).  For each
@@ -7,7 +7,8 @@ to the corpus :class:`~depeval.results.Metric` counts exactly, and
 :func:`~depeval.results.ratios` of any resampled totals is the score the scorer would give.
 
 The hits come from the scorer's own functions (:func:`depeval.metrics.attachment_hits`,
-:func:`depeval.ptb.ptb_attachment_hits`): no second implementation of a metric.
+:func:`depeval.metrics.content_hits`, :func:`depeval.ptb.ptb_attachment_hits`): no second implementation
+of a metric.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from dataclasses import dataclass
 
 from .align import Alignment, align_words, check_same_text
 from .conllu import CONTENT_DEPRELS, UNIVERSAL_DEPREL, Treebank
-from .metrics import attachment_hits
+from .metrics import attachment_hits, content_hits
 from .ptb import PTB_PUNCT_TAGS, ptb_attachment_hits, ptb_kept
 
 #: The metrics with per-sentence counts, by the names the script prints.
-SENTENCE_METRICS = ("UAS", "LAS", "CLAS")
+SENTENCE_METRICS = ("UAS", "LAS", "CLAS", "MLAS", "BLEX")
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class SentenceCounts:
     """Counts per gold sentence: ``counts[metric][i] == (correct, gold_total, system_total)`` of sentence ``i``.
 
     ``convention`` is ``conll18`` or ``ptb-punct-xpos`` / ``ptb-punct-upos`` (UAS and LAS then follow the
-    PTB convention, as :attr:`depeval.results.Scores.ptb` does; CLAS stays the CoNLL 2018 one).
+    PTB convention, as :attr:`depeval.results.Scores.ptb` does; CLAS, MLAS and BLEX stay the CoNLL 2018 ones).
     ``lines[i]`` is the 1-based line where gold sentence ``i`` starts.
     """
 
@@ -67,7 +68,7 @@ def _tally(n: int, gold_sentence: list[int], system_sentence: list[int], alignme
 
 def sentence_counts(gold: Treebank, system: Treebank, alignment: Alignment, *, ptb_punct: str | None = None,
                     punct_tags: tuple[str, ...] = PTB_PUNCT_TAGS) -> SentenceCounts:
-    """UAS, LAS and CLAS counts per gold sentence (see the module text)."""
+    """UAS, LAS, CLAS, MLAS and BLEX counts per gold sentence (see the module text)."""
     n = len(gold.sentence_starts)
     gold_sentence, system_sentence = _sentence_of(gold, gold), _sentence_of(system, gold)
     heads, labels = attachment_hits(gold, system, alignment)
@@ -76,10 +77,15 @@ def sentence_counts(gold: Treebank, system: Treebank, alignment: Alignment, *, p
     gold_content = [c[UNIVERSAL_DEPREL] in CONTENT_DEPRELS for c in gold.columns]
     system_content = [c[UNIVERSAL_DEPREL] in CONTENT_DEPRELS for c in system.columns]
     aligned_content = [gold_content[g] for g in alignment.gold]
+    mlas, blex = content_hits(gold, system, alignment, labels)
     counts = {
         "UAS": _tally(n, gold_sentence, system_sentence, alignment, heads, every_gold, every_system, every_aligned),
         "LAS": _tally(n, gold_sentence, system_sentence, alignment, labels, every_gold, every_system, every_aligned),
         "CLAS": _tally(n, gold_sentence, system_sentence, alignment, labels, gold_content, system_content,
+                       aligned_content),
+        "MLAS": _tally(n, gold_sentence, system_sentence, alignment, mlas, gold_content, system_content,
+                       aligned_content),
+        "BLEX": _tally(n, gold_sentence, system_sentence, alignment, blex, gold_content, system_content,
                        aligned_content),
     }
     convention = "conll18"

@@ -12,6 +12,7 @@ older versions and missing fields (the report shows what it can).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import PurePath
 from typing import Any, Dict, List, Optional
 
 SCHEMA_VERSION = 1
@@ -84,7 +85,10 @@ class RunResults:
     # punct_source) and whether CLAS/MLAS/BLEX mean something (ud_relations, content_metrics, absent_reason);
     # mlparse.tasks.dependency_protocol.DependencyProtocol; None for other runs and in older files
     dependency_scoring: Optional[Dict[str, Any]] = None
-    # external runs (mlparse score): split -> {"path", "sha256"} of the gold file the predictions were scored on
+    # split -> {"path", "sha256"} of the gold file the predictions were scored on, checked by `mlparse compare`, the
+    # report's marks and `mlparse analyze errors` (gold_checksum); a task that reads several files for a split (joint:
+    # .trees and .conllu) adds "files": [{"path", "sha256"}, ...] for all of them.  Written by every run (trained,
+    # ensemble, external); empty in trained and ensemble runs made before it was recorded
     gold: Dict[str, Any] = field(default_factory=dict)
     # the rule and counts of a dev split carved from train by `mlparse prepare ud` (manifest ud.dev_carved); None
     # where the data has its own dev split
@@ -149,6 +153,21 @@ class RunResults:
         return cls(**kwargs)
 
 
+def gold_checksum(gold: Dict[str, Any], split: str, name: str) -> Optional[str]:
+    """The sha256 that a run's ``gold`` record (:attr:`RunResults.gold`) holds for its ``split`` file named ``name``
+    (``test.trees``: the file name, so that data moved to another folder still matches); None when the run recorded
+    none (runs made before mlparse recorded it) or the record cannot be read."""
+    entry = gold.get(split) if isinstance(gold, dict) else None
+    if not isinstance(entry, dict):
+        return None
+    files = entry.get("files") if isinstance(entry.get("files"), list) else [entry]
+    for item in files:
+        if isinstance(item, dict) and isinstance(item.get("path"), str) and isinstance(item.get("sha256"), str):
+            if PurePath(item["path"]).name == name:
+                return item["sha256"]
+    return None
+
+
 def normalize_model(data: Dict[str, Any]) -> Dict[str, Any]:
     """An external run writes ``"model": {"kind": "external", "name": NAME}`` (``mlparse score``): read as model
     ``external`` and, when no system is named, system NAME.  Other files are returned as they are."""
@@ -186,7 +205,7 @@ class LogEntry:
 
     Lines carry ``dev_score`` and ``metric`` (``"f1"`` for constituency runs, ``"las"`` for dependency
     runs).  Files written before that carry ``dev_f1`` alone: readers take it as ``dev_score`` with
-    metric ``f1`` (:func:`mlparse.report.collect.read_log`).  ``dev_f1`` stays a field so that such
+    metric ``f1`` (:func:`mlparse.run_index.collect.read_log`).  ``dev_f1`` stays a field so that such
     lines, and writers that still produce them, keep their score; it is never the place to read a
     score from.
     """

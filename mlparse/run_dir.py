@@ -1,6 +1,6 @@
 """Run directories ``runs/<recipe>/<run-id>/``: their layout (file names, paths), results.json and log.jsonl.
 
-The trainer writes run directories through :class:`RunDir`; the report (:mod:`mlparse.report.collect`)
+The trainer writes run directories through :class:`RunDir`; the report (:mod:`mlparse.run_index.collect`)
 reads them by the same names.  A run directory holds::
 
     recipe.yaml          the resolved recipe
@@ -111,6 +111,10 @@ class RunDir:
     def pred(self, split: str, suffix: str = ".trees") -> Path:
         """The predictions on ``split``; ``suffix`` is the task's (``.trees``, ``.conllu``)."""
         return self.path / f"{split}.pred{suffix}"
+
+    def gold(self, split: str, suffix: str = ".trees") -> Path:
+        """An external run's gold file as scored, where ``mlparse score`` normalized the file it was given."""
+        return self.path / f"{split}.gold{suffix}"
 
     def report(self, split: str, suffix: str = ".evalb") -> Path:
         """The scorer's report on ``split``: ``.evalb`` (constituency) or ``.depeval`` (dependency)."""

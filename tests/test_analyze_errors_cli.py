@@ -7,6 +7,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from mlparse.cli import app
@@ -140,3 +141,39 @@ def test_a_trained_runs_gold_comes_from_its_recipe(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     labels = {r["key"]: r for r in json.loads(result.stdout)["tables"][0]["rows"]}
     assert labels["ADVP"]["recall"] == 0.0 and labels["PP"]["f1"] == 100.0
+
+
+def test_errors_is_a_command_with_its_own_help_and_the_old_forms_still_work(tmp_path: Path) -> None:
+    errors_help = CliRunner().invoke(app, ["analyze", "errors", "--help"])
+    assert errors_help.exit_code == 0 and "--gold" in errors_help.output and "--windows" not in errors_help.output
+    probes_help = CliRunner().invoke(app, ["analyze", "--help"])
+    assert probes_help.exit_code == 0 and "--windows" in probes_help.output and "errors" in probes_help.output
+    assert "--gold" not in probes_help.output  # errors' options are errors' own
+    run = _run(tmp_path, "parser-a", PRED_A, _gold(tmp_path))
+    out = tmp_path / "out"
+    before = CliRunner().invoke(app, ["analyze", "--format", "json", "--output-dir", str(out), "errors", str(run)])
+    assert before.exit_code == 0, before.output  # options before the word errors, as the old command took them
+    assert json.loads(before.stdout)["split"] == "test" and (out / "errors-test.json").is_file()
+    mixed = CliRunner().invoke(app, ["analyze", "--model", str(run), "errors", str(run)])
+    assert mixed.exit_code == 2 and "mlparse analyze errors RUN" in mixed.output
+    misplaced = CliRunner().invoke(app, ["analyze", "--model", str(run), "--gold", str(run)])
+    assert misplaced.exit_code == 2 and "belong to mlparse analyze errors" in misplaced.output
+
+
+def test_error_class_rows_carry_their_own_columns_only(tmp_path: Path) -> None:
+    gold = _gold(tmp_path)
+    a, b = _run(tmp_path, "parser-a", PRED_A, gold), _run(tmp_path, "parser-b", PRED_B, gold)
+    one = json.loads(CliRunner().invoke(app, ["analyze", "errors", str(a), "--format", "json"]).stdout)
+    table = next(t for t in one["tables"] if t["name"] == "error_classes")
+    assert table["columns"] == ["repairs", "errors", "share"]
+    assert all(set(row) == {"key", "repairs", "errors", "share"} for row in table["rows"])
+    pp = next(row for row in table["rows"] if row["key"] == "PP attachment")
+    total = sum(row["errors"] for row in table["rows"])
+    assert pp["share"] == pytest.approx(100.0 * pp["errors"] / total)
+    labels = next(t for t in one["tables"] if t["name"] == "labels")  # tables of items keep their rates
+    assert {"precision", "recall", "f1"} <= set(labels["rows"][0])
+    two = json.loads(CliRunner().invoke(app, ["analyze", "errors", str(a), str(b), "--format", "json"]).stdout)
+    pair = next(t for t in two["tables"] if t["name"] == "error_classes")
+    row = next(r for r in pair["rows"] if r["key"] == "PP attachment")
+    assert set(row["a"]) == set(row["b"]) == {"key", "repairs", "errors", "share"}
+    assert row["delta"]["errors"] == -2 and set(row["delta"]) == {"repairs", "errors", "share"}

@@ -13,7 +13,7 @@ from mlparse.config import load_recipe
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
 from helpers.dep_fixtures import write_dep_recipe
-from helpers.run_fixtures import write_tiny_recipe
+from helpers.run_fixtures import train_tiny_seeds
 
 runner = CliRunner()
 
@@ -22,13 +22,7 @@ runner = CliRunner()
 def span_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple:
     """Two tiny span runs differing only by seed (same data), and their runs folder."""
     tmp = tmp_path_factory.mktemp("compare")
-    recipe = write_tiny_recipe(tmp, train={"max_epochs": 2})
-    dirs = []
-    for seed in (1, 2):
-        config = load_recipe(recipe, [f"train.seed={seed}"])
-        run_recipe(config, RunOptions(runs_dir=tmp / "runs"))
-        dirs.append(RunDir.for_recipe(tmp / "runs", config).path)
-    return tmp, dirs
+    return tmp, train_tiny_seeds(tmp, train={"max_epochs": 2})
 
 
 def _test_scores(run_dir: Path) -> dict:
@@ -53,10 +47,11 @@ def test_score_reproduces_a_trained_runs_scores(span_runs: tuple) -> None:
     # the same predictions: nothing to tell apart
     compared = runner.invoke(app, ["compare", str(first), str(external), "--format", "json", "--samples", "200"])
     assert compared.exit_code == 0, compared.output
-    (row,) = json.loads(compared.output)
+    (row,) = json.loads(compared.output)["comparisons"]
     assert row["delta"] == 0 and row["p_value"] == 1.0 and row["score_a"] == _test_scores(first)["f1"]
-    assert set(row) >= {"a", "b", "split", "metric", "method", "samples", "seed", "score_a", "score_b", "delta",
-                        "p_value"} and "ci95" not in row
+    assert set(row) >= {"a", "b", "runs_a", "runs_b", "split", "metric", "test", "method", "samples", "seed",
+                        "score_a", "score_b", "delta", "p_value"} and "ci95" not in row
+    assert row["test"] == "single-runs" and row["runs_b"] == [f"mine/{external.name}"]
 
 
 def test_compare_two_seeds_json_table_markdown(span_runs: tuple) -> None:
@@ -64,7 +59,7 @@ def test_compare_two_seeds_json_table_markdown(span_runs: tuple) -> None:
     args = ["compare", str(first), str(second), "--samples", "500", "--runs-dir", str(tmp / "runs")]
     result = runner.invoke(app, args + ["--format", "json", "--method", "bootstrap", "--seed", "3"])
     assert result.exit_code == 0, result.output
-    (row,) = json.loads(result.output)
+    (row,) = json.loads(result.output)["comparisons"]
     assert row["method"] == "bootstrap" and row["seed"] == 3 and row["samples"] == 500
     assert row["score_a"] == _test_scores(first)["f1"] and row["score_b"] == _test_scores(second)["f1"]
     assert row["delta"] == round(row["score_b"] - row["score_a"], 4)
@@ -72,12 +67,17 @@ def test_compare_two_seeds_json_table_markdown(span_runs: tuple) -> None:
     assert "seed_groups" not in row  # both runs are one group of seeds: no group test against itself
     again = runner.invoke(app, args + ["--format", "json", "--method", "bootstrap", "--seed", "3"])
     assert again.output == result.output
+    assert "are seeds of one configuration" in " ".join(json.loads(result.output)["notes"])
     table = runner.invoke(app, args)
-    assert table.exit_code == 0 and "randomization, 500 samples, seed 12345" in table.output
+    assert table.exit_code == 0 and "paired randomization over sentences, 500 samples" in table.output
+    assert "seed 12345" in table.output
     markdown = runner.invoke(app, args + ["--format", "markdown"])
     assert markdown.exit_code == 0 and "| A | B |" in markdown.output
-    by_name = runner.invoke(app, ["compare", str(first), "tiny", "--samples", "100", "--runs-dir", str(tmp / "runs")])
+    by_name = runner.invoke(app, ["compare", str(first), "tiny", "--samples", "100", "--runs-dir", str(tmp / "runs"),
+                                  "--format", "json"])
     assert by_name.exit_code == 0, by_name.output
+    (row,) = json.loads(by_name.output)["comparisons"]  # the recipe stands for both seeds: a run against a group
+    assert row["test"] == "run-vs-group" and len(row["runs_b"]) == 2 and row["method"] == "t-test"
 
 
 def test_three_systems_are_holm_adjusted(span_runs: tuple) -> None:
@@ -85,7 +85,7 @@ def test_three_systems_are_holm_adjusted(span_runs: tuple) -> None:
     result = runner.invoke(app, ["compare", str(first), str(second), str(second), "--samples", "300",
                                  "--format", "json"])
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.output)
+    rows = json.loads(result.output)["comparisons"]
     assert len(rows) == 2 and all(r["p_holm"] >= r["p_value"] for r in rows)
 
 
@@ -133,7 +133,7 @@ def test_score_and_compare_a_dependency_run(tmp_path: Path) -> None:
     compared = runner.invoke(app, ["compare", str(run), str(external), "--metric", "uas", "--format", "json",
                                    "--samples", "100"])
     assert compared.exit_code == 0, compared.output
-    (row,) = json.loads(compared.output)
+    (row,) = json.loads(compared.output)["comparisons"]
     assert row["metric"] == "uas" and row["p_value"] == 1.0 and row["score_a"] == _test_scores(run)["uas"]
     wrong = runner.invoke(app, ["compare", str(run), str(external), "--metric", "f1"])
     assert wrong.exit_code == 1 and "not a dependency metric" in wrong.output
@@ -149,18 +149,27 @@ def test_score_and_compare_a_dependency_run(tmp_path: Path) -> None:
     assert not (tmp_path / "runs" / "bad").exists()
 
 
-def test_seed_group_tests_come_from_scipy_and_deepsig() -> None:
-    pytest.importorskip("scipy")
-    pytest.importorskip("deepsig")
+def test_seed_group_tests_come_from_scipy_and_deepsig_holm_corrected() -> None:
+    from deepsig import aso
     from scipy.stats import ttest_ind
 
-    from mlparse.compare.seed_groups import compare_groups
+    from mlparse.compare.resampling import holm
+    from mlparse.compare.seed_groups import DEFAULT_ASO_THRESHOLD, seed_group_tests
 
-    a, b = [80.1, 80.4, 79.9, 80.2], [81.0, 81.3, 80.8, 81.4]
-    result = compare_groups(a, b, seed=1, aso_iterations=50)
-    assert result.welch_p == pytest.approx(ttest_ind(b, a, equal_var=False).pvalue)
-    assert result.aso_eps_min_b_over_a is not None and result.aso_eps_min_b_over_a < 0.5  # B dominates A
-    assert compare_groups(a, b[:1], seed=1).welch_p is None  # one run is no distribution
+    a, b, c = [80.1, 80.4, 79.9, 80.2], [81.0, 81.3, 80.8, 81.4], [80.0, 80.5, 80.3, 79.8]
+    (alone,) = seed_group_tests([(a, b)], seed=1, aso_iterations=50)
+    assert alone is not None and alone.welch_p == pytest.approx(ttest_ind(b, a, equal_var=False).pvalue)
+    assert alone.welch_p_holm == alone.welch_p and alone.aso_eps_min_holm == alone.aso_eps_min
+    assert alone.aso_eps_min == aso(b, a, seed=1, show_progress=False, num_bootstrap_iterations=50)
+    assert alone.aso_threshold == DEFAULT_ASO_THRESHOLD == 0.2 and alone.aso_b_better  # B dominates A
+    one, two, single = seed_group_tests([(a, b), (a, c), (a, c[:1])], seed=1, aso_iterations=50, aso_threshold=0.3)
+    assert single is None  # one run is no distribution: not tested, and not counted in the correction
+    assert [one.welch_p_holm, two.welch_p_holm] == holm([one.welch_p, two.welch_p])
+    # Holm's step-down over ASO: the smaller ε_min is made again as one of two comparisons (Bonferroni's level)
+    assert one.aso_eps_min <= two.aso_eps_min
+    assert one.aso_eps_min_holm == aso(b, a, num_comparisons=2, seed=1, show_progress=False,
+                                       num_bootstrap_iterations=50) >= one.aso_eps_min
+    assert two.aso_eps_min_holm == max(one.aso_eps_min_holm, two.aso_eps_min) and two.aso_threshold == 0.3
 
 
 def _flat(tree: str) -> str:
@@ -188,7 +197,7 @@ def test_report_marks_cells_significantly_worse_than_the_best(span_runs: tuple, 
     assert report.exit_code == 0, report.output
     rows = {line.split("|")[1].strip(" *"): line for line in report.output.splitlines() if line.startswith("| ")}
     assert "▾" in rows["flat"] and "▾" not in rows["oracle"]  # the best cell is never marked
-    assert "significantly worse than the column's best run" in report.output
+    assert "worse than the column's best system" in report.output and "Holm" in report.output
 
 
 def test_score_reads_a_prepared_split_by_name(span_runs: tuple, tmp_path: Path) -> None:
@@ -213,8 +222,10 @@ def test_compare_an_ensemble_with_its_member(span_runs: tuple, tmp_path: Path) -
     assert made.exit_code == 0, made.output
     result = runner.invoke(app, ["compare", str(first), str(out), "--samples", "200", "--format", "json"])
     assert result.exit_code == 0, result.output
-    (row,) = json.loads(result.output)
-    assert row["score_b"] == json.loads((out / "results.json").read_text())["test"]["f1"]
+    (row,) = json.loads(result.output)["comparisons"]
+    ensemble = json.loads((out / "results.json").read_text())
+    assert row["score_b"] == ensemble["test"]["f1"]
+    assert ensemble["gold"] == json.loads((first / "results.json").read_text())["gold"]  # the gold checksums too
 
 
 def test_clas_on_relations_that_are_not_ud_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

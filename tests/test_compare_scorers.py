@@ -1,7 +1,7 @@
 """The scorers' per-sentence statistics sum to their corpus counts, on the shared treebanks.
 
 evalb: ``EvalbResult.sentence_counts`` (matched, gold, test brackets after the parameter file's deletions);
-depeval: ``depeval.sentence_counts`` (UAS, LAS, CLAS hits and totals, CoNLL 2018 and PTB conventions).
+depeval: ``depeval.sentence_counts`` (UAS, LAS, CLAS, MLAS and BLEX hits and totals, CoNLL 2018 and PTB conventions).
 The system side is the gold with labels changed, so that the counts are not all equal.
 """
 
@@ -54,7 +54,8 @@ def _ud_files(treebanks: Path) -> list:
 
 def _perturbed(text: str) -> str:
     """Every 3rd word's relation renamed; every 5th word attached to its grandparent (a tree still: each word's new
-    head is one of its old ancestors, so no cycle and no second root)."""
+    head is one of its old ancestors, so no cycle and no second root); every 4th word's lemma and every 7th word's
+    UFeats changed (MLAS and BLEX lose more than LAS)."""
     blocks = []
     for block in text.split("\n\n"):
         lines = [line.split("\t") for line in block.split("\n")]
@@ -66,6 +67,10 @@ def _perturbed(text: str) -> str:
                 grand = heads.get(heads[columns[0]], "0")
                 if k % 5 == 0 and grand != "0":
                     columns[6] = grand
+                if k % 4 == 1:
+                    columns[2] = columns[2] + "x"
+                if k % 7 == 2:
+                    columns[5] = "Typo=Yes" if columns[5] != "Typo=Yes" else "_"
         blocks.append("\n".join("\t".join(c) for c in lines))
     return "\n\n".join(blocks)
 
@@ -73,6 +78,7 @@ def _perturbed(text: str) -> str:
 def test_depeval_sentence_counts_on_every_shared_ud_file(treebanks: Path) -> None:
     files = _ud_files(treebanks)
     assert files
+    lower_mlas = lower_blex = 0
     for path in files:
         text = path.read_text(encoding="utf-8")
         system_text = _perturbed(text)
@@ -82,10 +88,14 @@ def test_depeval_sentence_counts_on_every_shared_ud_file(treebanks: Path) -> Non
             counts = depeval.evaluate_sentences(gold, system, ptb_punct=ptb)
             assert len(counts.lines) == len(counts.counts["LAS"]) == len(gold.sentence_starts)
             uas, las = (scores.ptb.uas, scores.ptb.las) if ptb else (scores.uas, scores.las)
-            for name, metric in (("UAS", uas), ("LAS", las), ("CLAS", scores.clas)):
+            lower_mlas += scores.mlas.correct < scores.clas.correct
+            lower_blex += scores.blex.correct < scores.clas.correct  # equal where the gold has no lemmas
+            for name, metric in (("UAS", uas), ("LAS", las), ("CLAS", scores.clas), ("MLAS", scores.mlas),
+                                 ("BLEX", scores.blex)):
                 assert counts.totals(name) == (metric.correct, metric.gold_total, metric.system_total), (path, name)
                 stats = stats_from_rows(name.lower(), counts.counts[name])
                 assert stats.corpus_score() == 100.0 * metric.f1
+    assert lower_mlas == 2 * len(files) and lower_blex > len(files)  # the perturbation reaches both metrics
 
 
 def test_depeval_sentence_counts_with_different_sentence_splits() -> None:

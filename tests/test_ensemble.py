@@ -296,7 +296,7 @@ def test_mlparse_ensemble_refuses_runs_trained_on_files_with_different_labels(tm
 
 
 def test_the_report_reads_members_tolerantly_and_names_an_ensemble_row(tmp_path: Path) -> None:
-    from mlparse.report.collect import collect_runs
+    from mlparse.run_index.collect import collect_runs
     from mlparse.report.leaderboard import build_leaderboards
     from helpers.report_fixtures import write_raw, write_run
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from mlparse.cli import app
 from mlparse.config import ConfigError, load_recipe
-from mlparse.report.collect import parse_results
+from mlparse.run_index.collect import parse_results
 from mlparse.report.model import build_report
 from mlparse.report.render_markdown import render_markdown
 from mlparse.results import COMPLETE, RunResults

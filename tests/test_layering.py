@@ -27,6 +27,8 @@ LAYERS: List[Tuple[str, Tuple[str, ...]]] = [
     ("python api", ("mlparse.api", "mlparse.package", "mlparse")),
     # the applications of parsers: training and runs, the report, analyses, comparisons, benchmark suites
     ("applications", ("mlparse.train", "mlparse.report", "mlparse.analysis", "mlparse.compare", "mlparse.sweep")),
+    # the runs of a runs folder, as the report and the comparisons both read them (found, grouped by seed, named)
+    ("run index", ("mlparse.run_index",)),
     ("parsers and tasks", ("mlparse.models", "mlparse.tasks")),
     ("building blocks", ("mlparse.modules", "mlparse.structs")),  # neural modules; algorithms (no nn.Module)
     # the low shared layers, top first: the run directory's layout; recipes (whose defaults may come from the

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mlparse.report.collect import NO_RESULTS, UNKNOWN, UNREADABLE, collect_runs, read_log
+from mlparse.run_index.collect import NO_RESULTS, UNKNOWN, UNREADABLE, collect_runs, read_log
 from mlparse.results import RunResults
 from helpers.report_fixtures import write_raw, write_run
 

@@ -12,7 +12,7 @@ import pytest
 
 from mlparse.report import plots as plots_module
 from mlparse.report.output import report_plots
-from mlparse.report.collect import collect_runs
+from mlparse.run_index.collect import collect_runs
 from mlparse.report.leaderboard import build_leaderboards
 from mlparse.report.model import build_report
 from mlparse.report.output import render, write_report

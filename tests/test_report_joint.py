@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mlparse.report.collect import collect_runs
+from mlparse.run_index.collect import collect_runs
 from mlparse.report.leaderboard import build_leaderboards
 from mlparse.report.published import load_published
 from helpers.report_fixtures import write_run

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mlparse.report.collect import collect_runs
+from mlparse.run_index.collect import collect_runs
 from mlparse.report.leaderboard import average, build_leaderboards, select_runs
 from mlparse.report.published import load_published
 from helpers.report_fixtures import SMALL_PUBLISHED_YAML, write_run

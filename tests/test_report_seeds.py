@@ -12,13 +12,13 @@ import pytest
 
 from mlparse.config import load_recipe
 from mlparse.io_utils import atomic_write_text
-from mlparse.report.collect import collect_runs
+from mlparse.run_index.collect import collect_runs
 from mlparse.report.leaderboard import build_leaderboards, select_runs
 from mlparse.report.model import build_report
 from mlparse.report.render_csv import render_csv
 from mlparse.report.render_json import render_json
 from mlparse.report.render_markdown import render_markdown
-from mlparse.report.seeds import SEED_KEYS, group_by_seed, mean_std, seedless_hash
+from mlparse.run_index.seeds import SEED_KEYS, group_by_seed, mean_std, seedless_hash
 from mlparse.results import COMPLETE, FAILED, RunResults, SplitScores
 from mlparse.run_dir import RunDir
 
@@ -150,8 +150,12 @@ def test_the_bar_plot_draws_one_standard_deviation_as_error_bar(runs: Path, monk
 
     monkeypatch.setattr(Axes, "bar", bar)
     (board,) = build_report(runs, published_mode="none").leaderboards
-    assert bar_plot(board) is not None
-    assert drawn[0][0] == "mlparse (measured, mean ± sd over seeds)"
+    plot = bar_plot(board)
+    assert plot is not None
+    # one bar series per system (every row of the leaderboard), each with its name; a mean over seeds has its sd
+    assert [label for label, _ in drawn] == [f"{row.system} (measured)" for row in board.rows] == plot.series
+    errors = dict(drawn)
+    assert errors["mlparse span (measured)"] == [2.0]
 
 
 def test_plots_name_runs_by_configuration_and_seed_and_can_use_minutes(runs: Path,

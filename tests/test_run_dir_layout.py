@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mlparse.config import load_recipe
 from mlparse.io_utils import atomic_write_text
-from mlparse.report.collect import collect_runs
+from mlparse.run_index.collect import collect_runs
 from mlparse.results import FAILED, RunResults
 from mlparse.run_dir import (ANALYSIS_DIR, BEST_CHECKPOINT, CHECKPOINTS_DIR, ENSEMBLE_FILE, EXTERNAL_FILE, FOLD_FILE,
                              LAST_CHECKPOINT, LOCK_NAME, LOG_FILE, PROFILE_FILE, RECIPE_FILE, RESULTS_FILE, RunDir,

@@ -111,7 +111,7 @@ def test_the_report_shows_a_tagger_run(tmp_path: Path) -> None:
     config = load_recipe(tagger_recipe(tmp_path, max_epochs=3))
     results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
     text = render_markdown(build_report(tmp_path / "runs", published_mode="none"))
-    assert "### tagging · tiny · test · Tag" in text  # a leaderboard of its own, on tag accuracy
+    assert "### tagging · tiny · test · tag accuracy" in text  # a leaderboard of its own, named by its metric
     row = next(line for line in text.splitlines() if line.startswith("| **mlparse tagger (BiLSTM, words, UPOS)**"))
     assert f"**{results.test.tagging_accuracy:.2f}**" in row
 

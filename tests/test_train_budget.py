@@ -17,7 +17,7 @@ from mlparse.data.batching import pack_by_tokens
 from mlparse.models.base import Parser
 from mlparse.models.memory import parsing_memory, subbatch_cost, training_memory
 from mlparse.models.span_parser import build_parser
-from mlparse.report.collect import read_log
+from mlparse.run_index.collect import read_log
 from mlparse.run_dir import RunDir
 from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.train import budget as budget_module

@@ -268,6 +268,20 @@ def _click_rows(command: Any, ctx: Any) -> List[str]:
     return rows
 
 
+def _click_command(command: Any, full_name: str, ctx: Any) -> List[str]:
+    """A command's section, then one for each command of a group (``mlparse analyze errors``)."""
+    import click
+
+    pieces = " ".join(command.collect_usage_pieces(ctx))
+    out = [f"## `{full_name}`", "", "```", f"{full_name} {pieces}", "```", ""]
+    out += [prose(inspect.cleandoc(command.help or "")), ""]
+    out += _click_rows(command, ctx) + [""]
+    for name in sorted(getattr(command, "commands", {}) or {}):
+        sub = command.commands[name]
+        out += _click_command(sub, f"{full_name} {name}", click.Context(sub, info_name=name, parent=ctx))
+    return out
+
+
 def _argparse_rows(parser: argparse.ArgumentParser) -> List[str]:
     rows = ["| argument or option | default | description |", "|---|---|---|"]
     for action in parser._actions:  # argparse has no public list of its actions
@@ -300,12 +314,8 @@ def render_cli() -> str:
            "[Commands](../commands/index.md). `evalb` and `evalb_spmrl` take the original EVALB's options: "
            "see [evalb](../commands/evalb.md).", ""]
     for name in sorted(group.commands):
-        command = group.commands[name]
-        ctx = click.Context(command, info_name=name, parent=root)
-        pieces = " ".join(command.collect_usage_pieces(ctx))
-        out += [f"## `mlparse {name}`", "", "```", f"mlparse {name} {pieces}", "```", ""]
-        out += [prose(inspect.cleandoc(command.help or "")), ""]
-        out += _click_rows(command, ctx) + [""]
+        out += _click_command(group.commands[name], f"mlparse {name}", click.Context(group.commands[name],
+                                                                                    info_name=name, parent=root))
     parser = build_parser()
     out += ["## `depeval`", "", "```", "depeval [OPTIONS] GOLD_FILE SYSTEM_FILE", "```", "",
             "The same scorer as `mlparse depeval`, installed as a command of its own.", ""]

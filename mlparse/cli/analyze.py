@@ -1,5 +1,11 @@
-"""``mlparse analyze --model RUN_DIR``: test-time attention analysis (Kitaev & Klein 2018, Tables 1 and 2);
-``mlparse analyze errors RUN [RUN2]``: breakdowns of a run's predictions against gold (issue 24 §3)."""
+"""``mlparse analyze --model RUN_DIR``: test-time attention analysis (Kitaev & Klein 2018, Tables 1 and 2) and
+label attention heads; ``mlparse analyze errors RUN [RUN2]``, a command of its own with its own ``--help``:
+breakdowns of a run's predictions against gold (issue 24 §3).
+
+``analyze`` is a command group whose callback runs the attention probes when no command follows.  The
+options of ``errors`` were also accepted before the word ``errors`` when it was an optional first argument
+(``mlparse analyze --split dev errors RUN``); the group still takes them there, hidden, and hands them on.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 from rich.table import Table
 
 from mlparse.cli.app import app
@@ -49,19 +56,38 @@ def _print_tables(analysis) -> None:  # type: ignore[no-untyped-def]
     out.print(table)
 
 
-@app.command("analyze")
+class _AnalyzeGroup(TyperGroup):
+    """Names the one command and the probes' option when the word after ``analyze`` is neither."""
+
+    def resolve_command(self, ctx, args):  # type: ignore[no-untyped-def]
+        try:
+            return super().resolve_command(ctx, args)
+        except Exception as error:  # click's UsageError (typer may carry its own click): add to its message
+            message = getattr(error, "message", None)
+            if isinstance(message, str) and message.startswith("No such command"):
+                error.message = (f"{message.rstrip('.')}: mlparse analyze takes the command errors (mlparse analyze "
+                                 "errors RUN [RUN2]) or --model RUN (the attention probes)")
+            raise
+
+
+analyze_app = typer.Typer(cls=_AnalyzeGroup, add_completion=False, pretty_exceptions_enable=False,
+                          subcommand_metavar="[errors RUN [RUN2]]")
+app.add_typer(analyze_app, name="analyze")
+
+#: The options ``errors`` took before its name when it was an argument, and the group still hands on.
+_FORWARDED = ("split", "gold", "output_format", "output_dir", "rescore")
+
+
+@analyze_app.callback(invoke_without_command=True)
 def analyze_command(
-    mode: Optional[str] = typer.Argument(None, metavar="errors",
-                                         help="errors: breakdowns of RUN's predictions against gold (docs/breakdowns.md)."),
-    runs: Optional[List[Path]] = typer.Argument(None, metavar="RUN [RUN2]",
-                                                help="With errors: one run directory, or two side by side."),
+    ctx: typer.Context,
     model: Optional[Path] = typer.Option(None, "--model", help="A run directory (its checkpoints/best.pt and recipe.yaml are used)."),
-    split: Optional[str] = typer.Option(None, "--split", help="Which split to score: dev or test (default: dev; "
-                                        "test for errors)."),
+    split: Optional[str] = typer.Option(None, "--split", help="Which split to score: dev or test (default: dev)."),
     data: Optional[Path] = typer.Option(None, "--data", help="Gold trees to score instead (one TOP-rooted tree per line)."),
-    gold: Optional[Path] = typer.Option(None, "--gold", help="errors: the gold file (default: the one results.json "
-                                        "records, else the recipe's split)."),
-    output_format: str = typer.Option("table", "--format", help="errors: table (terminal), markdown or json."),
+    gold: Optional[Path] = typer.Option(None, "--gold", hidden=True, help="Taken by errors (given before its name)."),
+    output_format: Optional[str] = typer.Option(None, "--format", hidden=True,
+                                                help="Taken by errors (given before its name)."),
+    rescore: bool = typer.Option(False, "--rescore", hidden=True, help="Taken by errors (given before its name)."),
     windows: str = typer.Option("5,10,15,20,30,40", "--windows",
                                 help="Window distances for Table 2, comma-separated; 'none' skips windows."),
     ablations: bool = typer.Option(True, "--ablations/--no-ablations", help="Run the content/position probes (Table 1)."),
@@ -81,8 +107,9 @@ def analyze_command(
     span: Optional[str] = typer.Option(None, "--span", help="With --heads and --sentence: the span START,END "
                                        "(fenceposts: words START+1..END)."),
 ) -> None:
-    """Perturb a trained span parser's attention at test time and re-score a split with the evalb port;
-    `mlparse analyze errors RUN [RUN2]` breaks a run's predictions down against gold instead.
+    """Perturb a trained span parser's attention at test time and re-score a split with the evalb port, or
+    (--heads) read a joint model's label attention heads.  `mlparse analyze errors RUN [RUN2]` is another
+    command: breakdowns of a run's predictions against gold (`mlparse analyze errors --help`).
 
     Table 1: content or position attention dropped in all, the first or the last layers.
     Table 2: attention limited to a distance in every layer, strict or relaxed (start, first word,
@@ -98,14 +125,19 @@ def analyze_command(
     from mlparse.tasks.treebank import DataError, check_lengths, read_split
     from mlparse.tasks.evalb_scoring import EvaluationError, check_params
 
-    if mode is not None or runs:
-        if mode != "errors":
-            fail(f"mlparse analyze takes the mode 'errors' (mlparse analyze errors RUN [RUN2]) or --model RUN, "
-                 f"got {mode!r}", 2)
-        _analyze_errors(list(runs or []), split or "test", gold, output_format, output_dir)
+    if ctx.invoked_subcommand is not None:  # errors: hand on what was given before its name
+        if model is not None or data is not None or heads:
+            fail("--model, --data and --heads belong to the attention probes (mlparse analyze --model RUN); "
+                 "mlparse analyze errors takes run directories: mlparse analyze errors RUN [RUN2]", 2)
+        ctx.obj = {"split": split, "gold": gold, "output_format": output_format, "output_dir": output_dir,
+                   "rescore": rescore or None}
         return
+    if gold is not None or output_format is not None or rescore:
+        fail("--gold, --format and --rescore belong to mlparse analyze errors RUN [RUN2]; the attention probes take "
+             "--model RUN (and --data for other gold trees)", 2)
     if model is None:
-        fail("mlparse analyze needs --model RUN (attention probes) or the mode errors (mlparse analyze errors RUN)", 2)
+        fail("mlparse analyze needs --model RUN (attention probes; see mlparse analyze --help), or the command "
+             "errors: mlparse analyze errors RUN [RUN2] (see mlparse analyze errors --help)", 2)
     split = split or "dev"
     if split not in ("dev", "test"):
         fail(f"--split must be dev or test, got {split!r}", 2)
@@ -238,8 +270,38 @@ def _analyze_heads(model: Path, config, split: str, data: Optional[Path], max_se
                   soft_wrap=True)
 
 
+@analyze_app.command("errors", short_help="Breakdowns of a run's predictions against gold (brackets by label and "
+                     "length, error classes; dependency arcs), or two runs' side by side.")
+def errors_command(
+    ctx: typer.Context,
+    runs: List[Path] = typer.Argument(..., metavar="RUN [RUN2]", help="One run directory (trained, ensemble or "
+                                      "external), or two side by side."),
+    split: Optional[str] = typer.Option(None, "--split", help="The split whose predictions are broken down: dev or "
+                                        "test (default: test)."),
+    gold: Optional[Path] = typer.Option(None, "--gold", help="The gold file (default: the one results.json records, "
+                                        "else the recipe's split)."),
+    output_format: Optional[str] = typer.Option(None, "--format", help="table (terminal), markdown or json "
+                                                "(default: table)."),
+    output_dir: Optional[Path] = typer.Option(None, "--output-dir", help="Where errors-<split>.json and .md go "
+                                              "(default: RUN/analysis; with two runs, nowhere unless given)."),
+    rescore: bool = typer.Option(False, "--rescore", help="Score a run whose gold file has changed since it was "
+                                 "scored against the file as it is now, instead of refusing it."),
+) -> None:
+    """Break a run's predictions down against gold, or two runs' side by side (B minus A): constituency
+    brackets by label and sentence length and Kummerfeld et al. (2012)'s error classes; dependency arcs by
+    relation, length and distance to the root (docs/breakdowns.md).  Reads prediction files and gold only,
+    so external runs (mlparse score) work too.
+    """
+    given = {"split": split, "gold": gold, "output_format": output_format, "output_dir": output_dir,
+             "rescore": rescore or None}
+    before = ctx.obj if isinstance(ctx.obj, dict) else {}  # given before the word errors (the old form)
+    chosen = {key: given[key] if given[key] is not None else before.get(key) for key in _FORWARDED}
+    _analyze_errors(list(runs), chosen["split"] or "test", chosen["gold"], chosen["output_format"] or "table",
+                    chosen["output_dir"], bool(chosen["rescore"]))
+
+
 def _analyze_errors(runs: List[Path], split: str, gold: Optional[Path], output_format: str,
-                    output_dir: Optional[Path]) -> None:
+                    output_dir: Optional[Path], rescore: bool = False) -> None:
     """``errors RUN [RUN2]``: breakdowns from the prediction files and gold (works on external runs too)."""
     from mlparse.compare.breakdowns.compute import breakdown_of, side_by_side
     from mlparse.compare.breakdowns.inputs import InputError, run_inputs
@@ -256,7 +318,9 @@ def _analyze_errors(runs: List[Path], split: str, gold: Optional[Path], output_f
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     try:
-        sides = [run_inputs(run, split, gold=gold) for run in runs]
+        sides = [run_inputs(run, split, gold=gold, rescore=rescore) for run in runs]
+        for note in (note for side in sides for note in side.notes):
+            console.print(f"note: {note}", highlight=False, soft_wrap=True, markup=False)
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=console, transient=True, disable=not console.is_terminal) as bar:
             task = bar.add_task(f"repairing {split} trees", total=None)

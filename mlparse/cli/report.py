@@ -60,6 +60,9 @@ def report(
                                          help="Also write the PNG plots to this folder (html: <out>_plots/)."),
     curve_x: CurveX = typer.Option(CurveX.step, "--curve-x",
                                    help="The dev curves' x axis: optimizer steps, or minutes of training."),
+    rescore: bool = typer.Option(False, "--rescore", help="Significance marks: test runs whose gold file has changed "
+                                 "since they were scored against the file as it is now, instead of leaving them "
+                                 "untested with a warning."),
 ) -> None:
     """Collect every results.json under RUNS_DIR and print or write the leaderboards."""
     from rich.console import Console
@@ -78,7 +81,7 @@ def report(
         fail(f"--plots {plots} is a file; give a folder", 2)
     try:
         result = build_report(runs_dir, split=split.value, select=select.value, published_mode=published.value,
-                              curve_x=curve_x.value)
+                              curve_x=curve_x.value, rescore=rescore)
     except PublishedDataError as error:
         fail(error, 2)
     if out is not None or format != Format.table:  # the terminal table shows them itself

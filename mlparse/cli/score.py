@@ -24,10 +24,14 @@ class Scoring(str, Enum):
 
 @app.command("score")
 def score_command(
-    pred: Path = typer.Argument(..., help="Predicted trees (one bracketed tree per line) or a CoNLL-U file."),
+    pred: Path = typer.Argument(..., help="Predicted trees (bracketed, in any parser's root: (S1 ...), (ROOT ...), "
+                                "(TOP ...), ( ...)) or a CoNLL-U file."),
     gold: str = typer.Option(..., "--gold", help="A prepared split FAMILY/LANGUAGE:SPLIT (ptb-sample/english:test) "
-                             "or a gold file."),
-    name: str = typer.Option(..., "--name", help="The system's name: the run directory is RUNS_DIR/NAME/external-<id>."),
+                             "or a gold file (bracketed trees that are not a prepared split, raw PTB .mrg files "
+                             "included, are normalized as mlparse prepare would)."),
+    name: str = typer.Option(..., "--name", help="The system's display name, any text (\"Stanza 1.5\"); the run "
+                             "directory is RUNS_DIR/FOLDER/external-<id>, FOLDER the name with each run of spaces and "
+                             "other signs made '-' (Stanza-1.5)."),
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where the external run is written."),
     task: Optional[TaskName] = typer.Option(None, "--task", help="Default: dependency for .conllu files, else "
                                             "constituency."),
@@ -57,5 +61,7 @@ def score_command(
     results = scored.results
     scores = results.test or results.dev
     line = task_class(results.task).scorer_line(scores)
-    typer.echo(f"{name}: {line}  ({scores.scorer}, {scores.sentences} sentences)")
+    for note in scored.notes:
+        typer.echo(f"note: {note}")
+    typer.echo(f"{results.system}: {line}  ({scores.scorer}, {scores.sentences} sentences)")
     typer.echo(f"written: {scored.run_dir}")

@@ -1,15 +1,23 @@
-"""A whole ``mlparse compare``: the runs' per-sentence statistics, one paired test per run against the first,
-Holm-Bonferroni across them, and seed-group tests where runs come in groups of seeds."""
+"""A whole ``mlparse compare``: each system against the first, where a system is a run or all complete seeds of a
+configuration.
+
+The headline test of B against A is :func:`mlparse.compare.group_test.group_test` over every run of both (the seed
+means, with the seeds' and the test sentences' variance; two single runs: the paired test over sentences), Holm-
+corrected when more than one system is compared with A.  Where both have at least two seeds, Welch's t-test and ASO
+over their run scores come beside it (:mod:`mlparse.compare.seed_groups`, Holm-corrected the same way); on request,
+the paired test of every run of B against every run of A (``per_pair``).  Every run's gold file must still be the one
+it was scored on (:mod:`mlparse.compare.gold`), and all of them the same file.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from mlparse.compare.group_test import GroupTest, group_test
 from mlparse.compare.resampling import METHODS, TestResult, holm
-from mlparse.compare.runs import CompareError, RunRef, group_runs
-from mlparse.compare.seed_groups import GroupTest, compare_groups
+from mlparse.compare.runs import CompareError, RunRef, SystemRef
+from mlparse.compare.seed_groups import DEFAULT_ASO_THRESHOLD, SeedGroupTest, seed_group_tests
 from mlparse.compare.statistics import SentenceStats, metric_task, stats_from_rows
 
 #: The seed used when none is given (recorded in every result).
@@ -21,39 +29,75 @@ DEFAULT_SAMPLES = 10_000
 class CompareOptions:
     split: str = "test"
     metric: Optional[str] = None  # None: the task's main metric (f1, las)
-    method: str = "randomization"
+    method: str = "randomization"  # the paired test between two single runs, and of --per-pair
     samples: int = DEFAULT_SAMPLES
     seed: int = DEFAULT_SEED
-    runs_dir: Optional[Path] = None  # where seed groups are looked for
     aso_iterations: int = 1000  # deepsig's bootstrap iterations for ASO
+    aso_threshold: float = DEFAULT_ASO_THRESHOLD
+    per_pair: bool = False  # also the paired test of every run of B against every run of A
+    rescore: bool = False  # score runs whose gold file changed against the file as it is now, instead of refusing
+
+
+@dataclass(frozen=True)
+class PairTest:
+    """One run of B against one run of A (``--per-pair``); ``p_holm`` over all pairs of the comparison."""
+
+    a: str
+    b: str
+    test: TestResult
+    p_holm: float
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {"a": self.a, "b": self.b, "method": self.test.method, "score_a": round(self.test.score_a, 4),
+                               "score_b": round(self.test.score_b, 4), "delta": round(self.test.delta, 4),
+                               "p_value": self.test.p_value, "p_holm": self.p_holm}
+        if self.test.ci95 is not None:
+            out["ci95"] = [round(self.test.ci95[0], 4), round(self.test.ci95[1], 4)]
+        return out
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """B against A on one split and metric (the JSON object of ``--format json``)."""
+    """System B against system A on one split and metric (the JSON object of ``--format json``)."""
 
     a: str
     b: str
+    runs_a: List[str]
+    runs_b: List[str]
     split: str
     metric: str
-    test: TestResult
-    p_holm: Optional[float] = None  # with more than two systems
-    groups: Optional[GroupTest] = None  # when A or B is a group of seeds
+    test: GroupTest
+    p_holm: Optional[float] = None  # with more than one system compared with A
+    seed_groups: Optional[SeedGroupTest] = None  # when both have at least two runs
+    pairs: List[PairTest] = field(default_factory=list)
 
     def to_json(self) -> Dict[str, Any]:
-        t = self.test
-        score_a, score_b = round(t.score_a, 4), round(t.score_b, 4)  # as results.json rounds them
-        out: Dict[str, Any] = {
-            "a": self.a, "b": self.b, "split": self.split, "metric": self.metric, "method": t.method,
-            "samples": t.samples, "seed": t.seed, "score_a": score_a, "score_b": score_b,
-            "delta": round(score_b - score_a, 4), "p_value": t.p_value}
-        if t.ci95 is not None:
-            out["ci95"] = [round(t.ci95[0], 4), round(t.ci95[1], 4)]
+        out: Dict[str, Any] = {"a": self.a, "b": self.b, "runs_a": list(self.runs_a), "runs_b": list(self.runs_b),
+                               "split": self.split, "metric": self.metric, "test": self.test.kind}
+        out.update({key: value for key, value in self.test.to_json().items() if key not in ("kind", "runs_a", "runs_b")})
         if self.p_holm is not None:
             out["p_holm"] = self.p_holm
-        if self.groups is not None:
-            out["seed_groups"] = self.groups.to_json()
+        if self.seed_groups is not None:
+            out["seed_groups"] = self.seed_groups.to_json()
+        if self.pairs:
+            out["pairs"] = [pair.to_json() for pair in self.pairs]
         return out
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """Every comparison with the first system, and what the reader should know (gold that cannot be checked or
+    was re-scored, single runs that are seeds of one configuration)."""
+
+    comparisons: List[Comparison]
+    notes: List[str] = field(default_factory=list)
+    options: CompareOptions = CompareOptions()
+
+    def to_json(self) -> Dict[str, Any]:
+        o = self.options
+        return {"split": o.split, "metric": self.comparisons[0].metric if self.comparisons else o.metric,
+                "samples": o.samples, "seed": o.seed, "paired_method": o.method, "aso_threshold": o.aso_threshold,
+                "comparisons": [c.to_json() for c in self.comparisons], "notes": list(self.notes)}
 
 
 def read_predictions(ref: RunRef, split: str) -> List[Any]:
@@ -121,6 +165,20 @@ def check_same_gold(refs: Sequence[RunRef], split: str) -> None:
                                f"(sha256 {first[:12]}…)")
 
 
+def check_unchanged_gold(refs: Sequence[RunRef], split: str, rescore: bool) -> List[str]:
+    """Refuse a run whose gold file changed since it was scored (unless ``rescore``); the notes to print."""
+    notes = []
+    for ref in refs:
+        status = ref.gold_status(split, rescore)
+        refusal = status.refusal()
+        if refusal is not None:
+            raise CompareError(refusal)
+        note = status.note()
+        if note is not None:
+            notes.append(note)
+    return notes
+
+
 def _metric_for(refs: Sequence[RunRef], metric: Optional[str]) -> str:
     tasks = {ref.task for ref in refs}
     if len(tasks) > 1:
@@ -134,37 +192,54 @@ def _metric_for(refs: Sequence[RunRef], metric: Optional[str]) -> str:
     return chosen
 
 
-def _group_scores(refs: Sequence[RunRef], split: str, metric: str) -> List[float]:
-    out = []
-    for ref in refs:
-        scores = ref.results.test if split == "test" else ref.results.dev
-        value = getattr(scores, {"lr": "recall", "lp": "precision"}.get(metric, metric), None) if scores else None
-        if isinstance(value, (int, float)):
-            out.append(float(value))
-    return out
+def _seeds_of_one_configuration(systems: Sequence[SystemRef]) -> List[str]:
+    """Notes for single runs given as run directories that are seeds of one configuration."""
+    from mlparse.run_index.collect import load_run
+    from mlparse.run_index.seeds import seedless_hash
+
+    keys: Dict[Tuple[str, str], List[str]] = {}
+    for system in systems:
+        if len(system.runs) == 1 and not system.runs[0].external:
+            key = seedless_hash(load_run(system.runs[0].path))
+            if key is not None:
+                keys.setdefault((system.runs[0].results.recipe, key), []).append(system.name)
+    return [f"{', '.join(names)} are seeds of one configuration: the paired test over sentences sees the test set's "
+            "noise, not the seeds'; compare configurations (recipe names) to test one against another"
+            for names in keys.values() if len(names) > 1]
 
 
-def compare(refs: Sequence[RunRef], options: CompareOptions) -> List[Comparison]:
-    """Every run against the first (Holm-Bonferroni adjusted when there are more than two)."""
-    if len(refs) < 2:
-        raise CompareError("give at least two runs to compare")
+def compare(systems: Sequence[SystemRef], options: CompareOptions) -> CompareResult:
+    """Every system against the first (see the module text)."""
+    if len(systems) < 2:
+        raise CompareError("give at least two runs or systems to compare")
     if options.method not in METHODS:
         raise CompareError(f"unknown method {options.method!r}; methods: {', '.join(METHODS)}")
+    refs = [ref for system in systems for ref in system.runs]
     metric = _metric_for(refs, options.metric)
+    notes = check_unchanged_gold(refs, options.split, options.rescore)
     check_same_gold(refs, options.split)
-    stats: List[SentenceStats] = [stats_from_rows(metric, metric_rows(ref, options.split, metric)) for ref in refs]
-    test = METHODS[options.method]
-    results = [test(stats[0], other, options.samples, options.seed) for other in stats[1:]]
-    adjusted = holm([r.p_value for r in results]) if len(results) > 1 else [None] * len(results)
-    groups_a = group_runs(refs[0], options.runs_dir)
+    stats: Dict[Any, SentenceStats] = {}
+    for ref in refs:
+        key = ref.path.resolve()
+        if key not in stats:
+            stats[key] = stats_from_rows(metric, metric_rows(ref, options.split, metric))
+
+    def of(system: SystemRef) -> List[SentenceStats]:
+        return [stats[ref.path.resolve()] for ref in system.runs]
+
+    first, others = systems[0], systems[1:]
+    tests = [group_test(of(first), of(other), options.samples, options.seed, options.method) for other in others]
+    adjusted = holm([t.p_value for t in tests]) if len(tests) > 1 else [None] * len(tests)
+    groups = seed_group_tests([(t.scores_a, t.scores_b) for t in tests], options.seed, options.aso_iterations,
+                              options.aso_threshold)
     out = []
-    for ref, result, p_holm in zip(refs[1:], results, adjusted):
-        groups_b = group_runs(ref, options.runs_dir)
-        groups = None
-        same_group = {r.path.resolve() for r in groups_a} == {r.path.resolve() for r in groups_b}
-        if (len(groups_a) > 1 or len(groups_b) > 1) and not same_group:
-            groups = compare_groups(_group_scores(groups_a, options.split, metric),
-                                    _group_scores(groups_b, options.split, metric), options.seed,
-                                    options.aso_iterations)
-        out.append(Comparison(refs[0].label, ref.label, options.split, metric, result, p_holm, groups))
-    return out
+    for other, test, p_holm, seed_groups in zip(others, tests, adjusted, groups):
+        pairs: List[PairTest] = []
+        if options.per_pair:
+            made = [(ra.label, rb.label, METHODS[options.method](stats[ra.path.resolve()], stats[rb.path.resolve()],
+                                                                 options.samples, options.seed))
+                    for ra in first.runs for rb in other.runs]
+            pairs = [PairTest(a, b, t, p) for (a, b, t), p in zip(made, holm([t.p_value for _, _, t in made]))]
+        out.append(Comparison(first.name, other.name, [r.label for r in first.runs], [r.label for r in other.runs],
+                              options.split, metric, test, p_holm, seed_groups, pairs))
+    return CompareResult(out, notes + _seeds_of_one_configuration(systems), options)

@@ -2,11 +2,16 @@
 
 The predictions are scored by the task a trained run on that data uses (:mod:`mlparse.tasks`): the evalb
 port in strict mode with the catalog's parameter file for the family and language (or ``--evalb-params``),
-or depeval under the chosen convention.  The run directory ``<runs-dir>/<NAME>/<id>/`` holds
-``results.json`` (``"model": {"kind": "external", "name": NAME}``, scores in the keys of a trained run, the
-gold file's path and sha256 under ``gold``), the predictions as ``<split>.pred.trees`` / ``.conllu``, the
-scorer's report and :data:`~mlparse.compare.runs.EXTERNAL_FILE`.  Every check runs before anything is
-written: a different sentence count, different words or an unreadable tree is an error naming file and line.
+or depeval under the chosen convention.  Bracketed trees are read as mlparse's own
+(:mod:`mlparse.compare.external_trees`): another parser's root wrapper (``(S1 …)``, ``(ROOT …)``, ``( …)``)
+is replaced by mlparse's ``TOP`` root, and a gold file that is not a prepared split is normalized as
+``mlparse prepare`` would; both are said in the run's notes.  NAME is any display name; the run directory
+``<runs-dir>/<folder>/<id>/`` takes its folder from it (:func:`folder_name`) and holds ``results.json``
+(``"model": {"kind": "external", "name": NAME}``, scores in the keys of a trained run, the gold file's path
+and sha256 under ``gold``), the predictions as ``<split>.pred.trees`` / ``.conllu``, the scorer's report,
+the normalized gold file when there is one (``<split>.gold.trees``, what ``gold`` then names) and
+:data:`~mlparse.compare.runs.EXTERNAL_FILE`.  Every check runs before anything is written: a different
+sentence count, different words or an unreadable tree is an error naming file and line.
 """
 
 from __future__ import annotations
@@ -15,13 +20,16 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
+from mlparse.compare.external_trees import read_gold_trees, read_predicted_trees
 from mlparse.compare.runs import EXTERNAL_FILE, CompareError, scoring_recipe, sha256_of
+from mlparse.tasks.treebank import TreeSplit
 
 #: ``FAMILY/LANGUAGE:SPLIT``, a prepared split.
 _SPEC = re.compile(r"^(?P<family>[^/:\s]+)/(?P<language>[^/:\s]+):(?P<split>[A-Za-z0-9_-]+)$")
-_ROOTS = ("", "ROOT", "VROOT", "TOP")
+#: Characters a run folder keeps from the display name (any other run of characters becomes ``-``).
+_FOLDER_CUT = re.compile(r"[^\w.+-]+")
 
 
 @dataclass(frozen=True)
@@ -52,25 +60,13 @@ def parse_gold(gold: str, task: str, data_root: Path = Path("data")) -> GoldSpec
     return GoldSpec(path, split, family, language)
 
 
-def _read_trees(path: Path) -> Tuple[List[Any], List[int]]:
-    from mlparse.trees.errors import TreeReadError
-    from mlparse.trees.reader import read_bracketed_file
-    from mlparse.trees.tree import Tree
-
-    try:
-        result = read_bracketed_file(path)
-    except TreeReadError as error:
-        raise CompareError(str(error)) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise CompareError(f"{path}: cannot read ({getattr(error, 'strerror', None) or error})") from None
-    trees = []
-    for tree in result.trees:
-        if tree.label in _ROOTS:
-            tree.label = "TOP"
-        else:
-            tree = Tree("TOP", [tree])
-        trees.append(tree)
-    return trees, list(result.lines)
+def folder_name(name: str) -> str:
+    """The run folder of a display name: ``Stanza 1.5`` -> ``Stanza-1.5``, ``Berkeley (2006)`` ->
+    ``Berkeley-2006``; a :class:`CompareError` for a name with nothing to make a folder of."""
+    folder = _FOLDER_CUT.sub("-", name.strip()).strip("-.")
+    if not folder:
+        raise CompareError(f"--name {name!r}: give a name with at least one letter or digit (it also names a folder)")
+    return folder
 
 
 def _check_words(pred: Path, gold: Path, pred_words: List[List[str]], gold_words: List[List[str]],
@@ -92,6 +88,7 @@ def _check_words(pred: Path, gold: Path, pred_words: List[List[str]], gold_words
 class ScoredExternal:
     run_dir: Path
     results: Any  # RunResults
+    notes: List[str]  # what was done to the input before scoring (root wrappers removed, the gold normalized)
 
 
 def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optional[str] = None,
@@ -108,8 +105,8 @@ def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optio
     from mlparse.tasks import DataError, task_for
     from mlparse.train.environment import now_iso
 
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
-        raise CompareError(f"--name {name!r}: use letters, digits, '.', '_' and '-' (it names a folder)")
+    name = " ".join(name.split())  # one line: no tabs, newlines or runs of spaces in a display name
+    folder = folder_name(name)
     pred = Path(pred)
     if not pred.is_file():
         raise CompareError(f"{pred}: no such prediction file")
@@ -120,8 +117,19 @@ def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optio
     gold_sha = sha256_of(spec.path)
     runner = task_for(task)
     predicted_tags = False
+    notes: List[str] = []
+    normalized_gold = None
+    try:  # the gold file's own errors name it
+        if runner.scorer == "depeval":
+            gold_split = runner.read_split(spec.path)
+        else:
+            gold_trees = read_gold_trees(spec.path, spec.family, spec.language)
+            gold_split = TreeSplit(path=spec.path, examples=gold_trees.trees, lines=gold_trees.lines)
+            notes += gold_trees.notes
+            normalized_gold = gold_trees.trees if gold_trees.normalized else None
+    except (DataError, ValueError) as error:
+        raise CompareError(f"{error}; nothing written") from None
     try:
-        gold_split = runner.read_split(spec.path)
         if runner.scorer == "depeval":  # CoNLL-U predictions; else bracketed trees
             from mlparse.trees.dependency import ConlluError, DependencyPrediction, read_conllu
 
@@ -137,7 +145,9 @@ def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optio
                     raise CompareError(f"{pred}:{s.line}: a word without a HEAD; nothing written")
             predictions: List[Any] = [DependencyPrediction([int(h) for h in s.heads], list(s.deprels)) for s in sentences]
         else:
-            predictions, lines = _read_trees(pred)
+            predicted = read_predicted_trees(pred)
+            predictions, lines = predicted.trees, predicted.lines
+            notes += predicted.notes()
             _check_words(pred, spec.path, [t.words() for t in predictions], [t.words() for t in gold_split.trees],
                          lines, gold_split.lines or [])
             predicted_tags = any(p.tags() != g.tags() for p, g in zip(predictions, gold_split.trees))
@@ -150,29 +160,35 @@ def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optio
         raise CompareError(f"{pred}: {error}; nothing written") from None
     used_params = config.data.evalb_params if runner.scorer == "evalb" else None  # the evalb parameter file it used
     params = used_params if runner.scorer == "evalb" else dependency_scoring
-    digest = hashlib.sha256(pred.read_bytes() + gold_sha.encode() + task.encode() + str(params).encode())
-    run = RunDir(Path(runs_dir) / name / f"external-{digest.hexdigest()[:12]}")
+    digest = hashlib.sha256(pred.read_bytes() + gold_sha.encode() + task.encode() + str(params).encode()
+                            + name.encode())
+    run = RunDir(Path(runs_dir) / folder / f"external-{digest.hexdigest()[:12]}")
     run.path.mkdir(parents=True, exist_ok=True)
     suffix = runner.suffix
+    from mlparse.trees.writer import write_trees
+
+    gold_entry: Dict[str, Any] = {"path": str(spec.path.resolve()), "sha256": gold_sha}
+    if normalized_gold is not None:  # what was scored against: the gold as a prepared split would hold it
+        copy = run.gold(spec.split, suffix)
+        write_trees(copy, normalized_gold)
+        gold_entry = {"path": str(copy.resolve()), "sha256": sha256_of(copy), "normalized_from": gold_entry}
     if not runner.writes_trees:  # the file as given
         atomic_write_bytes(run.pred(spec.split, suffix), pred.read_bytes())
     else:
-        from mlparse.trees.writer import write_trees
-
         write_trees(run.pred(spec.split, suffix), predictions)
     atomic_write_text(run.report(spec.split, runner.report_suffix), outcome.report)
-    gold_record = {spec.split: {"path": str(spec.path.resolve()), "sha256": gold_sha}}
+    gold_record = {spec.split: gold_entry}
     atomic_write_json(run.path / EXTERNAL_FILE, {
         "name": name, "task": task, "family": spec.family, "language": spec.language, "gold": gold_record,
         "evalb_params": used_params,
         "dependency_scoring": dependency_scoring, "predicted_tags": predicted_tags, "source": str(pred.resolve())})
     stamp = now_iso()
-    results = RunResults(mlparse_version=mlparse.version.__version__, status=COMPLETE, recipe=name,
+    results = RunResults(mlparse_version=mlparse.version.__version__, status=COMPLETE, recipe=folder,
                          run_id=run.path.name, task=task, model="external", system=name, dataset=spec.family,
                          language=spec.language, started_at=stamp, finished_at=stamp, gold=gold_record,
-                         notes=[f"external predictions {pred.name}, scored by mlparse score"])
+                         notes=[f"external predictions {pred.name}, scored by mlparse score"] + notes)
     setattr(results, spec.split if spec.split in ("dev", "test") else "test", outcome.scores)
     data = results.to_json_dict()
     data["model"] = {"kind": "external", "name": name}
     atomic_write_json(run.results, data)
-    return ScoredExternal(run.path, results)
+    return ScoredExternal(run.path, results, notes)

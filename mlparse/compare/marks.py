@@ -1,16 +1,24 @@
-"""The report's significance marks: leaderboard cells significantly worse than their column's best run.
+"""The report's significance marks: leaderboard cells of systems significantly worse than their column's best system.
 
-For every language column of a leaderboard, the measured cells of complete runs are tested against the
-column's best one with the paired randomization test (:func:`mlparse.compare.resampling.randomization`,
-:data:`SAMPLES` shuffles, :data:`SEED`), on the run's predictions of the leaderboard's split against the
-same gold file (sha256).  A cell whose run has no predictions, or another gold file, is left untested
-(``Cell.significance`` stays None); published rows have no predictions and are never tested.  A mean over
-seeds is tested seed by seed against the best cell's best seed, and marked only when every seed's run is
-significantly worse (``Cell.significance`` is then the largest of their p-values).
+A system is a configuration with all its complete seeds (:mod:`mlparse.run_index.systems`), whichever rows the
+report shows (one per configuration, or one per seed with ``--select all-seeds``).  In every language column the
+best system is the one with the highest mean; every other system of the column is tested against it with
+:func:`mlparse.compare.group_test.group_test`, every seed of both: the seed means, by a t-test whose variance holds
+the seeds' spread and the test sentences' (a paired bootstrap, :data:`SAMPLES` samples, :data:`SEED`), together with
+the exact permutation test over seeds; a single run against a group as one more seed; two single runs (external systems, say) by the paired randomization test,
+which sees no seed variance.  The p-values of one column are Holm-corrected, and a cell is marked when its
+system's corrected p-value is below :data:`ALPHA` and it is worse.  Seeds of one system are never tested against
+each other: rows of the best system carry no mark.
+
+A system is left untested (``Cell.significance`` None) when one of its runs has no predictions of the split, was
+scored on another gold file than the best system, or its gold file has changed since it was scored
+(:mod:`mlparse.compare.gold`; the report says which file, with both checksums, unless ``rescore``); published rows
+have no predictions and are never tested.  :func:`legend_lines` says, under each leaderboard, which tests were made.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -18,82 +26,145 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 SAMPLES = 10_000
 SEED = 12345
 ALPHA = 0.05
-#: The mark and its legend (renderers print the legend under a leaderboard that has tested cells).
+#: The mark (renderers print the legend under a leaderboard that has tested cells).
 MARK = "▾"
-LEGEND = (f"{MARK} significantly worse than the column's best run (paired randomization, {SAMPLES:,} shuffles, "
-          f"p < {ALPHA}, same gold file, against the best cell's best seed; a mean over seeds only when every "
-          f"seed is); cells without predictions, and published rows, are not tested")
 
 #: Leaderboard metric -> the metric of mlparse.compare.statistics.
-_METRICS = {"f1": "f1", "recall": "lr", "precision": "lp", "uas": "uas", "las": "las", "clas": "clas"}
+_METRICS = {"f1": "f1", "recall": "lr", "precision": "lp", "uas": "uas", "las": "las", "clas": "clas", "mlas": "mlas",
+            "blex": "blex"}
 
 
-def _stats(run_dir: Path, split: str, metric: str, cache: Dict[Any, Any]) -> Optional[Any]:
-    """(gold sha256, SentenceStats) of a run, or None when it cannot be tested."""
-    from mlparse.compare.comparison import metric_rows
-    from mlparse.compare.runs import CompareError, load_ref
-    from mlparse.compare.statistics import stats_from_rows
+@dataclass
+class MarkOutcome:
+    """What marking the leaderboards did: how many cells were tested, and what the reader should know that belongs to
+    no single run (a package that cannot be imported).  What belongs to a run (its gold file refused, or not
+    checkable) goes to that run's ``warnings`` and ``notes``."""
 
-    key = (run_dir, split, metric)
-    if key not in cache:
-        try:
-            ref = load_ref(run_dir)
-            if not ref.pred(split).is_file():
-                raise CompareError("no predictions")
-            cache[key] = (ref.gold_sha256(split), stats_from_rows(metric, metric_rows(ref, split, metric)))
-        except (CompareError, OSError, ValueError, KeyError):
-            cache[key] = None
-    return cache[key]
+    tested: int = 0
+    warnings: List[str] = field(default_factory=list)
 
 
-def _seed_runs(cell: Any) -> List[Tuple[str, float]]:
-    """(run label, score) of every seed behind a cell; the cell's own run when it lists none."""
-    seeds = [(s.run, s.value) for s in getattr(cell, "seeds", []) if s.run and s.value is not None]
-    return seeds or [(cell.run, cell.value)]
+class _RunStats:
+    """Per-sentence counts of runs, read once, with the gold checks of :mod:`mlparse.compare.gold`."""
+
+    def __init__(self, split: str, rescore: bool, records: Sequence[Any]) -> None:
+        self.split, self.rescore = split, rescore
+        self._records = {Path(record.run_dir): record for record in records}
+        self._cache: Dict[Tuple[Path, str], Optional[Tuple[str, Any]]] = {}
+
+    def _tell(self, run_dir: Path, kind: str, message: str) -> None:
+        record = self._records.get(Path(run_dir))
+        if record is not None and message not in getattr(record, kind):
+            getattr(record, kind).append(message)
+
+    def get(self, run_dir: Path, metric: str) -> Optional[Tuple[str, Any]]:
+        """(gold sha256, SentenceStats) of a run, or None when it cannot be tested."""
+        from mlparse.compare.comparison import metric_rows
+        from mlparse.compare.runs import CompareError, load_ref
+        from mlparse.compare.statistics import stats_from_rows
+
+        key = (Path(run_dir), metric)
+        if key not in self._cache:
+            self._cache[key] = None
+            try:
+                ref = load_ref(run_dir)
+                if not ref.pred(self.split).is_file():
+                    return None
+                status = ref.gold_status(self.split, self.rescore)
+                refusal, note = status.refusal(), status.note()
+                if refusal is not None:
+                    self._tell(run_dir, "warnings", f"significance marks: {refusal}; its system is not tested")
+                    return None
+                if note is not None:
+                    self._tell(run_dir, "notes", f"significance marks: {note}")
+                self._cache[key] = (status.current, stats_from_rows(metric, metric_rows(ref, self.split, metric)))
+            except (CompareError, OSError, ValueError, KeyError):
+                pass
+        return self._cache[key]
+
+
+def _system_stats(runs: Sequence[Any], metric: str, reader: _RunStats) -> Optional[Tuple[str, List[Any]]]:
+    """(gold sha256, every run's SentenceStats) of a system; None unless every run can be tested on one gold file."""
+    found = [reader.get(run.run_dir, metric) for run in runs]
+    if not found or any(item is None for item in found):
+        return None
+    golds = {item[0] for item in found}  # type: ignore[index]
+    if len(golds) > 1:
+        return None
+    return golds.pop(), [item[1] for item in found]  # type: ignore[index]
 
 
 def mark_leaderboards(boards: Sequence[Any], records: Sequence[Any], split: str, samples: int = SAMPLES,
-                      seed: int = SEED) -> int:
-    """Set ``Cell.significance`` (p-value against the column's best run) and ``Cell.worse`` on every tested cell
-    of ``boards``; returns how many cells were tested.  ``records``: the report's runs (to find run folders)."""
-    from mlparse.compare.resampling import randomization
+                      seed: int = SEED, rescore: bool = False) -> MarkOutcome:
+    """Set ``Cell.significance`` (the Holm-corrected p-value against the column's best system), ``Cell.worse`` and
+    ``Cell.significance_test`` on every tested cell of ``boards`` (see the module text).  ``records``: the report's
+    runs, each run id once."""
+    from mlparse.compare.group_test import MissingPackage, group_test
+    from mlparse.compare.resampling import holm
+    from mlparse.run_index.systems import index_systems, system_of_runs
 
-    folders = {record.label: record.run_dir for record in records}
-    cache: Dict[Any, Any] = {}
-    tested = 0
+    outcome = MarkOutcome()
+    systems = system_of_runs(index_systems(records))
+    reader = _RunStats(split, rescore, records)
     for board in boards:
         metric = _METRICS.get(board.metric)
         if metric is None:
             continue
         for language in board.languages:
             cells = [row.cells[language] for row in board.measured_rows() if language in row.cells]
-            cells = [c for c in cells if c.state is None and c.value is not None and c.run in folders]
-            if len(cells) < 2:
-                continue
-            best = max(cells, key=lambda c: c.value)
-            best_run = max(_seed_runs(best), key=lambda seed: seed[1])[0]
-            best_stats = _stats(folders.get(best_run, folders[best.run]), split, metric, cache)
-            if best_stats is None:
-                continue
+            cells = [cell for cell in cells if cell.state is None and cell.value is not None and cell.run in systems]
+            members: Dict[str, Tuple[Any, List[Any]]] = {}  # system name -> (system, its cells)
             for cell in cells:
-                if cell is best:
-                    continue
-                p_values = []
-                for run, _ in _seed_runs(cell):
-                    other = _stats(folders[run], split, metric, cache) if run in folders else None
-                    if other is None or other[0] != best_stats[0]:
-                        p_values = []
-                        break
-                    result = randomization(best_stats[1], other[1], samples, seed)
-                    p_values.append(result.p_value if result.delta < 0 else 1.0)
-                if p_values:
-                    cell.significance = max(p_values)
-                    cell.worse = cell.significance < ALPHA
-                    tested += 1
-    return tested
+                system = systems[cell.run]
+                members.setdefault(f"{system.recipe}\0{system.key}", (system, []))[1].append(cell)
+            tested = {}
+            for key, (system, _) in members.items():
+                found = _system_stats(system.runs, metric, reader)
+                if found is not None:
+                    tested[key] = found
+            if len(tested) < 2:
+                continue
+            means = {key: sum(s.corpus_score() for s in stats) / len(stats) for key, (_, stats) in tested.items()}
+            best = max(means, key=lambda key: (means[key], key))
+            others = [key for key in tested if key != best and tested[key][0] == tested[best][0]]
+            try:
+                results = [group_test(tested[best][1], tested[key][1], samples, seed) for key in others]
+            except MissingPackage as error:
+                if str(error) not in outcome.warnings:
+                    outcome.warnings.append(f"significance marks: {error}")
+                continue
+            for key, result, p_holm in zip(others, results, holm([r.p_value for r in results])):
+                for cell in members[key][1]:
+                    cell.significance = p_holm
+                    cell.worse = p_holm < ALPHA and result.delta < 0
+                    cell.significance_test = result.kind
+                    outcome.tested += 1
+    return outcome
 
 
 def legend_lines(board: Any) -> List[str]:
-    """The legend under a leaderboard when any of its cells was tested."""
-    tested = any(getattr(cell, "significance", None) is not None for row in board.rows for cell in row.cells.values())
-    return [LEGEND] if tested else []
+    """The legend under a leaderboard when any of its cells was tested: the mark, the tests made, the samples, the
+    correction and the level."""
+    from mlparse.compare.group_test import GROUPS, RUN_AGAINST_GROUP, SINGLE_RUNS
+
+    kinds = {getattr(cell, "significance_test", None) for row in board.rows for cell in row.cells.values()
+             if getattr(cell, "significance", None) is not None}
+    kinds.discard(None)
+    if not kinds:
+        return []
+    tests = []
+    if GROUPS in kinds:
+        tests.append("systems with several seeds: every seed of both, the larger p-value of a t-test on the seed "
+                     f"means (its variance the seeds' (Welch) plus the test sentences' (paired bootstrap, {SAMPLES:,} "
+                     "samples)) and of the exact permutation test over seeds (which needs 4 + 4 or 3 + 5 seeds to go "
+                     "below 0.05)")
+    if RUN_AGAINST_GROUP in kinds:
+        tests.append("a single run against a system with several seeds: the same t-test, the run taken as one more "
+                     f"seed of the group (test sentences' variance from {SAMPLES:,} paired bootstrap samples)")
+    if SINGLE_RUNS in kinds:
+        tests.append(f"two single runs: the paired randomization test over sentences ({SAMPLES:,} shuffles), which "
+                     "sees no seed variance")
+    return [f"{MARK} worse than the column's best system (highest mean) at p < {ALPHA} after Holm's correction over "
+            f"the column's tests; " + "; ".join(tests) + ". Seeds of one system are never tested against each "
+            "other; systems without predictions of every run, scored on other gold or whose gold file changed, and "
+            "published rows, are not tested"]

@@ -1,65 +1,132 @@
-"""``mlparse compare`` output: a plain table, JSON (one object per comparison) or Markdown."""
+"""``mlparse compare`` output: a plain table, JSON or Markdown; each names the runs it used and what was tested."""
 
 from __future__ import annotations
 
 import json
-from typing import List, Sequence
+import math
+from typing import List
 
-from mlparse.compare.comparison import Comparison
+from mlparse.compare.comparison import Comparison, CompareResult
+from mlparse.compare.group_test import GROUPS, RUN_AGAINST_GROUP, SINGLE_RUNS
 
 
 def _p(value: float) -> str:
     return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
 
 
-def _rows(comparisons: Sequence[Comparison]) -> List[List[str]]:
+def _test_name(c: Comparison) -> str:
+    t = c.test
+    if t.kind == SINGLE_RUNS:
+        return f"paired {t.method}"
+    df = "∞" if t.df is None or math.isinf(t.df) else f"{t.df:.1f}"
+    if t.p_seeds is not None:
+        return f"t-test ({t.runs_a} vs {t.runs_b} runs, df {df}, p {_p(t.p_t or 0.0)}) + seeds (p {_p(t.p_seeds)})"
+    return f"t-test ({t.runs_a} vs {t.runs_b} runs, df {df})"
+
+
+def _score(c: Comparison, which: str) -> str:
+    t = c.test
+    value, n = (t.score_a, t.runs_a) if which == "a" else (t.score_b, t.runs_b)
+    return f"{value:.2f}" if n == 1 else f"{value:.2f} (mean of {n})"
+
+
+def _rows(result: CompareResult) -> List[List[str]]:
     rows = []
-    for c in comparisons:
+    for c in result.comparisons:
         t = c.test
         ci = f"[{t.ci95[0]:+.2f}, {t.ci95[1]:+.2f}]" if t.ci95 is not None else ""
-        row = [c.a, c.b, f"{t.score_a:.2f}", f"{t.score_b:.2f}", f"{t.delta:+.2f}", _p(t.p_value),
+        row = [c.a, c.b, _score(c, "a"), _score(c, "b"), f"{t.delta:+.2f}", _test_name(c), _p(t.p_value),
                _p(c.p_holm) if c.p_holm is not None else "", ci]
-        if c.groups is not None:
-            g = c.groups
-            row.append(_p(g.welch_p) if g.welch_p is not None else (g.missing or "n<2"))
-            row.append(f"{g.aso_eps_min_b_over_a:.3f}" if g.aso_eps_min_b_over_a is not None else "")
+        if c.seed_groups is not None:
+            g = c.seed_groups
+            row.append(_p(g.welch_p_holm) if g.welch_p_holm is not None else (g.missing or "no variance"))
+            row.append(f"{g.aso_eps_min_holm:.3f}" if g.aso_eps_min_holm is not None else (g.missing or ""))
         rows.append(row)
     return rows
 
 
-def _header(comparisons: Sequence[Comparison]) -> List[str]:
-    metric = comparisons[0].metric.upper()
-    head = ["A", "B", f"{metric} A", f"{metric} B", "Δ (B−A)", "p", "p (Holm)", "95% CI"]
-    if any(c.groups is not None for c in comparisons):
-        head += ["Welch p (seeds)", "ASO ε (B>A)"]
+def _header(result: CompareResult) -> List[str]:
+    metric = result.comparisons[0].metric.upper()
+    head = ["A", "B", f"{metric} A", f"{metric} B", "Δ (B−A)", "test", "p", "p (Holm)", "95% CI"]
+    if any(c.seed_groups is not None for c in result.comparisons):
+        head += ["Welch p (Holm)", "ASO ε_min B>A (Holm)"]
     return head
 
 
-def _caption(comparisons: Sequence[Comparison]) -> str:
-    c = comparisons[0]
-    return (f"{c.metric.upper()} on {c.split}; {c.test.method}, {c.test.samples} samples, seed {c.test.seed}; "
-            f"two-sided p-values")
+def _caption(result: CompareResult) -> List[str]:
+    c, o = result.comparisons[0], result.options
+    kinds = {x.test.kind for x in result.comparisons}
+    lines = [f"{c.metric.upper()} on {c.split}; two-sided p-values; seed {o.seed}"]
+    if kinds & {GROUPS, RUN_AGAINST_GROUP}:
+        lines.append(f"t-test: the seed means, every run of both systems; variance = the seeds' (Welch) + the test "
+                     f"sentences' (paired bootstrap, {o.samples} samples); a single run against several seeds counts "
+                     "as one more seed")
+    if GROUPS in kinds:
+        lines.append("two groups of seeds: p is the larger of the t-test's and the exact permutation test's over "
+                     "seeds (3 + 3 seeds cannot go below 0.1)")
+    if SINGLE_RUNS in kinds:
+        lines.append(f"paired {o.method} over sentences, {o.samples} samples: two single runs (no seed variance seen)")
+    if len(result.comparisons) > 1:
+        lines.append(f"p (Holm): corrected over the {len(result.comparisons)} systems compared with A")
+    if any(x.seed_groups is not None for x in result.comparisons):
+        lines.append(f"seed groups: Welch's t-test and ASO (deepsig, ε_min at 95% confidence) over the run scores, "
+                     f"Holm-corrected; B is almost stochastically better than A where ε_min < {o.aso_threshold:g}")
+    return lines
 
 
-def to_json(comparisons: Sequence[Comparison]) -> str:
-    return json.dumps([c.to_json() for c in comparisons], indent=2, ensure_ascii=False) + "\n"
+def _runs_used(result: CompareResult) -> List[str]:
+    named = {}
+    for c in result.comparisons:
+        named.setdefault(c.a, c.runs_a)
+        named.setdefault(c.b, c.runs_b)
+    return [f"{name}: {', '.join(runs)}" for name, runs in named.items() if list(runs) != [name]]  # not a run alone
 
 
-def to_table(comparisons: Sequence[Comparison]) -> str:
-    head, rows = _header(comparisons), _rows(comparisons)
+def _pair_rows(result: CompareResult) -> List[List[str]]:
+    return [[p.a, p.b, f"{p.test.score_a:.2f}", f"{p.test.score_b:.2f}", f"{p.test.delta:+.2f}", _p(p.test.p_value),
+             _p(p.p_holm)] for c in result.comparisons for p in c.pairs]
+
+
+_PAIR_HEAD = ["run A", "run B", "A", "B", "Δ (B−A)", "p", "p (Holm, pairs of one comparison)"]
+
+
+def to_json(result: CompareResult) -> str:
+    return json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n"
+
+
+def _table(head: List[str], rows: List[List[str]]) -> List[str]:
     rows = [r + [""] * (len(head) - len(r)) for r in rows]
     widths = [max(len(x) for x in column) for column in zip(head, *rows)]
-    lines = [_caption(comparisons)]
-    for row in [head] + rows:
-        lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [head] + rows]
+
+
+def to_table(result: CompareResult) -> str:
+    lines = _caption(result) + _table(_header(result), _rows(result))
+    if _runs_used(result):
+        lines += ["", "runs used:"] + [f"  {line}" for line in _runs_used(result)]
+    if any(c.pairs for c in result.comparisons):
+        lines += ["", f"per pair of runs (paired {result.options.method}, {result.options.samples} samples):"]
+        lines += _table(_PAIR_HEAD, _pair_rows(result))
+    if result.notes:
+        lines += [""] + [f"note: {note}" for note in result.notes]
     return "\n".join(lines) + "\n"
 
 
-def to_markdown(comparisons: Sequence[Comparison]) -> str:
-    head, rows = _header(comparisons), _rows(comparisons)
+def _markdown_table(head: List[str], rows: List[List[str]]) -> List[str]:
     rows = [r + [""] * (len(head) - len(r)) for r in rows]
-    lines = [f"{_caption(comparisons)}.", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return (["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+            + ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows])
+
+
+def to_markdown(result: CompareResult) -> str:
+    lines = [f"{line}." for line in _caption(result)] + [""] + _markdown_table(_header(result), _rows(result))
+    if _runs_used(result):
+        lines += ["", "Runs used:", ""] + [f"- {line}" for line in _runs_used(result)]
+    if any(c.pairs for c in result.comparisons):
+        lines += ["", f"Per pair of runs (paired {result.options.method}, {result.options.samples} samples):", ""]
+        lines += _markdown_table(_PAIR_HEAD, _pair_rows(result))
+    if result.notes:
+        lines += [""] + [f"- Note: {note}" for note in result.notes]
     return "\n".join(lines) + "\n"
 
 

@@ -1,10 +1,11 @@
-"""What a run argument of ``mlparse compare`` names: its directory, task, gold file and scoring settings.
+"""What a run argument of ``mlparse compare`` names: a system (its runs), each run's task, gold file and scoring.
 
-A run is a directory holding ``results.json`` (trained, ensemble or external), or a recipe name whose
-latest complete run under ``--runs-dir`` is taken.  Its predictions are ``<split>.pred.trees`` /
-``<split>.pred.conllu``; its gold file is the recipe's split (trained runs; an ensemble's first member's
-recipe) or the file ``mlparse score`` recorded (external runs, :data:`EXTERNAL_FILE`).  Runs are compared
-only when their gold files' sha256 checksums agree.
+An argument is a run directory holding ``results.json`` (trained, ensemble or external: that run alone), a recipe
+name (all complete seeds of its configuration under ``--runs-dir``), or a system as the report names its rows
+(:mod:`mlparse.run_index.systems`).  A run's predictions are ``<split>.pred.trees`` / ``<split>.pred.conllu``; its
+gold file is the recipe's split (trained runs; an ensemble's first member's recipe) or the file ``mlparse score``
+recorded (external runs, :data:`EXTERNAL_FILE`).  Runs are compared only when their gold files' sha256 checksums
+agree, and only when each gold file is still the one the run recorded (:mod:`mlparse.compare.gold`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from mlparse.compare.gold import GoldStatus, gold_status
 from mlparse.data.manifest import sha256_file
 from mlparse.results import COMPLETE, RunResults
 from mlparse.run_dir import EXTERNAL_FILE, RECIPE_FILE, RESULTS_FILE, RunDir  # EXTERNAL_FILE: an external run's
@@ -79,6 +81,10 @@ class RunRef:
                                "run was made in, or prepare the data again)")
         return sha256_of(path)
 
+    def gold_status(self, split: str, rescore: bool = False) -> GoldStatus:
+        """The gold file of ``split`` now against the checksum the run recorded (see :mod:`mlparse.compare.gold`)."""
+        return gold_status(self.label, self.results.gold, split, self.gold(split), self.gold_sha256(split), rescore)
+
 
 def _read_results(path: Path) -> RunResults:
     try:
@@ -136,45 +142,44 @@ def load_ref(path: Path) -> RunRef:
     return RunRef(label, path, results, task, config)
 
 
-def latest_run(name: str, runs_dir: Path) -> Path:
-    """The latest complete run of recipe ``name`` under ``runs_dir``."""
-    from mlparse.report.collect import collect_runs
+@dataclass
+class SystemRef:
+    """What one argument of ``mlparse compare`` stands for: a system's name and the runs compared for it."""
 
-    folder = Path(runs_dir) / name
-    if not folder.is_dir():
-        raise CompareError(f"{name}: neither a run directory nor a recipe with runs under {runs_dir}")
-    records = [r for r in collect_runs(folder.parent) if r.recipe == name and r.state == COMPLETE]
-    if not records:
-        raise CompareError(f"{folder}: no complete run of {name}")
-    return max(records, key=lambda r: r.sort_time()).run_dir
+    name: str
+    runs: List[RunRef]
+    configuration: bool = False  # a recipe or a system named as the report names rows (all its complete seeds)
 
 
-def resolve(argument: str, runs_dir: Path) -> RunRef:
-    """A run directory, or a recipe name (its latest complete run)."""
+def _systems(runs_dir: Path) -> List[Any]:
+    from mlparse.run_index.collect import collect_runs
+    from mlparse.run_index.configurations import distinct_runs
+    from mlparse.run_index.systems import index_systems
+
+    return index_systems(distinct_runs(collect_runs(runs_dir), []))
+
+
+def resolve(argument: str, runs_dir: Path) -> SystemRef:
+    """A run directory (that run), or a recipe name or system name (every complete seed of that configuration)."""
     path = Path(argument)
     if (path / RESULTS_FILE).is_file():
-        return load_ref(path)
-    if path.is_dir():
+        ref = load_ref(path)
+        return SystemRef(ref.label, [ref])
+    if path.is_dir() and "/" in argument:  # a folder, not a name
         raise CompareError(f"{path}: no {RESULTS_FILE} (not a run directory)")
-    return load_ref(latest_run(argument, runs_dir))
+    if not Path(runs_dir).is_dir():
+        raise CompareError(f"{argument}: neither a run directory nor a recipe; no runs folder {runs_dir}")
+    from mlparse.run_index.systems import matching_systems
 
-
-def group_runs(ref: RunRef, runs_dir: Optional[Path]) -> List[RunRef]:
-    """The complete runs that differ from ``ref`` only by seed, as the report groups them (``ref`` included)."""
-    from mlparse.report.collect import collect_runs
-    from mlparse.report.seeds import group_by_seed
-
-    if ref.external or runs_dir is None or not Path(runs_dir).is_dir():
-        return [ref]
-    target = ref.path.resolve()
-    for group in group_by_seed(collect_runs(Path(runs_dir))):
-        paths = [run.run_dir.resolve() for run in group.complete]
-        if target in paths:
-            refs = []
-            for run in group.complete:
-                try:
-                    refs.append(load_ref(run.run_dir))
-                except CompareError:
-                    continue
-            return refs or [ref]
-    return [ref]
+    systems = _systems(Path(runs_dir))
+    found = matching_systems(systems, argument)
+    if not found:
+        raise CompareError(f"{argument}: neither a run directory, nor a recipe or a system with complete runs under "
+                           f"{runs_dir}")
+    if len(found) > 1:
+        listed = "; ".join(f"{system.name!r} ({len(system.runs)} run{'s' if len(system.runs) > 1 else ''})"
+                           for system in found)
+        raise CompareError(f"{argument}: {len(found)} configurations have complete runs under {runs_dir}: {listed}; "
+                           "give one by its name, as the report names its rows")
+    system = found[0]
+    return SystemRef(system.name, [load_ref(run.run_dir) for run in system.runs], configuration=True)

@@ -5,11 +5,14 @@ A :class:`SentenceStats` holds one row of counts per gold sentence, as the score
 * constituency (evalb port): ``(matched, gold, test)`` brackets after the parameter file's deletions
   (:meth:`evalb.EvalbResult.sentence_counts`); metrics ``f1``, ``lr``, ``lp``;
 * dependency (depeval): ``(correct, gold_total, system_total)`` words (:func:`depeval.sentence_counts`);
-  metrics ``uas``, ``las``, ``clas``.
+  metrics ``uas``, ``las``, ``clas``, ``mlas``, ``blex``.
 
 :meth:`SentenceStats.score` turns totals (of any shape ``(..., 3)``) into the metric in percent through
 the scorer's own formula (:func:`evalb.bracket_scores`, :func:`depeval.ratios`), so a resample's score is
-the score the scorer would print for those sentences.  No second implementation of a metric.
+the score the scorer would print for those sentences.  No second implementation of a metric.  Where the
+formula is undefined (no bracket matched: precision and recall 0, so ``2PR/(P+R)`` is 0/0; evalb prints
+``-nan``) the score is 0, as ``results.json`` records it (:func:`mlparse.tasks.evalb_scoring.score_lines`),
+so that a system with no matched bracket scores 0 in ``mlparse compare`` too and two such systems do not differ.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import numpy as np
 
 #: Metrics per task, and the column of the scorer's tuple they read.
 CONSTITUENCY_METRICS = {"lr": 0, "lp": 1, "f1": 2}  # evalb.bracket_scores -> (recall, precision, F-measure)
-DEPENDENCY_METRICS = {"uas": "UAS", "las": "LAS", "clas": "CLAS"}
+DEPENDENCY_METRICS = {"uas": "UAS", "las": "LAS", "clas": "CLAS", "mlas": "MLAS", "blex": "BLEX"}
 METRICS = tuple(CONSTITUENCY_METRICS) + tuple(DEPENDENCY_METRICS)
 
 
@@ -55,30 +58,35 @@ class SentenceStats:
     def score(self, totals: np.ndarray) -> np.ndarray:
         """The metric in percent for totals of shape ``(..., 3)`` (float64 of shape ``(...)``).
 
-        Each element is exactly what the scorer computes (before rounding) from those counts.
+        Each element is exactly what the scorer computes (before rounding) from those counts; 0 where that is
+        undefined (a zero denominator: the scorers' own rule for a ratio, and ``results.json``'s for F1).
         """
         totals = np.asarray(totals, dtype=np.float64)
         a, b, c = totals[..., 0], totals[..., 1], totals[..., 2]
-        if self.metric in CONSTITUENCY_METRICS:
-            from evalb import bracket_scores
-
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return np.asarray(bracket_scores(a, b, c)[CONSTITUENCY_METRICS[self.metric]], dtype=np.float64)
-        from depeval import ratios
-
         with np.errstate(divide="ignore", invalid="ignore"):
-            return 100.0 * np.asarray(ratios(a, b, c)[2], dtype=np.float64)
+            if self.metric in CONSTITUENCY_METRICS:
+                from evalb import bracket_scores
+
+                value = np.asarray(bracket_scores(a, b, c)[CONSTITUENCY_METRICS[self.metric]], dtype=np.float64)
+            else:
+                from depeval import ratios
+
+                value = 100.0 * np.asarray(ratios(a, b, c)[2], dtype=np.float64)
+        return np.where(np.isnan(value), 0.0, value)
 
     def corpus_score(self) -> float:
-        """The corpus metric in percent, as the scorer computes it (Python scalars, not arrays)."""
+        """The corpus metric in percent, as the scorer computes it (Python scalars, not arrays); 0 where that is
+        undefined, as :meth:`score`."""
         matched, gold, test = (int(v) for v in self.totals())
         if self.metric in CONSTITUENCY_METRICS:
             from evalb import bracket_scores
 
-            return float(bracket_scores(matched, gold, test)[CONSTITUENCY_METRICS[self.metric]])
-        from depeval import ratios
+            value = float(bracket_scores(matched, gold, test)[CONSTITUENCY_METRICS[self.metric]])
+        else:
+            from depeval import ratios
 
-        return 100.0 * ratios(matched, gold, test)[2]
+            value = 100.0 * ratios(matched, gold, test)[2]
+        return 0.0 if value != value else value
 
 
 def stats_from_rows(metric: str, rows: Sequence[Tuple[int, int, int]]) -> SentenceStats:

@@ -233,6 +233,11 @@ class TaggerConfig:
     lstm_hidden: int = 200  # model.encoder: bilstm
     lstm_layers: int = 2
     lstm_dropout: float = 0.33
+    affixes: List[str] = field(default_factory=list)  # affix/shape features of each word (mlparse/data/affixes.py): suffix1-4, prefix1-3, shape
+    d_affix_emb: int = 32  # the vector of each affix feature
+    affix_min_count: int = 2  # feature values seen fewer times in training are unknown
+    unk_replacement: float = 0.0  # a: in training a word of count c is read as UNK with probability a / (a + c)
+    dropout_kind: str = "feature"  # the embedding and BiLSTM dropouts: feature (one mask per sentence, as the parsers) | element
     # data.tags: jackknife (a parser's recipe): which taggers tag its data
     recipe: str = "tagger"  # the taggers' recipe (a bundled name or a path); its data section is the parser's
     folds: int = 10  # fold taggers tag the held-out fold of train (data.fold_assignment); a tagger on all of train tags dev and test
@@ -362,6 +367,11 @@ HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
     ("train", "max_updates"): None,
     ("train", "patience_updates"): None,
     ("data", "tags"): "gold",
+    ("tagger", "affixes"): [],
+    ("tagger", "d_affix_emb"): 32,
+    ("tagger", "affix_min_count"): 2,
+    ("tagger", "unk_replacement"): 0.0,
+    ("tagger", "dropout_kind"): "feature",
     ("biaffine", "predict_tags"): False,
     ("biaffine", "d_tag_hidden"): None,
     ("biaffine", "tag_loss_scale"): 1.0,
@@ -419,6 +429,7 @@ VALID_CHOICES = {
     ("data", "eval_tags"): ("gold", "predicted"),
     ("data", "tags"): ("gold", "jackknife", "files", "none"),
     ("tagger", "column"): ("pos", "upos", "xpos"),
+    ("tagger", "dropout_kind"): ("feature", "element"),
     ("data", "fold_assignment"): ("auto", "blocks", "modulo", "permutation"),
     ("train", "decoder"): ("auto", "cython", "torch"),
     ("train", "device"): ("auto", "cpu", "cuda"),

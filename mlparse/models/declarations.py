@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Dict, Tuple
 
 from mlparse.config.schema import ConfigError
+from mlparse.data.affixes import check_features
 from mlparse.models.kind import ParserKind
 
 
@@ -122,6 +123,14 @@ class TaggerKind(ParserKind):
         if m.use_tags:
             raise ConfigError(f"{source}: a tagger (model.kind: tagger) cannot take POS tags as input "
                               "(set model.use_tags: false).")
+        t = config.tagger
+        try:
+            check_features(t.affixes)
+        except ValueError as error:
+            raise ConfigError(f"{source}: tagger.affixes: {error}") from None
+        check_sizes(source, "tagger", t, ("d_affix_emb", "affix_min_count"))
+        if t.unk_replacement < 0:
+            raise ConfigError(f"{source}: tagger.unk_replacement must be 0 (off) or more, got {t.unk_replacement}.")
 
     @classmethod
     def tags_source(cls, spec: Dict[str, Any], bundled: bool) -> str:

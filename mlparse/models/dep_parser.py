@@ -32,17 +32,19 @@ from torch import Tensor, nn
 
 from mlparse.config import BiaffineConfig, ModelConfig, PretrainedConfig, RecipeConfig
 from mlparse.config.layout import split_model_settings
+from mlparse.data.affixes import AffixVocab
 from mlparse.data.dependency_vocab import DependencyVocab
-from mlparse.data.vocab import ParserVocab, Vocab
+from mlparse.data.vocab import TOKEN_SPECIALS, UNK, ParserVocab, Vocab
 from mlparse.models.base import LossOutput, Parser
 from mlparse.models.declarations import BiaffineKind
 from mlparse.models.ensemble import average_distributions
 from mlparse.models.targets import IGNORED, DependencyTargets, dependency_targets
 from mlparse.modules.transfer import to_device
+from mlparse.modules.affix_embedding import AffixEmbedding
 from mlparse.modules.biaffine import BiaffineDependencyScorer
 from mlparse.modules.bilstm_encoder import BiLSTMEncoder
 from mlparse.modules.char_lstm import CharLSTM
-from mlparse.modules.dropout import make_dropout
+from mlparse.modules.dropout import DropoutKind, make_dropout
 from mlparse.modules.encoder import PartitionedTransformerEncoder
 from mlparse.modules.positions import sinusoidal_table
 from mlparse.modules.subwords import SubwordBatch
@@ -66,6 +68,20 @@ class DependencyBatch:
     lengths: List[int]
     subwords: Optional[SubwordBatch] = None
     host_char_lengths: Optional[np.ndarray] = None  # char_lengths on the host (the CharLSTM packs from them)
+    affixes: Optional[Tensor] = None  # LongTensor[B, T, F]: the affix feature ids of each position (a tagger's)
+
+
+#: The index of the unknown word in every word vocabulary.
+UNK_ID = TOKEN_SPECIALS.index(UNK)
+
+
+@dataclass
+class AffixInput:
+    """Affix features for :class:`DependencyInput` (the tagger's): their vocabulary and the size of each feature's
+    vectors."""
+
+    vocab: AffixVocab
+    d_emb: int
 
 
 @dataclass
@@ -118,14 +134,18 @@ class DependencyInput(nn.Module):
     ``forward(batch) -> Tensor[B, T, d_out]``.  The lexical vector of a position is the concatenation
     of its word embedding (plus the CharLSTM vector when enabled), a pretrained encoder's word vector
     (H features, 0 at the root; ``pretrained.combine: replace`` drops the word embedding) and its tag
-    embedding.  Transformer
-    encoder, unfactored: ``x = W lex + pos`` (``W`` only when sizes differ; Li et al. choose
+    embedding, and the embeddings of its affix features (``affixes``, a tagger's).  In training, a word of
+    training count c is read as UNK with probability ``unk_replacement / (unk_replacement + c)`` (0: never).
+    ``dropout_kind``: the embedding and BiLSTM dropouts' masks, per sentence (``feature``) or per element.
+    Transformer encoder, unfactored: ``x = W lex + pos`` (``W`` only when sizes differ; Li et al. choose
     100 + 100 = d_model 200); factored: ``x = [W lex ; pos]`` as Kitaev & Klein.  BiLSTM encoder:
     ``x = lex``.
     """
 
     def __init__(self, model: ModelConfig, dep: BiaffineConfig, vocab: ParserVocab,
-                 pretrained: Optional[PretrainedConfig] = None, saved_pretrained: Optional[Dict[str, Any]] = None) -> None:
+                 pretrained: Optional[PretrainedConfig] = None, saved_pretrained: Optional[Dict[str, Any]] = None,
+                 affixes: Optional[AffixInput] = None, unk_replacement: float = 0.0,
+                 dropout_kind: DropoutKind = "feature") -> None:
         super().__init__()
         self.model_config = model
         self.pretrained: Optional[nn.Module] = None
@@ -140,13 +160,21 @@ class DependencyInput(nn.Module):
         self.tag_embedding = nn.Embedding(len(vocab.tags), dep.d_tag_emb, padding_idx=0) if model.use_tags else None
         self.char_lstm = (CharLSTM(len(vocab.chars), model.d_char_emb, dep.d_word_emb, model.char_input_dropout)
                           if model.char_encoder == "lstm" else None)
+        self.affix_embedding = AffixEmbedding(affixes.vocab.sizes, affixes.d_emb) if affixes is not None else None
         d_lexical = (dep.d_word_emb if (use_words or self.char_lstm is not None) else 0) + (
-            dep.d_tag_emb if model.use_tags else 0) + d_pretrained
-        self.dropout = make_dropout(dep.embedding_dropout, "feature")
+            dep.d_tag_emb if model.use_tags else 0) + d_pretrained + (
+            self.affix_embedding.d_out if self.affix_embedding is not None else 0)
+        chance: Optional[Tensor] = None  # [V]: the probability that a training word is read as UNK
+        if unk_replacement > 0 and self.word_embedding is not None:
+            counts = torch.tensor(vocab.count_table(), dtype=torch.float32)
+            chance = torch.where(counts > 0, unk_replacement / (unk_replacement + counts), torch.zeros_like(counts))
+        self.register_buffer("unk_replacement", chance, persistent=False)
+        self.dropout = make_dropout(dep.embedding_dropout, dropout_kind)
         self.projection: Optional[nn.Linear] = None
         self.position_table: Optional[Tensor] = None
         if model.encoder == "bilstm":
-            self.encoder: nn.Module = BiLSTMEncoder(d_lexical, dep.lstm_hidden, dep.lstm_layers, dep.lstm_dropout)
+            self.encoder: nn.Module = BiLSTMEncoder(d_lexical, dep.lstm_hidden, dep.lstm_layers, dep.lstm_dropout,
+                                                    dropout_kind)
             self.d_out = 2 * dep.lstm_hidden
             return
         d_content = model.d_model // 2 if model.factored else model.d_model
@@ -173,7 +201,10 @@ class DependencyInput(nn.Module):
     def lexical(self, batch: DependencyBatch) -> Tensor:
         """``Tensor[B, T, d_lexical]``."""
         parts: List[Tensor] = []
-        word: Optional[Tensor] = self.word_embedding(batch.words) if self.word_embedding is not None else None
+        words = batch.words
+        if self.training and self.unk_replacement is not None:  # word of training count c: UNK with p = a / (a + c)
+            words = words.masked_fill(torch.bernoulli(self.unk_replacement[words]).bool(), UNK_ID)
+        word: Optional[Tensor] = self.word_embedding(words) if self.word_embedding is not None else None
         if self.char_lstm is not None:
             chars = self.char_lstm(batch.chars, batch.char_lengths, batch.host_char_lengths)
             word = chars if word is None else word + chars
@@ -184,6 +215,9 @@ class DependencyInput(nn.Module):
             parts.append(F.pad(self.pretrained(batch.subwords), (0, 0, 1, 0)))
         if self.tag_embedding is not None:
             parts.append(self.tag_embedding(batch.tags))
+        if self.affix_embedding is not None:
+            assert batch.affixes is not None, "a model with affix features needs batch.affixes"
+            parts.append(self.affix_embedding(batch.affixes))
         return torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]
 
     def forward(self, batch: DependencyBatch) -> Tensor:

@@ -23,10 +23,11 @@ from torch import Tensor
 
 from mlparse.config import BiaffineConfig, ModelConfig, PretrainedConfig, RecipeConfig, TaggerConfig
 from mlparse.config.layout import split_model_settings
+from mlparse.data.affixes import AffixVocab
 from mlparse.data.vocab import ParserVocab
 from mlparse.models.base import LossOutput, Parser
 from mlparse.models.declarations import TaggerKind
-from mlparse.models.dep_parser import DependencyBatch, DependencyInput
+from mlparse.models.dep_parser import AffixInput, DependencyBatch, DependencyInput
 from mlparse.modules.transfer import to_device
 from mlparse.modules.tag_head import IGNORED_TAG, TagHead
 from mlparse.tasks.tagging import TaggedSentence
@@ -59,12 +60,17 @@ class TaggerParser(TaggerKind, Parser):
     """A softmax tagger over the dependency parser's encoder (see the module docstring)."""
 
     def __init__(self, model: ModelConfig, tagger: TaggerConfig, vocab: ParserVocab,
-                 pretrained: Optional[PretrainedConfig] = None, saved_pretrained: Optional[Dict[str, Any]] = None) -> None:
+                 pretrained: Optional[PretrainedConfig] = None, saved_pretrained: Optional[Dict[str, Any]] = None,
+                 affixes: Optional[AffixVocab] = None) -> None:
         super().__init__()
         if model.use_tags:
             raise ValueError("a tagger cannot take POS tags as input (model.use_tags must be false)")
-        self.config, self.tagger_config, self.vocab = model, tagger, vocab
-        self.input = DependencyInput(model, input_config(tagger), vocab, pretrained, saved_pretrained)
+        if bool(tagger.affixes) != (affixes is not None):
+            raise ValueError("tagger.affixes and the affix vocabulary go together")
+        self.config, self.tagger_config, self.vocab, self.affixes = model, tagger, vocab, affixes
+        self.input = DependencyInput(model, input_config(tagger), vocab, pretrained, saved_pretrained,
+                                     AffixInput(affixes, tagger.d_affix_emb) if affixes is not None else None,
+                                     tagger.unk_replacement, tagger.dropout_kind)
         self.head = TagHead(self.input.d_out, len(vocab.tags), tagger.d_hidden)
 
     # -- building and persistence ----------------------------------------------
@@ -72,13 +78,19 @@ class TaggerParser(TaggerKind, Parser):
     def build(cls, config: RecipeConfig, train: Sequence[TaggedSentence]) -> "TaggerParser":
         column = config.tagger.column
         vocab = ParserVocab.build((list(zip(s.tags(column), s.words)) for s in train), config.model.word_min_count)
-        return cls(config.model, config.tagger, vocab, config.pretrained if config.pretrained.model is not None else None)
+        t = config.tagger
+        affixes = (AffixVocab.build((w for s in train for w in s.words), t.affixes, t.affix_min_count)
+                   if t.affixes else None)
+        return cls(config.model, t, vocab, config.pretrained if config.pretrained.model is not None else None,
+                   affixes=affixes)
 
     def spec(self) -> Dict[str, Any]:
         spec = {"kind": self.kind, "model_config": dict(self.config.__dict__),
                 "tagger_config": dict(self.tagger_config.__dict__), "vocab": self.vocab.to_dict()}
         if self.input.pretrained is not None:
             spec["pretrained"] = self.input.pretrained.spec()
+        if self.affixes is not None:
+            spec["affixes"] = self.affixes.to_dict()
         return spec
 
     @classmethod
@@ -86,8 +98,9 @@ class TaggerParser(TaggerKind, Parser):
         from mlparse.modules.pretrained import pretrained_config_of
 
         model, _ = split_model_settings(spec["model_config"])  # saved before recipe layout 2: the span keys go
-        return cls(ModelConfig(**model), TaggerConfig(**spec["tagger_config"]),
-                   ParserVocab.from_dict(spec["vocab"]), pretrained_config_of(spec), spec.get("pretrained"))
+        affixes = AffixVocab.from_dict(spec["affixes"]) if spec.get("affixes") else None
+        return cls(ModelConfig(**model), TaggerConfig(**spec["tagger_config"]),  # keys added later: their defaults
+                   ParserVocab.from_dict(spec["vocab"]), pretrained_config_of(spec), spec.get("pretrained"), affixes)
 
     def resume_mismatch(self, saved: Dict[str, Any]) -> Optional[str]:
         """As every parser, except that the keys saying how taggers are jack-knifed may differ: they are not what
@@ -111,7 +124,8 @@ class TaggerParser(TaggerKind, Parser):
     def describe(config: RecipeConfig, eval_tags: Optional[str] = None) -> str:
         """``mlparse tagger (BiLSTM, CharLSTM + words, UPOS)``."""
         m = config.model
-        parts = (["CharLSTM"] if m.char_encoder == "lstm" else []) + (["words"] if m.use_words else [])
+        parts = ((["CharLSTM"] if m.char_encoder == "lstm" else []) + (["words"] if m.use_words else [])
+                 + (["affixes"] if config.tagger.affixes else []))
         encoder = "BiLSTM" if m.encoder == "bilstm" else "self-attentive"
         return f"mlparse tagger ({encoder}, {' + '.join(parts) or 'no lexical input'}, {config.tagger.column.upper()})"
 
@@ -146,13 +160,14 @@ class TaggerParser(TaggerKind, Parser):
         vocab = self.vocab
         words = np.zeros((batch, width), dtype=np.int64)
         tags = np.zeros((batch, width), dtype=np.int64)
-        char_rows = [vocab.char_ids_cached(s)[:-1] for s in sentences]
-        max_chars = max(len(ids) for rows in char_rows for ids in rows)
+        reads_chars = self.input.char_lstm is not None
+        char_rows = [vocab.char_ids_cached(s)[:-1] for s in sentences] if reads_chars else []
+        max_chars = max(len(ids) for rows in char_rows for ids in rows) if reads_chars else 1
         chars = np.zeros((batch, width, max_chars), dtype=np.int64)
         char_lengths = np.zeros((batch, width), dtype=np.int64)
         for b, sentence in enumerate(sentences):
             words[b, :lengths[b] + 1] = vocab.word_ids(sentence)[:-1]
-            for position, ids in enumerate(char_rows[b]):
+            for position, ids in enumerate(char_rows[b] if reads_chars else ()):
                 chars[b, position, :len(ids)] = ids
                 char_lengths[b, position] = len(ids)
         mask = np.arange(width)[None, :] < (np.asarray(lengths) + 1)[:, None]
@@ -160,8 +175,14 @@ class TaggerParser(TaggerKind, Parser):
         subwords = None
         if self.input.pretrained is not None:
             subwords = self.input.pretrained.make_batch(sentences, device)
+        affixes = None
+        if self.affixes is not None:  # [B, T, F]; the start position and padding keep the padding ids (0)
+            table = np.zeros((batch, width, len(self.affixes.names)), dtype=np.int64)
+            for b, sentence in enumerate(sentences):
+                table[b, 1:lengths[b] + 1] = self.affixes.ids(sentence)
+            affixes = to_device(table, device)
         return DependencyBatch(*(to_device(a, device) for a in (mask, words, tags, chars, char_lengths)),
-                               lengths=lengths, subwords=subwords, host_char_lengths=char_lengths)
+                               lengths=lengths, subwords=subwords, host_char_lengths=char_lengths, affixes=affixes)
 
     def make_targets(self, golds: Sequence[TagGold], batch: DependencyBatch) -> Tensor:
         """``LongTensor[B, T]``: gold tag ids at words 1..n, :data:`IGNORED_TAG` at the start and padding."""

@@ -15,7 +15,7 @@ from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from mlparse.modules.transfer import to_device
-from mlparse.modules.dropout import make_dropout
+from mlparse.modules.dropout import DropoutKind, make_dropout
 
 
 class BiLSTMEncoder(nn.Module):
@@ -25,19 +25,21 @@ class BiLSTMEncoder(nn.Module):
         d_input: size of the input vectors.
         d_hidden: units per direction (output size ``2 * d_hidden``).
         num_layers: stacked layers.
-        dropout: dropout between layers and on the output (one mask per sentence and feature).
+        dropout: dropout between layers and on the output.
+        dropout_kind: ``feature`` (one mask per sentence and feature, as the parsers) or ``element``.
 
     Inputs ``x: Tensor[B, T, d_input]``, ``mask: BoolTensor[B, T]`` (True on real positions, a prefix
     of each row).  Output ``Tensor[B, T, 2 * d_hidden]``, zero at padding.
     """
 
-    def __init__(self, d_input: int, d_hidden: int = 400, num_layers: int = 3, dropout: float = 0.33) -> None:
+    def __init__(self, d_input: int, d_hidden: int = 400, num_layers: int = 3, dropout: float = 0.33,
+                 dropout_kind: DropoutKind = "feature") -> None:
         super().__init__()
         self.d_output = 2 * d_hidden
         self.layers = nn.ModuleList(
             nn.LSTM(d_input if k == 0 else 2 * d_hidden, d_hidden, batch_first=True, bidirectional=True)
             for k in range(num_layers))
-        self.dropout = make_dropout(dropout, "feature")
+        self.dropout = make_dropout(dropout, dropout_kind)
 
     def forward(self, x: Tensor, mask: Tensor, lengths: Optional[Sequence[int]] = None) -> Tensor:
         """``lengths``: the real positions of each row (``mask``'s row sums) on the host; given, the rows are

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Tuple
 
-from mlparse.report.collect import RunRecord
+from mlparse.run_index.collect import RunRecord
 from mlparse.report.model import Report, fmt_duration, fmt_hardware, fmt_score, fmt_speed
 
 #: Split metrics in display order, with their column names.

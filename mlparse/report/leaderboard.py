@@ -1,7 +1,7 @@
 """Leaderboards: one table per (task, split, dataset, scoring, metric), columns keyed by language.
 
 Measured rows come from runs: one row per configuration, a group of runs that differ only by seed
-(:mod:`mlparse.report.seeds`), named by what differs from its recipe (:mod:`mlparse.report.configurations`)
+(:mod:`mlparse.run_index.seeds`), named by what differs from its recipe (:mod:`mlparse.run_index.configurations`)
 and shown as the mean over its complete seeds with the standard deviation and n (``best``: only each
 recipe's configuration with the best dev mean; ``all-seeds``: one row per seed instead); a run found in two
 folders counts once.  Published rows
@@ -17,21 +17,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from mlparse.report.collect import RunRecord
-from mlparse.report.configurations import Configurations, distinct_runs
+from mlparse.run_index.collect import RunRecord
+from mlparse.run_index.configurations import Configurations, distinct_runs
 from mlparse.report.published import Citation, ColumnKey, PublishedRow, PublishedScores, has_convention
-from mlparse.report.seeds import SeedGroup, group_by_seed, mean_std
+from mlparse.run_index.seeds import SeedGroup, group_by_seed, mean_std
+from mlparse.run_index.systems import system_name
 from mlparse.results import COMPLETE
 from mlparse.tasks import dev_metric, find_task
 
 MEASURED, PUBLISHED = "measured", "published"
-#: The key prefix of a seed group whose recipe.yaml could not be read (:func:`mlparse.report.seeds.group_by_seed`).
+#: The key prefix of a seed group whose recipe.yaml could not be read (:func:`mlparse.run_index.seeds.group_by_seed`).
 UNKNOWN_CONFIGURATION = "run:"
 SELECT_MODES = ("latest", "best", "all-seeds")
 PUBLISHED_MODES = ("matching", "all", "none")
 
 METRIC_NAMES = {"f1": "F1", "recall": "LR", "precision": "LP", "uas": "UAS", "las": "LAS", "clas": "CLAS",
-                "complete_match": "CM", "tagging_accuracy": "Tag"}
+                "complete_match": "CM", "tagging_accuracy": "tag accuracy"}
 #: How a dependency leaderboard's title names its scoring convention.
 SCORING_NAMES = {"conll18": "CoNLL 2018 scoring", "ptb": "PTB scoring, punctuation excluded",
                  "unknown": "scoring unknown"}
@@ -60,10 +61,12 @@ class Cell:
     std: Optional[float] = None  # sample standard deviation over the seeds (n >= 2)
     n: int = 1  # how many seeds' scores ``value`` is the mean of
     seeds: List[SeedScore] = field(default_factory=list)
-    # against the column's best run (mlparse.compare.marks): randomization p-value, and whether significantly
-    # worse; None when not tested (published rows, no predictions, one run in the column)
+    # against the column's best system (mlparse.compare.marks): the Holm-corrected p-value, whether significantly
+    # worse, and which test (mlparse.compare.group_test: groups | run-vs-group | single-runs); None when not tested
+    # (published rows, no predictions, the best system itself, one system in the column)
     significance: Optional[float] = None
     worse: Optional[bool] = None
+    significance_test: Optional[str] = None
 
 
 @dataclass
@@ -75,6 +78,7 @@ class LeaderboardRow:
     average: Optional[float] = None
     citation: Optional[Citation] = None
     group: Optional[str] = None
+    external: bool = False  # measured from another parser's predictions (mlparse score)
 
 
 @dataclass
@@ -206,16 +210,6 @@ def select_runs(records: Sequence[RunRecord], mode: str = "latest") -> List[RunR
     return [group.representative for group in select_groups(records, mode)]
 
 
-def _system_name(record: RunRecord) -> str:
-    """The row's name; an ensemble's says ``ensemble of N`` (its members are listed in its results.json)."""
-    results = record.results
-    assert results is not None
-    name = results.system or f"mlparse {results.model}"
-    if results.members and "ensemble of" not in name:
-        name += f", ensemble of {len(results.members)}"
-    return name
-
-
 #: The leaderboards of a task whose runs hold the scores of several: a joint (span + dependency) run's F1
 #: goes to the constituency leaderboards, its UAS and LAS to the dependency ones.
 
@@ -242,13 +236,14 @@ def _measured_rows(groups: Sequence[SeedGroup], key: Tuple[str, str, Optional[st
             continue
         results = record.results
         language = results.language or "?"
-        name = _system_name(record)
+        name = system_name(record)
         if configurations is not None:
             name = configurations.name(record, name)
         seed = group.seeds.get(record.label)
         if per_seed:
             name += f" (seed {seed})" if seed is not None else f" ({record.run_id})"
-        row = rows.setdefault(name, LeaderboardRow(system=name, kind=MEASURED, source="", cells={}))
+        row = rows.setdefault(name, LeaderboardRow(system=name, kind=MEASURED, source="", cells={},
+                                                   external=results.model == "external"))
         seeds = [SeedScore(run.label, group.seeds.get(run.label), _metric_value(run, split, metric))
                  for run in group.runs]
         mean, std, n = mean_std([score.value for score in seeds if score.value is not None])

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 import yaml
 
 from mlparse.data.ud_metadata import language_name as language_of
-from mlparse.report.collect import RunRecord
+from mlparse.run_index.collect import RunRecord
 from mlparse.report.leaderboard import Leaderboard
 from mlparse.report.published import has_convention
 from mlparse.report.model import Report

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 import mlparse.version
-from mlparse.report.collect import RunRecord, collect_runs
-from mlparse.report.configurations import distinct_runs
+from mlparse.run_index.collect import RunRecord, collect_runs
+from mlparse.run_index.configurations import distinct_runs
 from mlparse.report.leaderboard import Cell, Leaderboard, LeaderboardRow, build_leaderboards
 from mlparse.report.published import Citation, PublishedScores, load_published
 
@@ -42,9 +42,10 @@ class Report:
 
 def build_report(runs_dir: Path, split: str = "test", select: str = "latest", published_mode: str = "matching",
                  published: Optional[PublishedScores] = None, curve_x: str = "step",
-                 significance: bool = True) -> Report:
+                 significance: bool = True, rescore: bool = False) -> Report:
     """Collect runs under ``runs_dir`` and build every leaderboard for ``split``; ``significance`` marks the cells
-    significantly worse than their column's best run (:mod:`mlparse.compare.marks`)."""
+    of systems significantly worse than their column's best system (:mod:`mlparse.compare.marks`; ``rescore``: runs
+    whose gold file changed are tested against it as it is now, instead of being left untested)."""
     if split not in ("dev", "test"):
         raise ValueError(f"unknown split {split!r}; choose dev or test")
     if curve_x not in ("step", "minutes"):
@@ -58,7 +59,7 @@ def build_report(runs_dir: Path, split: str = "test", select: str = "latest", pu
     if significance:
         from mlparse.compare.marks import mark_leaderboards
 
-        mark_leaderboards(boards, records, split)
+        warnings += mark_leaderboards(boards, records, split, rescore=rescore).warnings
     citations: Dict[str, Citation] = {}
     for board in boards:
         for row in board.rows:

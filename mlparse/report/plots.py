@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import io
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from mlparse.report.collect import RunRecord
-from mlparse.report.leaderboard import MEASURED, METRIC_NAMES, PUBLISHED, Cell, Leaderboard
+from mlparse.run_index.collect import RunRecord
+from mlparse.report.leaderboard import MEASURED, METRIC_NAMES, PUBLISHED, Leaderboard, LeaderboardRow
 from mlparse.report.model import Report, language_label
 from mlparse.results import LogEntry
 
@@ -18,6 +18,8 @@ class Plot:
     name: str  # file stem, e.g. "dev-f1-constituency-spmrl", "dev-las-dependency-ud-conll18"
     title: str
     png: bytes
+    description: str = ""  # what the figure shows, in words (the page's alt text): every bar of a bar plot
+    series: List[str] = field(default_factory=list)  # the legend's entries, in order
 
 
 def _pyplot():
@@ -76,9 +78,9 @@ def _curve_groups(report: Report) -> Dict[CurveGroup, List[Tuple[RunRecord, List
 
 def run_names(report: Report) -> Dict[str, str]:
     """Each run's name in the plots: its system, what differs from its recipe, and its seed (not its run id)."""
-    from mlparse.report.configurations import Configurations
-    from mlparse.report.leaderboard import _system_name
-    from mlparse.report.seeds import seed_of
+    from mlparse.run_index.configurations import Configurations
+    from mlparse.run_index.seeds import seed_of
+    from mlparse.run_index.systems import system_name
 
     configurations = Configurations(report.records)
     names = {}
@@ -86,7 +88,7 @@ def run_names(report: Report) -> Dict[str, str]:
         if record.results is None:
             names[record.label] = record.label
             continue
-        name = configurations.name(record, _system_name(record))
+        name = configurations.name(record, system_name(record))
         seed = seed_of(record)
         names[record.label] = f"{name}, seed {seed}" if seed is not None else name
     return names
@@ -165,84 +167,108 @@ def dev_curve_plots(report: Report) -> List[Plot]:
     return plots
 
 
-def bar_plot(board: Leaderboard) -> Optional[Plot]:
-    """Per language: the best measured score beside the best published one (None without measured values).
+#: Colours of the systems in a bar plot, in row order (a qualitative palette: colour-blind safe, Okabe and Ito),
+#: then matplotlib's tab20 beyond them.
+SYSTEM_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 
-    Each bar carries its value; the y axis does not start at zero (scores sit within a few points of each
-    other), which the printed values make explicit.  A measured score from a run that is not complete is
-    drawn pale and labelled with the run state; a language with no measured score says why when it can.
+
+def _colour(index: int) -> str:
+    if index < len(SYSTEM_COLOURS):
+        return SYSTEM_COLOURS[index]
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    return to_hex(colormaps["tab20"]((index - len(SYSTEM_COLOURS)) % 20))
+
+
+def series_name(row: LeaderboardRow) -> str:
+    """A leaderboard row's name in a bar plot's legend: the system, and what kind of number it is."""
+    if row.kind == PUBLISHED:
+        source = row.citation.short() if row.citation is not None else row.source
+        return f"{row.system} (published, {source})"
+    if row.external:
+        return f"{row.system} (external, measured)"
+    return f"{row.system} (measured)"
+
+
+def bar_plot(board: Leaderboard) -> Optional[Plot]:
+    """Every system of the leaderboard, grouped by language: one bar per row (published, then measured), one colour
+    per system, named in the legend (:func:`series_name`); None without a measured value.
+
+    Published bars are hatched with lines, external systems' with dots; a mean over seeds carries an error bar of one standard deviation; a measured score of
+    a run that is not complete is drawn pale and labelled with the run state.  Each bar carries its value, with the
+    significance mark of :mod:`mlparse.compare.marks` (the cell's ``worse``) where the table has it.  The y axis does
+    not start at zero (scores sit within a few points of each other), which the printed values make explicit.
     """
-    measured = board.measured_rows()
-    if not any(cell.value is not None for row in measured for cell in row.cells.values()):
+    from mlparse.compare.marks import MARK
+
+    rows = [row for row in board.rows if any(cell.value is not None for cell in row.cells.values())]
+    if not any(row.kind == MEASURED for row in rows):
         return None
     plt = _pyplot()
-
-    def best_cell(kind: str, language: str, final: bool) -> Optional[Cell]:
-        cells = [row.cells[language] for row in board.rows
-                 if row.kind == kind and language in row.cells and row.cells[language].value is not None
-                 and (row.cells[language].state is None) == final]
-        return max(cells, key=lambda cell: cell.value) if cells else None  # type: ignore[arg-type,return-value]
-
-    def best(kind: str, language: str, final: bool) -> Optional[float]:
-        cell = best_cell(kind, language, final)
-        return cell.value if cell is not None else None
-
-    def state(language: str) -> Optional[str]:
-        states = [row.cells[language].state for row in measured if language in row.cells]
-        return next((s for s in states if s), None)
-
     languages = board.languages
-    final = [best(MEASURED, language, True) for language in languages]
-    provisional = [best(MEASURED, language, False) if final[i] is None else None
-                   for i, language in enumerate(languages)]
-    theirs = [best(PUBLISHED, language, True) for language in languages]
-    paired = any(v is not None for v in theirs)
-    figure, axes = plt.subplots(figsize=(max(4.0, 0.95 * len(languages) + 2), 3.8))
-    width = 0.38 if paired else 0.5
-    xs = list(range(len(languages)))
-    ours_x = [x - width / 2 for x in xs] if paired else xs
-    present = [v for v in final + provisional + theirs if v is not None]
+    width = 0.8 / len(rows)
+    figure, axes = plt.subplots(figsize=(max(5.0, len(languages) * (0.32 * len(rows) + 0.6) + 2.0), 4.2))
+    present = [cell.value for row in rows for cell in row.cells.values() if cell.value is not None]
     bottom, top = max(0.0, min(present) - 5), min(100.0, max(present) + 2)
-    # a mean over seeds carries an error bar of one standard deviation
-    spreads = [cell.std if cell is not None and cell.n > 1 else None
-               for cell in (best_cell(MEASURED, language, True) for language in languages)]
-    seeded = any(spread is not None for spread in spreads)
-    axes.bar(ours_x, [v if v is not None else 0 for v in final], width,
-             label="mlparse (measured, mean ± sd over seeds)" if seeded else "mlparse (measured)", color="#2b6cb0",
-             yerr=[spread or 0.0 for spread in spreads] if seeded else None, capsize=3 if seeded else 0,
-             error_kw={"elinewidth": 1, "ecolor": "#1a202c"})
-    if any(v is not None for v in provisional):
-        axes.bar(ours_x, [v if v is not None else 0 for v in provisional], width, color="#2b6cb0", alpha=0.35,
-                 label="mlparse (run not complete)")
-    if paired:
-        axes.bar([x + width / 2 for x in xs], [v if v is not None else 0 for v in theirs], width,
-                 label="best published", color="#a0aec0", hatch="//", edgecolor="white")
-    for i, language in enumerate(languages):
-        ours = final[i] if final[i] is not None else provisional[i]
-        if ours is not None:
-            label = f"{ours:.2f}" if final[i] is not None else f"{ours:.2f} ({state(language) or 'provisional'})"
-            if final[i] is not None and spreads[i] is not None:
-                label += f" ± {spreads[i]:.2f}"
-            axes.text(ours_x[i], ours + 0.15 + (spreads[i] or 0.0 if final[i] is not None else 0.0), label, ha="center", va="bottom", fontsize=7,
-                      color="#1a365d", rotation=90 if paired else 0)
-        elif state(language):
-            axes.text(ours_x[i], bottom + 0.3, state(language), ha="center", va="bottom", fontsize=7,
-                      color="#b7791f", rotation=90)
-        if paired and theirs[i] is not None:
-            axes.text(xs[i] + width / 2, theirs[i] + 0.15, f"{theirs[i]:.2f}", ha="center", va="bottom",
-                      fontsize=7, color="#4a5568", rotation=90)
-    axes.set_ylim(bottom, top + (2.5 if paired else 1.0))  # room for the value labels
-    axes.set_xlim(-0.7, len(languages) - 0.3)
-    axes.set_xticks(xs)
-    axes.set_xticklabels([language_label(language) for language in languages], rotation=30, ha="right")
+    marked = False
+    for index, row in enumerate(rows):
+        colour = _colour(index)
+        xs = [k - 0.4 + width * (index + 0.5) for k in range(len(languages))]
+        cells = [row.cells.get(language) for language in languages]
+        heights = [cell.value if cell is not None and cell.value is not None else 0.0 for cell in cells]
+        spreads = [cell.std if cell is not None and cell.n > 1 and cell.std is not None and cell.state is None else 0.0
+                   for cell in cells]
+        final = [cell is not None and cell.state is None for cell in cells]
+        hatch = "//" if row.kind == PUBLISHED else ".." if row.external else None
+        axes.bar([x for x, f in zip(xs, final) if f], [h for h, f in zip(heights, final) if f], width * 0.92,
+                 color=colour, label=series_name(row), hatch=hatch, edgecolor="white" if hatch else colour,
+                 yerr=[e for e, f in zip(spreads, final) if f] if any(spreads) else None, capsize=2,
+                 error_kw={"elinewidth": 0.8, "ecolor": "#1a202c"})
+        pale = [(x, h) for x, h, f, cell in zip(xs, heights, final, cells) if not f and cell is not None and h]
+        if pale:
+            axes.bar([x for x, _ in pale], [h for _, h in pale], width * 0.92, color=colour, alpha=0.35)
+        for x, height, spread, cell, done in zip(xs, heights, spreads, cells, final):
+            if cell is None:
+                continue
+            if cell.value is None:
+                if cell.state:
+                    axes.text(x, bottom + 0.3, cell.state, ha="center", va="bottom", fontsize=6, color="#b7791f",
+                              rotation=90)
+                continue
+            label = f"{height:.2f}"
+            if cell.worse:
+                label += f" {MARK}"
+                marked = True
+            if not done:
+                label += f" ({cell.state})"
+            axes.text(x, height + spread + 0.01 * (top - bottom), label, ha="center", va="bottom", fontsize=6.5, rotation=90,
+                      color="#1a202c")
+    axes.set_ylim(bottom, top + 0.2 * (top - bottom))  # room for the value labels, written upwards over each bar
+    axes.set_yticks([tick for tick in axes.get_yticks() if bottom <= tick <= 100.0])
+    axes.set_xlim(-0.6, len(languages) - 0.4)
+    axes.set_xticks(list(range(len(languages))))
+    axes.set_xticklabels([language_label(language) for language in languages], rotation=30 if len(languages) > 3 else 0,
+                         ha="right" if len(languages) > 3 else "center")
     axes.set_ylabel(metric_name(board.metric))
-    # The legend sits between the title and the axes, where it can cover no bar and no label.
-    axes.set_title(board.title, pad=24)
-    handles = axes.get_legend_handles_labels()[0]
-    axes.legend(fontsize=8, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=len(handles), frameon=False,
-                borderaxespad=0.2, handlelength=1.5, columnspacing=1.0)
+    axes.set_title(board.title)
     axes.grid(axis="y", alpha=0.3)
+    handles, labels = axes.get_legend_handles_labels()
+    notes = []
+    if any(row.kind == MEASURED and any(c.n > 1 for c in row.cells.values()) for row in rows):
+        notes.append("measured: mean ± sd over seeds")
+    if marked:
+        notes.append(f"{MARK}: significantly worse than the column's best system (see the table's legend)")
+    # Below the axes, where it can cover no bar and no label; one column per few systems.
+    axes.legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.14 if len(languages) > 3 else -0.08),
+                ncol=1 if len(rows) <= 4 else 2, frameon=False, title="; ".join(notes) or None, title_fontsize=7)
+    description = f"{board.title}: " + "; ".join(
+        f"{series_name(row)}: " + ", ".join(
+            f"{language_label(language)} {row.cells[language].value:.2f}"
+            + (f" {MARK}" if row.cells[language].worse else "")
+            for language in languages if language in row.cells and row.cells[language].value is not None)
+        for row in rows)
     plot = Plot(_slug("bars", board.task, board.dataset, board.scoring or "", board.split, board.metric), board.title,
-                _png(figure))
+                _png(figure), description=description, series=[series_name(row) for row in rows])
     plt.close(figure)
     return plot

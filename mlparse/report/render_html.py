@@ -164,7 +164,7 @@ def _run_table(report: Report) -> str:
 
 def _figure(plot: Plot) -> str:
     data = base64.b64encode(plot.png).decode("ascii")
-    return (f'<figure><img alt="{escape(plot.title)}" src="data:image/png;base64,{data}">'
+    return (f'<figure><img alt="{escape(plot.description or plot.title)}" src="data:image/png;base64,{data}">'
             f"<figcaption>{escape(plot.title)}</figcaption></figure>")
 
 

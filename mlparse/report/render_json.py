@@ -7,6 +7,7 @@ import math
 from dataclasses import asdict
 from typing import Any, Dict
 
+from mlparse.compare.marks import legend_lines
 from mlparse.report.macro import macro_json
 from mlparse.report.model import Report
 
@@ -33,12 +34,13 @@ def report_dict(report: Report) -> Dict[str, Any]:
             "metric": board.metric,
             "languages": board.languages,
             "rows": [{
-                "system": row.system, "kind": row.kind, "source": row.source, "group": row.group,
+                "system": row.system, "kind": row.kind, "external": row.external, "source": row.source,
+                "group": row.group,
                 "citation": report.citation_number(row.citation) if row.citation is not None else None,
                 "scores": {language: asdict(cell) for language, cell in row.cells.items()},
                 "average": row.average,
             } for row in board.rows],
-            "delta": board.delta, "delta_average": board.delta_average,
+            "delta": board.delta, "delta_average": board.delta_average, "legend": legend_lines(board),
         })
     runs = [{
         "recipe": record.recipe, "run_id": record.run_id, "dir": record.run_dir.as_posix(), "state": record.state,

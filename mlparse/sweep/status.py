@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from mlparse.io_utils import atomic_write_json
-from mlparse.report.collect import load_run
+from mlparse.run_index.collect import load_run
 from mlparse.results import COMPLETE, FAILED, RUNNING
 from mlparse.run_dir import RunDir
 from mlparse.tasks import dev_metric

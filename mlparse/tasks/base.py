@@ -119,6 +119,11 @@ class Task:
     def read_split(self, path: Path) -> Split[Any]:
         raise NotImplementedError
 
+    def gold_files(self, path: Path) -> List[Path]:
+        """Every file :meth:`read_split` reads for the split at ``path`` (a run records their sha256 checksums, so
+        that a gold file changed later is noticed). Default: ``path`` alone."""
+        return [Path(path)]
+
     def length(self, example: Any) -> int:
         """Number of words of an example."""
         raise NotImplementedError

@@ -146,8 +146,9 @@ class DependencyTask(Task):
 
     def sentence_counts(self, split: Split[DependencySentence], predictions: Sequence[DependencyPrediction],
                         config: Any) -> Dict[str, List[Tuple[int, int, int]]]:
-        """(correct, gold_total, system_total) per sentence of UAS, LAS (under ``eval.dependency_scoring``) and
-        CLAS (UD relations only), from depeval's own hits (:func:`depeval.sentence_counts`) on the texts :meth:`score` scores."""
+        """(correct, gold_total, system_total) per sentence of UAS, LAS (under ``eval.dependency_scoring``), CLAS,
+        MLAS and BLEX (UD relations only), from depeval's own hits (:func:`depeval.sentence_counts`) on the texts
+        :meth:`score` scores."""
         examples = split.examples[: len(predictions)]
         protocol = dependency_protocol(config, (r for sentence in examples for r in sentence.deprels))
         ptb = protocol.convention == "ptb"
@@ -159,8 +160,8 @@ class DependencyTask(Task):
         except DepevalError as error:
             raise DataError(f"{split.path}: depeval refused the predictions: {error}") from None
         result = {"uas": counts.counts["UAS"], "las": counts.counts["LAS"]}
-        if protocol.ud_relations:  # CLAS means something only over UD relations (as in score)
-            result["clas"] = counts.counts["CLAS"]
+        if protocol.ud_relations:  # CLAS, MLAS and BLEX mean something only over UD relations (as in score)
+            result.update({name: counts.counts[name.upper()] for name in CONTENT_METRICS})
         return result
 
     def check_scorable(self, split: Split[DependencySentence], config: Any, name: str) -> None:

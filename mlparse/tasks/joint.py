@@ -86,6 +86,9 @@ class JointTask(ConstituencyTask):
         self.constituency = ConstituencyTask()
         self.dependency = DependencyTask()
 
+    def gold_files(self, path: Path) -> List[Path]:
+        return [Path(path), dependency_path(path)]
+
     def read_split(self, path: Path) -> JointSplit:
         trees = self.constituency.read_split(path)
         conllu = dependency_path(path)

@@ -44,6 +44,8 @@ from mlparse.train.run_lock import RunLock, RunLocked
 from mlparse.train.run_plan import RunError, RunPlan, pick_device
 from mlparse.train.runner import WARMUP_SENTENCES, RunOptions, run_planned
 from mlparse.train.trainer import Reporter, predict_in_batches, resolve_decoder, subbatch_budgets
+from mlparse.train.split_record import gold_record
+from mlparse.train.threads import choose_threads
 
 #: The keys of an ``ensemble:`` recipe section.
 ENSEMBLE_KEYS = ("members", "folds", "fold_assignment", "average")
@@ -259,8 +261,7 @@ def evaluate_ensemble(run_dirs: Sequence[Path], average: str = "probability", na
     members = [load_member(Path(path), device, trust) for path in run_dirs]
     union = check_compatible(members)
     config = members[0].config
-    if config.train.num_threads:
-        torch.set_num_threads(config.train.num_threads)
+    torch.set_num_threads(choose_threads(config.train.num_threads).threads)
     ensemble = EnsembleParser([m.parser for m in members], [str(m.run_dir) for m in members], average, union=union)
     name = name or default_name(members)
     identifier = ensemble_id(members, average)
@@ -299,6 +300,7 @@ def _evaluate(ensemble: EnsembleParser, members: Sequence[LoadedMember], config:
     try:
         try:
             dev, test = (task.read_split(config.split_path(s)) for s in ("dev", "test"))
+            results.gold = gold_record(task, config)  # what dev and test are scored against (mlparse compare checks it)
             attach_eval_tags(eval_tags, {"dev": dev, "test": test}, config.biaffine.tag_column)
         except DataError as error:
             raise EnsembleError(str(error)) from None

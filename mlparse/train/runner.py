@@ -39,7 +39,8 @@ from mlparse.train.environment import hardware_info, now_iso, versions
 from mlparse.train.run_budget import extends_budget
 from mlparse.train.run_lock import RunLocked
 from mlparse.train.run_plan import DistInfo, RunError, RunPlan
-from mlparse.train.split_record import carved_dev, carved_dev_note, data_sizes
+from mlparse.train.split_record import carved_dev, carved_dev_note, data_sizes, gold_record
+from mlparse.train.threads import choose_threads, wait_policy
 from mlparse.train.profiling import PROFILE_FILE, UpdateProfiler
 from mlparse.train.trainer import (Reporter, Trainer, TrainState, predict_in_batches, resolve_decoder,
                                    subbatch_budgets)
@@ -213,8 +214,10 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
         dist.init_process_group(backend="nccl" if device.type == "cuda" else "gloo")
     if device.type == "cuda":
         torch.cuda.set_device(device)
-    if config.train.num_threads:
-        torch.set_num_threads(config.train.num_threads)
+    threads = choose_threads(config.train.num_threads)
+    torch.set_num_threads(threads.threads)
+    if reporter is not None and info.is_main:
+        reporter.on_note(f"torch threads: {threads.threads} ({threads.reason}); {wait_policy()}")
     if info.is_main and options.fresh:
         run_dir.clear()  # everything but the lock this process holds
     if info.active:
@@ -374,6 +377,7 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
         if config.data.tags == "jackknife" else None
     train, dev, test = load_splits(config, task, notes, tagged.tags if tagged is not None else None)
     results.dev_carved, results.data_sizes = carved_dev(config), data_sizes(config)
+    results.gold = gold_record(task, config)  # what dev and test are scored against (mlparse compare checks it)
     if results.dev_carved is not None:
         notes.append(carved_dev_note(results.dev_carved))
     eval_tags = choose_eval_tags(config)

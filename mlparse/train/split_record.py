@@ -1,16 +1,18 @@
-"""What a run records about how its prepared splits were made: a dev split carved from train.
+"""What a run records about its prepared splits: how they were made, and the gold files it is scored against.
 
 ``mlparse prepare ud`` carves a dev split from train for a treebank released without one
 (:mod:`mlparse.data.ud_dev`) and writes the rule and counts into the manifest's ``ud.dev_carved``;
 every run on that data copies them into ``results.json`` (``dev_carved``) and adds a note, so that a
 score on such a dev split is never mistaken for one on an official dev split.  A UD run also records the
-sizes of its splits (``data_sizes``), by which the report groups treebanks as CoNLL 2018 did.
+sizes of its splits (``data_sizes``), by which the report groups treebanks as CoNLL 2018 did.  Every run
+records the sha256 of its dev and test gold files (``gold``), so that a gold file changed after training is
+noticed instead of silently scored against (:mod:`mlparse.compare.gold`).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Sequence
 
 from mlparse.config import RecipeConfig
 
@@ -48,3 +50,17 @@ def data_sizes(config: RecipeConfig) -> Dict[str, Dict[str, int]]:
 def carved_dev_note(record: Dict[str, Any]) -> str:
     return (f"no official dev split: dev was carved from train by `mlparse prepare` ({record.get('rule')}; "
             f"{record.get('dev_sentences')} of {record.get('train_sentences_before')} training sentences)")
+
+
+def gold_record(task: Any, config: RecipeConfig, splits: Sequence[str] = ("dev", "test")) -> Dict[str, Dict[str, Any]]:
+    """``results.json``'s ``gold`` (:attr:`mlparse.results.RunResults.gold`): per split, the path and sha256 of the
+    file the run is scored against, and ``files`` with every file when ``task`` reads more than one (joint).  Made
+    when the splits are read, so that it holds the files the scores come from."""
+    from mlparse.data.manifest import sha256_file
+
+    record: Dict[str, Dict[str, Any]] = {}
+    for split in splits:
+        files = [{"path": str(path.resolve()), "sha256": sha256_file(path)}
+                 for path in task.gold_files(config.split_path(split))]
+        record[split] = dict(files[0], files=files) if len(files) > 1 else files[0]
+    return record

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 import yaml
 
@@ -79,3 +79,19 @@ def write_tiny_recipe(tmp_path: Path, name: str = "tiny", model: Dict[str, Any] 
     path = tmp_path / f"{name}.yaml"
     path.write_text(yaml.safe_dump(recipe, sort_keys=False), encoding="utf-8")
     return path
+
+
+def train_tiny_seeds(tmp_path: Path, seeds: Tuple[int, ...] = (1, 2), train: Dict[str, Any] | None = None) -> List[Path]:
+    """Train the tiny recipe (:func:`write_tiny_recipe`) once per seed into ``tmp_path / "runs"``; returns the run
+    directories, in seed order (the data is under ``tmp_path / "data"``)."""
+    from mlparse.config import load_recipe
+    from mlparse.run_dir import RunDir
+    from mlparse.train.runner import RunOptions, run_recipe
+
+    recipe = write_tiny_recipe(tmp_path, train=train)
+    dirs = []
+    for seed in seeds:
+        config = load_recipe(recipe, [f"train.seed={seed}"])
+        run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
+        dirs.append(RunDir.for_recipe(tmp_path / "runs", config).path)
+    return dirs

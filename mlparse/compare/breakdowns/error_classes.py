@@ -143,7 +143,8 @@ def repair_sentence(sentence: SentenceBrackets, equivalent: Dict[str, str]) -> S
 def error_class_table(repaired: Iterable[SentenceRepairs]) -> Table:
     """Per class: the repairs made and the bracket errors they fixed (``errors``), with its share of all errors."""
     table = Table("error_classes", "Error classes (Kummerfeld et al. 2012)", ["repairs", "errors", "share"],
-                  note="errors: bracket errors (missing + extra) the class's repairs fixed; share: of all errors")
+                  note="errors: bracket errors (missing + extra) the class's repairs fixed; share: of all errors",
+                  rates=False)
     for name in CLASSES:
         table.row(name)
     total = 0

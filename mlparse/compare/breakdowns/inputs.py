@@ -2,9 +2,11 @@
 
 Any run directory with ``results.json`` and ``<split>.pred.trees`` (or ``.pred.conllu``) will do, a
 trained run or an external one (``mlparse score``): the breakdown needs no model.  The gold file is,
-in this order, the one given on the command line, the one ``results.json`` records (``gold``: a path
-or ``{"path": …, "sha256": …}``, top level or per split), or the recipe's prepared split
-(``recipe.yaml``).  When ``results.json`` records the gold file's sha256, the file found must have it.
+in this order, the one given on the command line, the recipe's prepared split (``recipe.yaml``; as
+``mlparse compare`` reads it), or the one ``results.json`` records (``gold``: a path or
+``{"path": …, "sha256": …}``, top level or per split: external runs).  When ``results.json`` records the gold file's sha256, the file found must have it, unless the
+user asks to re-score against the file as it is now (:mod:`mlparse.compare.gold`); a run that records none is read
+with a note that its gold cannot be checked.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from typing import Any, Dict, Optional, Tuple
 
 from depeval import PTB_PUNCT_TAGS
 
+from mlparse.compare.gold import GoldStatus
 from mlparse.compare.runs import sha256_of
+from mlparse.results import gold_checksum
 from mlparse.run_dir import RECIPE_FILE, RESULTS_FILE, RunDir
 from mlparse.tasks import find_task, task_class
 
@@ -37,6 +41,7 @@ class RunInputs:
     evalb_params: str  # constituency: the parameter file (name shipped with evalb, or a path)
     ptb_punct: Optional[str]  # dependency: the punctuation column under the PTB convention, None for CoNLL 2018
     punct_tags: Tuple[str, ...] = PTB_PUNCT_TAGS  # dependency, PTB convention: the tags left out
+    notes: Tuple[str, ...] = ()  # what the user should know: gold that cannot be checked, or was re-scored
 
 
 
@@ -97,7 +102,7 @@ def _system(data: Dict[str, Any], run: Path) -> str:
 
 
 def run_inputs(run: Path, split: str = "test", *, gold: Optional[Path] = None, task: Optional[str] = None,
-               evalb_params: Optional[str] = None) -> RunInputs:
+               evalb_params: Optional[str] = None, rescore: bool = False) -> RunInputs:
     """Everything a breakdown of ``run`` on ``split`` reads (see the module text); :class:`InputError` otherwise."""
     if not run.is_dir():
         raise InputError(f"{run}: not a run directory")
@@ -109,7 +114,7 @@ def run_inputs(run: Path, split: str = "test", *, gold: Optional[Path] = None, t
         raise InputError(f"{run}: no predictions {pred.name} (a run writes them when it finishes)")
     config = _recipe(run)
     recorded, sha = _recorded_gold(data, split)
-    if gold is None and recorded:
+    if gold is None and recorded and config is None:  # an external run; a trained run's gold is its recipe's split
         gold = Path(recorded)
     if gold is None and config is not None:
         gold = config.data.split_path(split, suffix)
@@ -117,11 +122,15 @@ def run_inputs(run: Path, split: str = "test", *, gold: Optional[Path] = None, t
         raise InputError(f"{run}: neither results.json nor recipe.yaml names the gold file of {split}: give --gold")
     if not gold.is_file():
         raise InputError(f"{run}: the gold file {gold} is not there (give --gold)")
-    if sha and sha256_of(gold) != sha:
-        raise InputError(f"{gold}: its sha256 is not the one {run / RESULTS_FILE} records ({sha[:12]}…)")
+    recorded_sha = gold_checksum(data.get("gold") or {}, split, gold.name) or sha
+    status = GoldStatus(str(run), split, gold, sha256_of(gold), recorded_sha, rescore)
+    refusal = status.refusal()
+    if refusal is not None:
+        raise InputError(refusal)
     params = evalb_params or _params(data, config)
     ptb, tags = _punctuation(data, config, split)
-    return RunInputs(run, _system(data, run), kind, pred, gold, params, ptb, tags)
+    notes = tuple(note for note in [status.note()] if note)
+    return RunInputs(run, _system(data, run), kind, pred, gold, params, ptb, tags, notes)
 
 
 def _punctuation(data: Dict[str, Any], config, split: str) -> Tuple[Optional[str], Tuple[str, ...]]:  # type: ignore[no-untyped-def]

@@ -2,7 +2,9 @@
 
 A :class:`Row` holds counts, never rates, so that tables add up and two runs can be differenced
 exactly: ``matched`` items out of ``gold`` (recall) and ``test`` (precision).  A dependency row of
-per-word accuracies uses ``gold == test`` (each aligned word is one item on both sides).
+per-word accuracies uses ``gold == test`` (each aligned word is one item on both sides).  A table whose
+rows are not such items (the error classes: repairs and the errors they fixed) says so with
+``rates=False``; its JSON rows then carry its own columns only.
 """
 
 from __future__ import annotations
@@ -13,6 +15,18 @@ from typing import Any, Dict, List, Optional
 
 def _percent(num: float, den: float) -> Optional[float]:
     return None if den == 0 else 100.0 * num / den
+
+
+def json_name(column: str) -> str:
+    """A column's key in JSON rows: ``pct:share`` -> ``share`` (the percentage), others as they are."""
+    return column.split(":", 1)[1] if column.startswith(("pct:", "pctt:")) else column
+
+
+def _json_value(value: Optional[float], column: str) -> Any:
+    """Counts as integers, percentages as floats, None as it is."""
+    if value is None or column.startswith(("pct:", "pctt:")) or column in ("precision", "recall", "f1"):
+        return value
+    return int(value)
 
 
 @dataclass
@@ -58,7 +72,12 @@ class Row:
             return float(getattr(self, column))
         return float(self.extra.get(column, 0))
 
-    def to_json_dict(self) -> Dict[str, Any]:
+    def to_json_dict(self, columns: Optional[List[str]] = None) -> Dict[str, Any]:
+        """Every count and rate; with ``columns``, the key and those columns only (by :func:`json_name`)."""
+        if columns is not None:
+            data_only: Dict[str, Any] = {"key": self.key}
+            data_only.update({json_name(column): _json_value(self.value(column), column) for column in columns})
+            return data_only
         data: Dict[str, Any] = {"key": self.key, "matched": self.matched, "gold": self.gold, "test": self.test}
         if self.matched_test is not None:
             data["matched_test"] = self.matched_test
@@ -76,6 +95,13 @@ class Table:
     columns: List[str]
     rows: List[Row] = field(default_factory=list)
     note: str = ""
+    #: rows count items matched out of gold and test, so precision, recall and F1 mean something; False: the
+    #: rows are something else (error classes), and JSON rows carry ``columns`` only
+    rates: bool = True
+
+    def json_columns(self) -> Optional[List[str]]:
+        """What a JSON row of this table holds beside its key: every field (None) or its columns only."""
+        return None if self.rates else list(self.columns)
 
     def row(self, key: str) -> Row:
         """The row for ``key``, appended when missing."""
@@ -87,8 +113,10 @@ class Table:
         return row
 
     def to_json_dict(self) -> Dict[str, Any]:
-        return {"name": self.name, "title": self.title, "columns": self.columns, "note": self.note,
-                "rows": [row.to_json_dict() for row in self.rows]}
+        own = self.json_columns()
+        return {"name": self.name, "title": self.title,
+                "columns": self.columns if own is None else [json_name(c) for c in own], "note": self.note,
+                "rows": [row.to_json_dict(own) for row in self.rows]}
 
 
 @dataclass
@@ -133,15 +161,18 @@ class SideBySide:
         tables = []
         for table in self.a.tables:
             rows = []
+            own = table.json_columns()
+            name = (lambda column: column) if own is None else json_name
             for key, row_a, row_b in self.joined(table.name):
                 delta = {}
                 for column in table.columns:
                     va = row_a.value(column) if row_a else None
                     vb = row_b.value(column) if row_b else None
-                    delta[column] = None if va is None or vb is None else vb - va
-                rows.append({"key": key, "a": row_a.to_json_dict() if row_a else None,
-                             "b": row_b.to_json_dict() if row_b else None, "delta": delta})
-            tables.append({"name": table.name, "title": table.title, "columns": table.columns, "rows": rows})
+                    delta[name(column)] = None if va is None or vb is None else vb - va
+                rows.append({"key": key, "a": row_a.to_json_dict(own) if row_a else None,
+                             "b": row_b.to_json_dict(own) if row_b else None, "delta": delta})
+            tables.append({"name": table.name, "title": table.title,
+                           "columns": table.columns if own is None else [json_name(c) for c in own], "rows": rows})
         return {"a": {k: v for k, v in self.a.to_json_dict().items() if k != "tables"},
                 "b": {k: v for k, v in self.b.to_json_dict().items() if k != "tables"},
                 "delta": "b - a", "tables": tables}

@@ -5,7 +5,7 @@
 * :func:`settings_difference`: the recipe keys (``section.key``) whose values in a run's resolved
   ``recipe.yaml`` differ from the recipe it was made from: the bundled recipe of that name when there
   is one, else the first-started configuration of that recipe name among the runs.  The seed keys
-  (:data:`mlparse.report.seeds.SEED_KEYS`), run-time-only keys and where the data lives are left out.
+  (:data:`mlparse.run_index.seeds.SEED_KEYS`), run-time-only keys and where the data lives are left out.
 * :func:`configuration_name`: the system name with that difference, ``mlparse span (CharLSTM)
   (model.factored: false)``, the name of the row and of the run's lines in the plots.
 """
@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import yaml
 
-from mlparse.report.collect import RunRecord
+from mlparse.run_index.collect import RunRecord
 from mlparse.results import COMPLETE
 from mlparse.run_dir import RECIPE_FILE
 

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
-from mlparse.report.collect import RunRecord
+from mlparse.run_index.collect import RunRecord
 from mlparse.results import COMPLETE
 from mlparse.run_dir import RECIPE_FILE
 
