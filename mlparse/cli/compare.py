@@ -52,7 +52,7 @@ def compare_command(
 ) -> None:
     """Is B better than A?  Paired tests on per-sentence statistics from the scorers themselves; with more than
     two runs, Holm-Bonferroni adjusted; runs that come in groups of seeds also get Welch's t-test and ASO."""
-    from mlparse.compare.comparison import CompareOptions, compare
+    from mlparse.compare.comparison import CompareOptions, compare, repeated_runs
     from mlparse.compare.render import RENDERERS
     from mlparse.compare.runs import CompareError, resolve
 
@@ -66,5 +66,7 @@ def compare_command(
         fail(error)
     except OSError as error:
         fail(f"{getattr(error, 'filename', '') or ''}: cannot read ({error.strerror or error})")
+    for note in repeated_runs(refs):
+        typer.echo(f"note: {note}", err=True)
     sys.stdout.write(RENDERERS[output_format.value](comparisons))
     sys.stdout.flush()
