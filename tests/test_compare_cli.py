@@ -85,8 +85,9 @@ def test_three_systems_are_holm_adjusted(span_runs: tuple) -> None:
     result = runner.invoke(app, ["compare", str(first), str(second), str(second), "--samples", "300",
                                  "--format", "json"])
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.output)
+    rows = json.loads(result.stdout)  # stderr has a note: the second run is given twice
     assert len(rows) == 2 and all(r["p_holm"] >= r["p_value"] for r in rows)
+    assert "is given twice" in result.stderr
 
 
 def test_score_refuses_mismatches_and_writes_nothing(span_runs: tuple, tmp_path: Path) -> None:
