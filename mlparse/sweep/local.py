@@ -9,7 +9,8 @@ A member whose run another process of this machine still trains (its run lock is
 with ``kill -9`` leaves its member running, or somebody runs it by hand) is followed, not started again
 (:meth:`LocalLauncher.adopt`), and it holds a slot until its lock is free: the GPU group it sees, or the one
 CPU slot, so that the promise of one member per GPU group (one at a time without GPUs) holds across
-sweeps.  Ended before its run finished, the member is started again by the sweep.
+sweeps.  Ended before its run finished, the member is started again by the sweep.  :meth:`LocalLauncher.close`
+stops the processes the sweep started, not those it only followed.
 """
 
 from __future__ import annotations
