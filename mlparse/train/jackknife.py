@@ -170,18 +170,29 @@ def read_tag_lines(path: Path, split: Split[TaggedSentence]) -> List[List[str]]:
 
 
 def load_tags(config: RecipeConfig) -> Optional[JackknifedTags]:
-    """The tagged files of ``config`` when they exist and are complete (their manifest written last), else None."""
+    """The tagged files of ``config`` when they exist and are complete (their manifest written last, every tag file
+    there: one deleted behind the manifest is made again), else None.  A damaged tag file is a :class:`DataError`
+    naming it and the way out."""
     taggers = tagger_configs(config)
     folder = tags_folder(config, taggers)
     manifest_path = folder / MANIFEST
-    if not manifest_path.is_file():
+    if not manifest_path.is_file() or missing_tag_files(folder):  # incomplete: make_tags makes the files (again)
         return None
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     tags = {}
     for split in SPLITS:
         sentences = tagged_sentences(tagger_split_path(taggers[-1], split))
-        tags[split] = read_tag_lines(folder / f"{split}.tags", sentences)
+        try:
+            tags[split] = read_tag_lines(folder / f"{split}.tags", sentences)
+        except DataError as error:
+            raise DataError(f"{error}; delete {folder} and the run makes its tags again (its taggers are "
+                            "reused)") from None
     return JackknifedTags(folder, tags, manifest)
+
+
+def missing_tag_files(folder: Path) -> List[str]:
+    """The tag files of a tagged folder that are not there (deleted behind its manifest, say)."""
+    return [f"{split}.tags" for split in SPLITS if not (folder / f"{split}.tags").is_file()]
 
 
 #: How often a process of a several-process run looks whether process 0 has made the jack-knifed tags.
@@ -209,7 +220,12 @@ def _tag(run_dir: RunDir, sentences: Sequence[TaggedSentence], device: Any = "cp
     from mlparse.train import checkpoint
     from mlparse.train.trainer import predict_in_batches
 
-    saved = checkpoint.load(run_dir.best if run_dir.best.is_file() else run_dir.last, map_location=device)
+    path = run_dir.best if run_dir.best.is_file() else run_dir.last
+    if not path.is_file():
+        raise TaggerFailed(f"{path}: not found, though the tagger's run {run_dir.path} is complete (its checkpoints "
+                           f"were deleted?): delete {run_dir.path} and run again, which trains that tagger again, or "
+                           "put its checkpoints back")
+    saved = checkpoint.load(path, map_location=device)
     tagger = parser_from_spec(saved["spec"])
     tagger.load_state_dict(saved["model"])
     tagger.to(device)
