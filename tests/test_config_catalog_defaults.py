@@ -61,7 +61,8 @@ BUNDLED_RUN_IDS = {
     "ud/korean": ("30010ceae53b", "COLLINS.prm"),
     "ud/polish": ("ef17caa42e2b", "COLLINS.prm"),
     "ud/swedish": ("7491d4fab451", "COLLINS.prm"),
-    "tagger": ("52bcc17e84b4", "COLLINS.prm"),
+    "tagger": ("c3662644ed97", "COLLINS.prm"),  # the BiLSTM + affix tagger since 2026-11-26 (before: 52bcc17e84b4)
+    "tagger-transformer": ("9e760fe17b0e", "COLLINS.prm"),  # the former bundled tagger, under its own name
 }
 
 

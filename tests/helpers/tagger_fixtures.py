@@ -9,6 +9,7 @@ from typing import Any, Dict
 import yaml
 
 from helpers.dep_fixtures import SENTENCES, conllu_text, write_dep_recipe
+from helpers.run_fixtures import TINY_TREES
 from mlparse.config import load_recipe
 
 #: A tagger small enough for tests: one BiLSTM layer of 16, a few epochs on a handful of sentences.
@@ -43,3 +44,23 @@ def jackknife_recipe(tmp_path: Path, folds: int = 2, sentences=UNIQUE_SENTENCES,
         (tmp_path / "data" / f"{split}.conllu").write_text(conllu_text(sentences), encoding="utf-8")
     tagger = write_tagger_recipe(tmp_path, **tagger_train)
     return load_recipe(path, ["data.tags=jackknife", f"tagger.folds={folds}", f"tagger.recipe={tagger}", *overrides])
+
+
+def tagger_recipe(tmp_path: Path, column: str = "upos", **train: Any) -> Path:
+    """The tiny tagger on dev = train = test files of ``column``: CoNLL-U (upos, or an xpos column of its own) or trees (pos)."""
+    data = tmp_path / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    suffix = ".trees" if column == "pos" else ".conllu"
+    for split in ("train", "dev", "test"):
+        text = "\n".join(TINY_TREES) + "\n" if column == "pos" else conllu_text()
+        if column == "xpos":  # an XPOS column of its own: the UPOS lower-cased
+            text = "\n".join("\t".join(f[:4] + [f[3].lower()] + f[5:]) if len(f := line.split("\t")) == 10 else line
+                             for line in text.split("\n"))
+        (data / f"{split}{suffix}").write_text(text, encoding="utf-8")
+    recipe = yaml.safe_load(yaml.safe_dump(TINY_TAGGER))
+    recipe["data"].update({s: str(data / f"{s}{suffix}") for s in ("train", "dev", "test")})
+    recipe["tagger"]["column"] = column
+    recipe["train"].update({"max_epochs": 30, **train})
+    path = tmp_path / "tagger.yaml"
+    path.write_text(yaml.safe_dump(recipe), encoding="utf-8")
+    return path
