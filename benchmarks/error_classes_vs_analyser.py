@@ -8,12 +8,16 @@ every class) and those on which they differ:
 1. the analyser's own sample data: 13 parsers' output on 10 WSJ sentences (``sample_data/*.mrg``
    against ``sample_data/wsj01.mrg``);
 2. with ``--perturbed N``, N gold trees of the PTB sample (``--treebank``) each with one to
-   ``--changes`` random changes (``benchmarks/instrumentation/analyser_reference.py``).
+   ``--changes`` random changes (``benchmarks/instrumentation/analyser_reference.py``);
+3. with ``--pair GOLD PRED`` (repeatable), a prediction file against its gold file, one tree a line
+   (a run's ``test.pred.trees`` and its prepared ``test.trees``), less the predicted trees with no
+   single bracket under the root, on which the analyser stops with an error.
 
 The analyser is not part of this repository (nor its WSJ sample parses): give a copy kept outside it,
 
     git clone https://github.com/jkkummerfeld/berkeley-parser-analyser /tmp/berkeley-parser-analyser
     python3 benchmarks/error_classes_vs_analyser.py --analyser /tmp/berkeley-parser-analyser [--perturbed 500]
+        [--pair data/ptb-sample/english/test.trees runs/demo/RUN/test.pred.trees]
 
 Its current version runs on Python 3 (``--python`` picks the interpreter).  Without ``--analyser``
 (or ``BPA_REFERENCE``) the script says so and exits with status 0, as ``make bench`` needs.
@@ -34,7 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.instrumentation.analyser_reference import (  # noqa: E402
-    Agreement, ReferenceMissing, check_reference, compare, compare_perturbed)
+    Agreement, ReferenceMissing, check_reference, compare, compare_perturbed, compare_predictions)
 from mlparse.compare.breakdowns.error_classes import CLASSES  # noqa: E402
 
 
@@ -82,6 +86,8 @@ def main(argv: List[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--treebank", type=Path, default=REPO.parent / "shared" / "treebanks" / "ptb-sample",
                         help="PTB .mrg files for --perturbed")
+    parser.add_argument("--pair", nargs=2, action="append", type=Path, default=[], metavar=("GOLD", "PRED"),
+                        help="also compare a prediction file against its gold file")
     parser.add_argument("--show", type=int, default=30, help="list at most this many differing sentences")
     args = parser.parse_args(argv)
     if args.analyser is None:
@@ -105,6 +111,10 @@ def main(argv: List[str] | None = None) -> int:
                                       python=args.python)
         report(f"{args.perturbed} perturbed WSJ trees of {args.treebank.name} (seed {args.seed}, "
                f"1 to {args.changes} changes each)", agreement, args.show)
+    for gold, pred in args.pair:
+        agreement, left_out = compare_predictions(args.analyser, gold, pred, python=args.python)
+        report(f"{pred} against {gold} (left out: {left_out} predicted tree{'' if left_out == 1 else 's'} with "
+               "no single bracket under the root)", agreement, args.show)
     print(f"\n({time.perf_counter() - started:.0f} s, both sides)")
     return 0
 

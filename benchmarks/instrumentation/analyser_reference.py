@@ -16,7 +16,8 @@ copy kept outside the repository (``git clone`` of the analyser; it runs on Pyth
 
 A sentence agrees when both sides credit the same number of bracket errors to every class.
 
-The sample is small (130 sentence pairs), so :func:`perturbed_pairs` makes more: WSJ trees of the PTB
+:func:`compare_predictions` does the same for a run's prediction file against its gold file.  The sample is
+small (130 sentence pairs), so :func:`perturbed_pairs` makes more: WSJ trees of the PTB
 sample (``../shared/treebanks/ptb-sample``: empty elements and function tags taken out first, so both
 sides start from the same brackets) with one to four (or more) random changes each (a relabel, a bracket
 removed, a bracket added over a run of siblings, an edge child moved into its neighbour or up a level).
@@ -38,7 +39,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from evalb import equivalent_label, load_params, sentence_brackets
 
 from mlparse.compare.breakdowns import error_classes as ec
-from mlparse.trees.reader import read_bracketed_file
+from mlparse.trees.reader import parse_bracketed, read_bracketed_file
 from mlparse.trees.tree import Leaf, Tree
 
 GOLD_NAME = "wsj01.mrg"
@@ -145,8 +146,11 @@ def run_analyser(folder: Path, gold: Path, test: Path, python: str = sys.executa
     """Run the original ``classify_english.py`` on one file pair; its steps per sentence."""
     with tempfile.TemporaryDirectory(prefix="bpa-") as work:
         prefix = Path(work) / "classified"
-        subprocess.run([python, str(folder / SCRIPT), str(gold), str(test), str(prefix)], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        done = subprocess.run([python, str(folder / SCRIPT), str(gold), str(test), str(prefix)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if done.returncode != 0:
+            last = done.stderr.strip().splitlines()[-1:] or ["no message"]
+            raise RuntimeError(f"the analyser failed on {test} (exit status {done.returncode}): {last[0]}")
         return read_analyser_output(prefix.with_suffix(".out").read_text(encoding="utf-8"))
 
 
@@ -283,15 +287,39 @@ def perturbed_pairs(treebank: Path, count: int, seed: int = 1, changes: int = 4,
     return gold, test
 
 
-def compare_perturbed(folder: Path, treebank: Path, count: int, seed: int = 1, changes: int = 4,
-                      python: str = sys.executable) -> Agreement:
-    """Both classifications of :func:`perturbed_pairs` (written to a temporary folder for the analyser)."""
-    check_reference(folder)
-    gold, test = perturbed_pairs(treebank, count, seed, changes)
-    agreement = Agreement()
-    with tempfile.TemporaryDirectory(prefix="bpa-perturbed-") as work:
+def compare_lines(folder: Path, gold: Sequence[str], test: Sequence[str], name: str, agreement: Agreement,
+                  python: str = sys.executable) -> None:
+    """:func:`compare_files` on trees given as lines (written to a temporary folder for the analyser)."""
+    with tempfile.TemporaryDirectory(prefix="bpa-lines-") as work:
         gold_path, test_path = Path(work) / "gold.mrg", Path(work) / "test.mrg"
         gold_path.write_text("\n".join(gold) + "\n", encoding="utf-8")
         test_path.write_text("\n".join(test) + "\n", encoding="utf-8")
-        compare_files(folder, gold_path, test_path, "perturbed", agreement, python)
+        compare_files(folder, gold_path, test_path, name, agreement, python)
+
+
+def compare_perturbed(folder: Path, treebank: Path, count: int, seed: int = 1, changes: int = 4,
+                      python: str = sys.executable) -> Agreement:
+    """Both classifications of :func:`perturbed_pairs`."""
+    check_reference(folder)
+    gold, test = perturbed_pairs(treebank, count, seed, changes)
+    agreement = Agreement()
+    compare_lines(folder, gold, test, "perturbed", agreement, python)
     return agreement
+
+
+def compare_predictions(folder: Path, gold: Path, pred: Path, python: str = sys.executable) -> Tuple[Agreement, int]:
+    """Both classifications of a prediction file against its gold file (one tree a line, as ``mlparse`` writes
+    them), and how many sentences were left out: those whose predicted tree has no single bracket under its
+    root, on which the analyser stops (it relabels the root and looks for the root's parent)."""
+    check_reference(folder)
+    gold_lines = [line for line in gold.read_text(encoding="utf-8").splitlines() if line.strip()]
+    pred_lines = [line for line in pred.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if len(gold_lines) != len(pred_lines):
+        raise ValueError(f"{pred}: {len(pred_lines)} trees, but {gold} has {len(gold_lines)}")
+    keep = [i for i, line in enumerate(pred_lines) if len(parse_bracketed(line).trees[0].children) == 1]
+    agreement = Agreement()
+    compare_lines(folder, [gold_lines[i] for i in keep], [pred_lines[i] for i in keep], pred.parent.name,
+                  agreement, python)
+    for sentence in agreement.sentences:  # lines of the prediction file
+        sentence.line = keep[sentence.line - 1] + 1
+    return agreement, len(pred_lines) - len(keep)
