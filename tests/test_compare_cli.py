@@ -85,8 +85,10 @@ def test_three_systems_are_holm_adjusted(span_runs: tuple) -> None:
     result = runner.invoke(app, ["compare", str(first), str(second), str(second), "--samples", "300",
                                  "--format", "json"])
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.output)["comparisons"]
+    output = json.loads(result.output)
+    rows = output["comparisons"]
     assert len(rows) == 2 and all(r["p_holm"] >= r["p_value"] for r in rows)
+    assert any("is given twice" in note for note in output["notes"])
 
 
 def test_score_refuses_mismatches_and_writes_nothing(span_runs: tuple, tmp_path: Path) -> None:

@@ -1,4 +1,6 @@
-"""Kummerfeld et al. (2012) error classes: one hand-built tree pair per class, and the repair search's invariants."""
+"""Kummerfeld et al. (2012) error classes: one hand-built tree pair per class, the repair search's invariants,
+and the rules it shares with the original analyser (each on a pair where the analyser's rule and the obvious
+alternative give different repairs)."""
 
 from __future__ import annotations
 
@@ -32,6 +34,10 @@ CASES = [
     ("NP attachment", 2,
      "(TOP (S (NP (PRP I)) (VP (VBD saw) (NP (DT the) (NN man)) (S (VP (VBG leaving))))))",
      "(TOP (S (NP (PRP I)) (VP (VBD saw) (S (NP (DT the) (NN man)) (VP (VBG leaving))))))"),
+    # VP attachment: the VP moves out of the subject NP up to the S
+    ("VP attachment", 2,
+     "(TOP (S (NP (NN time)) (VP (VBZ flies) (NP (NN fast)))))",
+     "(TOP (S (NP (NN time) (VP (VBZ flies) (NP (NN fast))))))"),
     # clause attachment: the SBAR moves out of the NP to the VP
     ("clause attachment", 2,
      "(TOP (S (NP (PRP He)) (VP (VBD told) (NP (NNS us)) (SBAR (IN that) (S (NP (PRP it)) (VP (VBD rained)))))))",
@@ -148,3 +154,73 @@ def test_a_move_adds_the_missing_bracket_at_its_destination() -> None:
     (repair,) = result.repairs
     assert (repair.info.kind, repair.info.also_added, repair.fixed, repair.error_class) == ("move", "NP", 3,
                                                                                           "PP attachment")
+
+
+def search_of(gold: str, test: str) -> RepairSearch:
+    (sentence,) = list(evalb.sentence_brackets([gold], [test], "COLLINS"))
+    return RepairSearch(build_tree(sentence.test, sentence.test_tags), gold_counts(sentence.gold, {}), {})
+
+
+def steps(gold: str, test: str) -> list:
+    return [(r.error_class, r.fixed, r.info.kind, r.info.label) for r in repairs(gold, test).repairs]
+
+
+def move_targets(search: RepairSearch, source_label: str) -> set:
+    """(first and last child moved, the new parent's label) of every move out of the ``source_label`` bracket."""
+    return {(action[2], action[3], action[4].label) for _, _, action in search.candidates()
+            if action[0] == "move" and action[1].label == source_label}
+
+
+def test_a_run_moves_up_to_the_parent_and_the_ancestors_sharing_its_edge() -> None:
+    """The run at the extra ZP's left edge goes up to ZP's parent XP, and on only through ancestors that start
+    where ZP starts: VP, which starts before, is no target (nor is anything above it)."""
+    gold = "(TOP (S (NP (DT w0)) (VP (VBD w1) (XP (NN w2) (NN w3) (NN w4)))))"
+    test = "(TOP (S (NP (DT w0)) (VP (VBD w1) (XP (ZP (NN w2) (NN w3)) (NN w4)))))"
+    assert move_targets(search_of(gold, test), "ZP") == {(0, 0, "XP"), (1, 1, "XP")}
+    gold = "(TOP (S (NP (DT w0)) (VP (VBD w1) (YP (XP (NN w2) (NN w3) (NN w4)) (NN w5)))))"
+    test = "(TOP (S (NP (DT w0)) (VP (VBD w1) (YP (XP (ZP (NN w2) (NN w3)) (NN w4)) (NN w5)))))"
+    assert move_targets(search_of(gold, test), "ZP") == {(0, 0, "XP"), (0, 0, "YP"), (1, 1, "XP")}
+
+
+def test_the_x_over_x_left_by_a_move_goes_in_the_moves_step() -> None:
+    """Moving the PP out of NP(NP PP) leaves NP over NP; the lower NP goes in the same step and the move adds
+    the missing VP over PP + ADVP: one PP attachment repair fixing both errors (not a removal, then an add)."""
+    gold = ("(TOP (S (NP (PRP I)) (VP (VBD saw) (NP (NN it)) "
+            "(VP (PP (IN in) (NP (NN town))) (ADVP (RB today))))))")
+    test = ("(TOP (S (NP (PRP I)) (VP (VBD saw) (NP (NP (NN it)) (PP (IN in) (NP (NN town)))) "
+            "(ADVP (RB today)))))")
+    assert steps(gold, test) == [("PP attachment", 2, "move", "")]
+
+
+def test_a_move_into_the_bracket_it_collapses_adds_nothing() -> None:
+    """Moving "and officer" into the inner NP makes it NP over NP, collapsed; the analyser then adds nothing with
+    the move (it reads the collapsed bracket's old span), so the move fixes one error and the removal, first
+    among equals, is taken instead."""
+    gold = ("(TOP (S (NP (DT the) (JJ old) (NX (NX (NN chairman)) (CC and) (NX (NN officer)))) "
+            "(VP (VBD left))))")
+    test = ("(TOP (S (NP (NP (DT the) (JJ old) (NX (NN chairman))) (CC and) (NX (NN officer))) "
+            "(VP (VBD left))))")
+    assert steps(gold, test) == [("coordination", 1, "remove", "NP"), ("other", 1, "add", "NX")]
+
+
+def test_a_missing_bracket_goes_above_the_highest_bracket_of_its_span() -> None:
+    search = search_of("(TOP (X (S (VP (VBD w0) (NP (NN w1))))))", "(TOP (S (VP (VBD w0) (NP (NN w1)))))")
+    search.run()
+    assert repr(search.tree) == "(<root> (X (S (VP (VBD 0) (NP (NN 1))))))"
+
+
+def test_extra_brackets_are_taken_by_span_then_missing_ones_in_gold_order() -> None:
+    """Removals tie: the extra brackets go by (start, end), the inner ADJP(0,2) before the NP(0,3) that holds it.
+    Adds tie: the missing brackets of one span go in the gold tree's order, VP before ADJP."""
+    assert steps("(TOP (S (NN w0) (NN w1) (NN w2) (VBD w3)))",
+                 "(TOP (S (NP (ADJP (NN w0) (NN w1)) (NN w2)) (VBD w3)))") == [
+        ("NP-internal structure", 1, "remove", "ADJP"), ("other", 1, "remove", "NP")]
+    assert steps("(TOP (S (VP (ADJP (JJ w0) (JJ w1))) (VBD w2)))",
+                 "(TOP (S (JJ w0) (JJ w1) (VBD w2)))") == [("other", 1, "add", "VP"), ("unary", 1, "add", "ADJP")]
+
+
+def test_a_particle_is_classified_as_an_adverb_phrase() -> None:
+    """The analyser reads PRT as ADVP (Collins's rules): a moved particle is a modifier attachment."""
+    assert steps("(TOP (S (VP (VB pick) (PRT (RP up)) (NP (DT the) (NN box)))))",
+                 "(TOP (S (VP (VB pick) (NP (PRT (RP up)) (DT the) (NN box)))))") == [
+        ("modifier attachment", 2, "move", "")]

@@ -23,7 +23,7 @@ from mlparse.report.render_text import runs_tables
 from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunError, RunOptions, ensure_prepared, run_recipe
 from mlparse.trees.reader import parse_bracketed
-from helpers.run_fixtures import REPO, TINY_TREES, write_tiny_recipe
+from helpers.run_fixtures import REPO, TINY_TREES, Record, write_tiny_recipe
 
 runner = CliRunner()
 PTB_FIXTURE = Path(__file__).parent / "fixtures" / "ptb_ldc" / "treebank_3" / "parsed" / "mrg" / "wsj"
@@ -172,18 +172,9 @@ def test_unseen_labels_and_one_and_two_word_sentences_are_parsed_and_scored(tmp_
 
 
 def test_training_sentences_left_out_on_purpose_are_reported(tmp_path: Path) -> None:
-    from mlparse.train.trainer import Reporter
-
-    class Notes(Reporter):
-        def __init__(self) -> None:
-            self.notes: list = []
-
-        def on_note(self, message: str) -> None:
-            self.notes.append(message)
-
     recipe = write_tiny_recipe(tmp_path, train={"max_epochs": 1})
     config = load_recipe(recipe, ["data.max_train_length=4", "data.max_train_sentences=2"])
-    notes = Notes()
+    notes = Record()
     run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"), notes)
     longer = sum(1 for text in TINY_TREES if len(parse_bracketed(text).trees[0].leaves()) > 4)
     assert notes.notes == [f"training on 2 of the {len(TINY_TREES)} sentences of {tmp_path / 'data' / 'train.trees'} "

@@ -198,6 +198,8 @@ def test_a_slurm_job_script_waits_for_the_taggers(tmp_path: Path, monkeypatch: p
                                  'echo "$n" > "$FAKE_SLURM/next"\ncp "$1" "$FAKE_SLURM/job-$n.sh"\n'
                                  'echo "Submitted batch job $n"\n', encoding="utf-8")
     (fake / "sbatch").chmod(0o755)
+    (fake / "srun").write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")  # submitit 1.5.4 looks for srun first
+    (fake / "srun").chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("FAKE_SLURM", str(tmp_path))
     members = jackknife_suite(tmp_path)

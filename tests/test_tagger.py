@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 import torch
-import yaml
 
 from mlparse.config import ConfigError, load_recipe
 from mlparse.models.registry import parser_class, parser_from_spec
@@ -19,27 +18,7 @@ from mlparse.tasks.tagging import TaggedSentence, TaggingTask, tag_accuracy, tag
 from mlparse.train import checkpoint
 from mlparse.train.runner import RunOptions, run_recipe
 from helpers.dep_fixtures import conllu_text
-from helpers.run_fixtures import TINY_TREES
-from helpers.tagger_fixtures import TINY_TAGGER
-
-
-def tagger_recipe(tmp_path: Path, column: str = "upos", **train) -> Path:
-    data = tmp_path / "data"
-    data.mkdir(parents=True, exist_ok=True)
-    suffix = ".trees" if column == "pos" else ".conllu"
-    for split in ("train", "dev", "test"):
-        text = "\n".join(TINY_TREES) + "\n" if column == "pos" else conllu_text()
-        if column == "xpos":  # an XPOS column of its own: the UPOS lower-cased
-            text = "\n".join("\t".join(f[:4] + [f[3].lower()] + f[5:]) if len(f := line.split("\t")) == 10 else line
-                             for line in text.split("\n"))
-        (data / f"{split}{suffix}").write_text(text, encoding="utf-8")
-    recipe = yaml.safe_load(yaml.safe_dump(TINY_TAGGER))
-    recipe["data"].update({s: str(data / f"{s}{suffix}") for s in ("train", "dev", "test")})
-    recipe["tagger"]["column"] = column
-    recipe["train"].update({"max_epochs": 30, **train})
-    path = tmp_path / "tagger.yaml"
-    path.write_text(yaml.safe_dump(recipe), encoding="utf-8")
-    return path
+from helpers.tagger_fixtures import tagger_recipe
 
 
 @pytest.mark.parametrize("column", ["upos", "xpos", "pos"])

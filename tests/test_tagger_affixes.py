@@ -19,7 +19,7 @@ from mlparse.run_dir import RunDir
 from mlparse.tasks.tagging import TaggedSentence, tagged_sentences
 from mlparse.train import checkpoint
 from mlparse.train.runner import RunOptions, run_recipe
-from test_tagger import tagger_recipe
+from helpers.tagger_fixtures import tagger_recipe
 
 AFFIXES = ["suffix1", "suffix2", "suffix3", "suffix4", "prefix2", "shape"]
 

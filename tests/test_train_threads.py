@@ -63,9 +63,12 @@ def test_the_policy_line_says_what_was_set(monkeypatch: pytest.MonkeyPatch) -> N
 def test_a_run_says_first_how_many_threads_it_uses_and_why(tmp_path) -> None:
     from helpers.run_fixtures import Record, write_tiny_recipe
     from mlparse.config import load_recipe
+    from mlparse.run_dir import RunDir
     from mlparse.train.runner import RunOptions, run_recipe
 
     record = Record()
     config = load_recipe(write_tiny_recipe(tmp_path, train={"max_epochs": 1, "num_threads": 1}))
     run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"), record)
-    assert record.notes[0].startswith("torch threads: 1 (train.num_threads); ")
+    assert record.threads == [f"torch threads: 1 (train.num_threads); {wait_policy()}"]
+    results = RunDir.for_recipe(tmp_path / "runs", config).read_results()
+    assert results.hardware["torch_threads"] == 1 and results.hardware["torch_threads_reason"] == "train.num_threads"

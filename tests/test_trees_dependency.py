@@ -20,6 +20,7 @@ from mlparse.trees.dependency import (
     write_conllu,
 )
 from mlparse.trees.errors import TreeEncodingError
+from mlparse.trees.token_layer import token_problem
 
 # Two sentences: comments, a multiword token, an empty node, odd spacing in MISC, XPOS "_",
 # a FORM with a space, CRLF on one line; three blank lines between them, two at the end.
@@ -230,6 +231,7 @@ def test_every_shared_conllu_file_round_trips_and_both_engines_agree(treebanks, 
         small = parse_conllu(sample(text, 15_000, 5_000), path.name)
         assert small.sentences == parse_conllu(sample(text, 15_000, 5_000), path.name, engine="conllu").sentences
         assert all(tree_problem(s) is None for s in document.sentences), path.name
+        assert all(token_problem(s) is None for s in document.sentences), path.name
 
 
 def test_tokenized_words_become_a_sentence_that_takes_a_prediction():

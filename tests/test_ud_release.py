@@ -189,3 +189,40 @@ def test_the_shared_ud_folders_are_all_found_with_their_metadata(treebanks, tmp_
     assert "UD v1.4" in by_name["UD_Basque-BDT-r1.4"].notes  # the catalog's override
     assert report.test_only == ["UD_Chinese-GSD"]
     assert by_name["UD_Chinese-GSD-r1.4"].ud.language_code == "zh"
+
+
+def test_two_folders_with_one_name_are_refused_naming_both(tmp_path):
+    """Issue 34: ``a/UD_Same-Name`` (60 train sentences) and ``b/UD_Same-Name`` (30) under one --source; only a/
+    was prepared, b/ never named."""
+    source = tmp_path / "src"
+    first = treebank(source / "a", "UD_Same-Name", "xx_same", {"train": 60, "dev": 5, "test": 5})
+    second = treebank(source / "b", "UD_Same-Name", "xx_same", {"train": 30, "dev": 5, "test": 5})
+    treebank(source / "b", "UD_Other-Name", "xx_other", {"train": 10, "dev": 2, "test": 2})
+    out = tmp_path / "out"
+    with pytest.raises(PrepareError) as error:
+        prepare_family("ud", source=source, languages=["UD_Same-Name"], out=out)
+    message = str(error.value)
+    assert f"{first} and {second}" in message and "2 folders have this name (--source)" in message
+    assert "give --source the one you mean" in message
+    assert not (out / "ud" / "UD_Same-Name").exists()
+    report = prepare_family("ud", source=source, out=out)  # several treebanks: listed as failed, the rest prepared
+    assert [result.language for result in report.results] == ["UD_Other-Name"]
+    assert list(report.failed) == ["UD_Same-Name"] and f"{first} and {second}" in report.failed["UD_Same-Name"]
+    assert not (out / "ud" / "UD_Same-Name").exists()
+    report = prepare_family("ud", source=source / "b", out=out)  # one of them as the source: prepared
+    assert "UD_Same-Name" in [result.language for result in report.results] and not report.failed
+    manifest = json.loads((out / "ud" / "UD_Same-Name" / "manifest.json").read_text())
+    assert manifest["splits"]["train"]["sentences"] == 30
+
+
+def test_the_cli_names_both_folders_and_exits_with_an_error(tmp_path):
+    from mlparse.cli import app
+
+    source = tmp_path / "src"
+    treebank(source / "a", "UD_Same-Name", "xx_same", {"train": 6, "dev": 2, "test": 2})
+    treebank(source / "b", "UD_Same-Name", "xx_same", {"train": 3, "dev": 2, "test": 2})
+    result = CliRunner().invoke(app, ["prepare", "ud", "--source", str(source), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2  # the command's error: the one treebank found is refused
+    output = " ".join(result.output.split())
+    assert f"{source / 'a' / 'UD_Same-Name'} and {source / 'b' / 'UD_Same-Name'}" in output
+    assert "Traceback" not in result.output

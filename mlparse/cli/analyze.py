@@ -349,10 +349,20 @@ def _analyze_errors(runs: List[Path], split: str, gold: Optional[Path], output_f
     elif output_format == "markdown":
         out.print(markdown, highlight=False, soft_wrap=True, markup=False)
     else:
-        for table in rich_tables(result):
-            out.print(table)
+        _print_breakdown_tables(rich_tables(result), markdown)
     if written:
         console.print(f"written to {written[0]} and {written[1]}", highlight=False, soft_wrap=True)
+
+
+def _print_breakdown_tables(tables: list, markdown: str) -> None:
+    """The tables on a terminal wide enough for each of them (cells wrap at spaces, never cut); else, on a pipe,
+    a file or a narrow terminal, the same tables as Markdown, where rich would shorten cells to '…'."""
+    wide = out.options.update(max_width=1_000_000)  # a table's own minimum width, not the console's
+    if out.is_terminal and all(out.measure(table, options=wide).minimum <= out.width for table in tables):
+        for table in tables:
+            out.print(table)
+        return
+    out.print(markdown, highlight=False, soft_wrap=True, markup=False)
 
 
 def _load_single(model: Path, trust: bool):  # type: ignore[no-untyped-def]

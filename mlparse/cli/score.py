@@ -49,7 +49,6 @@ def score_command(
     `mlparse report` and `mlparse compare` read like any other."""
     from mlparse.compare.external import score_external
     from mlparse.compare.runs import CompareError
-    from mlparse.tasks import task_class
 
     try:
         scored = score_external(pred, gold, name, runs_dir, task.value if task else None, evalb_params,
@@ -60,8 +59,7 @@ def score_command(
         fail(os_error_message(error, "cannot write"))
     results = scored.results
     scores = results.test or results.dev
-    line = task_class(results.task).scorer_line(scores)
     for note in scored.notes:
         typer.echo(f"note: {note}")
-    typer.echo(f"{results.system}: {line}  ({scores.scorer}, {scores.sentences} sentences)")
+    typer.echo(f"{results.system}: {scored.line}  ({scores.scorer}, {scores.sentences} sentences)")
     typer.echo(f"written: {scored.run_dir}")

@@ -154,6 +154,32 @@ def metric_rows(ref: RunRef, split: str, metric: str) -> List[Tuple[int, int, in
     return rows[metric]
 
 
+def check_split(refs: Sequence[RunRef], split: str) -> None:
+    """A clear error for a run that was not scored on ``split`` (an external run scored on dev only, say): the
+    splits it has, and the split the runs share, if any (its gold and predictions of ``split`` do not exist)."""
+    scored = [[name for name in ("dev", "test") if getattr(ref.results, name, None) is not None] for ref in refs]
+    for ref, splits in zip(refs, scored):
+        if split in splits:
+            continue
+        has = f"it was scored on {' and '.join(splits)} only" if splits else "it has no scores"
+        common = [name for name in ("dev", "test") if all(name in other for other in scored)]
+        way = f"; compare on {common[0]}: --split {common[0]}" if common else "; the runs given share no scored split"
+        raise CompareError(f"{ref.label} ({ref.path}) has no {split} split: {has}{way}")
+
+
+def repeated_runs(refs: Sequence[RunRef]) -> List[str]:
+    """A note for each run given again (the same directory): compared with itself, it differs by nothing."""
+    notes = []
+    seen: Dict[Path, RunRef] = {}
+    for ref in refs:
+        key = ref.path.resolve()
+        if key in seen:
+            notes.append(f"{ref.label} is given twice ({ref.path}): a run compared with itself differs by nothing "
+                         "(delta 0, p = 1)")
+        seen.setdefault(key, ref)
+    return notes
+
+
 def check_same_gold(refs: Sequence[RunRef], split: str) -> None:
     """A clear error unless every run's gold file of ``split`` has the same sha256."""
     first = refs[0].gold_sha256(split)
@@ -216,6 +242,7 @@ def compare(systems: Sequence[SystemRef], options: CompareOptions) -> CompareRes
         raise CompareError(f"unknown method {options.method!r}; methods: {', '.join(METHODS)}")
     refs = [ref for system in systems for ref in system.runs]
     metric = _metric_for(refs, options.metric)
+    check_split(refs, options.split)
     notes = check_unchanged_gold(refs, options.split, options.rescore)
     check_same_gold(refs, options.split)
     stats: Dict[Any, SentenceStats] = {}
@@ -242,4 +269,4 @@ def compare(systems: Sequence[SystemRef], options: CompareOptions) -> CompareRes
             pairs = [PairTest(a, b, t, p) for (a, b, t), p in zip(made, holm([t.p_value for _, _, t in made]))]
         out.append(Comparison(first.name, other.name, [r.label for r in first.runs], [r.label for r in other.runs],
                               options.split, metric, test, p_holm, seed_groups, pairs))
-    return CompareResult(out, notes + _seeds_of_one_configuration(systems), options)
+    return CompareResult(out, notes + repeated_runs(refs) + _seeds_of_one_configuration(systems), options)

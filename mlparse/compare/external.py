@@ -20,7 +20,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from mlparse.compare.external_trees import read_gold_trees, read_predicted_trees
 from mlparse.compare.runs import EXTERNAL_FILE, CompareError, scoring_recipe, sha256_of
@@ -84,11 +84,36 @@ def _check_words(pred: Path, gold: Path, pred_words: List[List[str]], gold_words
                                f"{g[first] if first < len(g) else '(none)'!r}); nothing written")
 
 
+def _check_heads(pred: Path, sentences: Sequence[Any]) -> None:
+    """A clear error naming the prediction file's line of the first word whose HEAD breaks its sentence's tree
+    (missing, outside the sentence, a second root, a cycle): depeval would name a line of its own text."""
+    from mlparse.trees.dependency import head_problem
+
+    for number, sentence in enumerate(sentences, start=1):
+        problem = head_problem(sentence)
+        if problem is not None:
+            word, reason = problem
+            raise CompareError(f"{pred}:{sentence.line + sentence.word_lines[word - 1]}: sentence {number} "
+                               f"(from line {sentence.line}): {reason}; nothing written")
+
+
+def _trees_text(trees: Sequence[Any]) -> str:
+    """Trees as a file of one bracketed tree per line (each checked to read back the same)."""
+    import io
+
+    from mlparse.trees.writer import write_trees_to
+
+    buffer = io.StringIO()
+    write_trees_to(buffer, trees)
+    return buffer.getvalue()
+
+
 @dataclass(frozen=True)
 class ScoredExternal:
     run_dir: Path
     results: Any  # RunResults
     notes: List[str]  # what was done to the input before scoring (root wrappers removed, the gold normalized)
+    line: str = ""  # the scorer's figures as `mlparse score` prints them (the metrics that apply to the data)
 
 
 def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optional[str] = None,
@@ -140,9 +165,7 @@ def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optio
             sentences = document.sentences
             _check_words(pred, spec.path, [list(s.words) for s in sentences], [list(s.words) for s in gold_split.examples],
                          [s.line for s in sentences], gold_split.lines or [])
-            for s in sentences:
-                if any(h is None for h in s.heads):
-                    raise CompareError(f"{pred}:{s.line}: a word without a HEAD; nothing written")
+            _check_heads(pred, sentences)
             predictions: List[Any] = [DependencyPrediction([int(h) for h in s.heads], list(s.deprels)) for s in sentences]
         else:
             predicted = read_predicted_trees(pred)
@@ -154,6 +177,10 @@ def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optio
         config = scoring_recipe(task, spec.family, spec.language, {spec.split: str(spec.path)}, evalb_params,
                                 dependency_scoring, predicted_tags)
         outcome = runner.score(gold_split, predictions, config)
+        # everything is made before the first file is written: a step that fails leaves nothing behind
+        line = runner.scorer_line(outcome.scores)
+        prediction: Any = pred.read_bytes() if not runner.writes_trees else _trees_text(predictions)  # bytes: as given
+        gold_copy = _trees_text(normalized_gold) if normalized_gold is not None else None
     except (DataError, ValueError) as error:
         if isinstance(error, CompareError):
             raise
@@ -163,25 +190,16 @@ def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optio
     digest = hashlib.sha256(pred.read_bytes() + gold_sha.encode() + task.encode() + str(params).encode()
                             + name.encode())
     run = RunDir(Path(runs_dir) / folder / f"external-{digest.hexdigest()[:12]}")
-    run.path.mkdir(parents=True, exist_ok=True)
     suffix = runner.suffix
-    from mlparse.trees.writer import write_trees
-
     gold_entry: Dict[str, Any] = {"path": str(spec.path.resolve()), "sha256": gold_sha}
-    if normalized_gold is not None:  # what was scored against: the gold as a prepared split would hold it
+    if gold_copy is not None:  # what was scored against: the gold as a prepared split would hold it
         copy = run.gold(spec.split, suffix)
-        write_trees(copy, normalized_gold)
-        gold_entry = {"path": str(copy.resolve()), "sha256": sha256_of(copy), "normalized_from": gold_entry}
-    if not runner.writes_trees:  # the file as given
-        atomic_write_bytes(run.pred(spec.split, suffix), pred.read_bytes())
-    else:
-        write_trees(run.pred(spec.split, suffix), predictions)
-    atomic_write_text(run.report(spec.split, runner.report_suffix), outcome.report)
+        gold_entry = {"path": str(copy.resolve()), "sha256": hashlib.sha256(gold_copy.encode("utf-8")).hexdigest(),
+                      "normalized_from": gold_entry}
     gold_record = {spec.split: gold_entry}
-    atomic_write_json(run.path / EXTERNAL_FILE, {
-        "name": name, "task": task, "family": spec.family, "language": spec.language, "gold": gold_record,
-        "evalb_params": used_params,
-        "dependency_scoring": dependency_scoring, "predicted_tags": predicted_tags, "source": str(pred.resolve())})
+    record = {"name": name, "task": task, "family": spec.family, "language": spec.language, "gold": gold_record,
+              "evalb_params": used_params, "dependency_scoring": dependency_scoring,
+              "predicted_tags": predicted_tags, "source": str(pred.resolve())}
     stamp = now_iso()
     results = RunResults(mlparse_version=mlparse.version.__version__, status=COMPLETE, recipe=folder,
                          run_id=run.path.name, task=task, model="external", system=name, dataset=spec.family,
@@ -190,5 +208,14 @@ def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optio
     setattr(results, spec.split if spec.split in ("dev", "test") else "test", outcome.scores)
     data = results.to_json_dict()
     data["model"] = {"kind": "external", "name": name}
+    run.path.mkdir(parents=True, exist_ok=True)
+    if gold_copy is not None:
+        atomic_write_text(run.gold(spec.split, suffix), gold_copy)
+    if isinstance(prediction, bytes):
+        atomic_write_bytes(run.pred(spec.split, suffix), prediction)
+    else:
+        atomic_write_text(run.pred(spec.split, suffix), prediction)
+    atomic_write_text(run.report(spec.split, runner.report_suffix), outcome.report)
+    atomic_write_json(run.path / EXTERNAL_FILE, record)
     atomic_write_json(run.results, data)
-    return ScoredExternal(run.path, results, notes)
+    return ScoredExternal(run.path, results, notes, line)

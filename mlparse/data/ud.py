@@ -4,7 +4,10 @@ Each file is read block by block with :mod:`mlparse.trees.dependency`, so that e
 names its file and line.  A block that is not valid CoNLL-U (see
 :func:`~mlparse.trees.dependency.parse_sentence`) or whose words do not form a tree a parser can
 learn from (see :func:`~mlparse.trees.dependency.tree_problem`: one root, heads in range, no
-cycle, HEAD and DEPREL given, at least one word) is an exclusion with file, line and reason.
+cycle, HEAD and DEPREL given, at least one word), or whose multiword tokens cannot stand where they are
+(:func:`~mlparse.trees.token_layer.token_problem`: a range over existing words that follow it, no overlap,
+the tokens spelling ``# text``), is an exclusion with file, line and reason (the range's own line for a
+multiword token).
 Kept sentences are written as read (multiword tokens, empty nodes, comments included), with
 ``\\n`` line endings and one blank line after each; a UTF-8 byte-order mark is dropped.
 
@@ -28,6 +31,7 @@ from mlparse.data.ud_dev import carve_dev
 from mlparse.data.ud_metadata import forms_are_hidden, read_metadata, readme_says_no_text
 from mlparse.trees.dependency import ConlluError, DependencySentence, iter_blocks, parse_sentence, split_lines, tree_problem
 from mlparse.trees.errors import TreeEncodingError
+from mlparse.trees.token_layer import token_problem
 from mlparse.trees.reader import ENCODING_GUESS, decode_text
 
 
@@ -50,6 +54,10 @@ def read_conllu_source(data: bytes, display: str, encoding: str = "utf-8") -> Tu
         reason = tree_problem(sentence)
         if reason:
             exclusions.append(Issue(display, line, f"not a usable dependency tree: {reason}"))
+            continue
+        misplaced = token_problem(sentence)
+        if misplaced:
+            exclusions.append(Issue(display, misplaced[0], f"impossible token layer: {misplaced[1]}"))
             continue
         kept.append(sentence)
     return kept, exclusions

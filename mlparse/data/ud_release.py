@@ -11,6 +11,11 @@ language code (``en``, the file prefix before ``_``) or a language name (``engli
 found.  Each treebank is prepared by :func:`mlparse.data.ud.prepare_ud_language`; with ``jobs > 1`` in that many
 processes.  A treebank released without its text is skipped with the reason, one whose preparation fails (when
 several are prepared) is listed with its error, and the others are prepared all the same.
+
+A name is one treebank: two folders of one source that have the same name (``a/UD_X`` and ``b/UD_X``, or two
+folders that one catalog entry's glob matches) are refused, both named, rather than one of them left out
+unseen (an error when that treebank alone is prepared, else a failure listed beside the others).  Without
+``--source``, a name found both in ``$MLPARSE_DATA`` and in ``../shared/treebanks`` is taken from the first.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -42,6 +47,15 @@ class FoundTreebank:
     root: Path
     code: Optional[str]
     origin: str  # which source it came from (--source, $MLPARSE_DATA, ../shared/treebanks)
+    others: Tuple[Path, ...] = ()  # other folders of the same source with the same name: refused, not prepared
+
+    def duplicate_error(self) -> Optional[str]:
+        """Why the treebank is not prepared when another folder of its source has its name, else None."""
+        if not self.others:
+            return None
+        folders = " and ".join(str(path) for path in (self.root, *self.others))
+        return (f"ud/{self.name}: {len(self.others) + 1} folders have this name ({self.origin}): {folders}; a name "
+                "is one prepared treebank, so neither is prepared: give --source the one you mean, or rename the other")
 
     @property
     def name(self) -> str:
@@ -89,11 +103,17 @@ def discover(family: FamilySpec, source: Optional[Path]) -> Tuple[Dict[str, Foun
     for candidate in candidates:
         if not candidate.path.is_dir():
             continue
+        here: Dict[str, FoundTreebank] = {}
         for folder in treebank_folders(candidate.path):
             spec = spec_for(family, folder)
-            if spec.name not in found:
-                found[spec.name] = FoundTreebank(spec, folder, language_code(file_prefix(_conllu_names(folder))),
-                                                 candidate.origin)
+            if spec.name in found:  # an earlier source has it
+                continue
+            if spec.name in here:  # two folders of this source: both named, neither prepared
+                here[spec.name] = replace(here[spec.name], others=here[spec.name].others + (folder,))
+                continue
+            here[spec.name] = FoundTreebank(spec, folder, language_code(file_prefix(_conllu_names(folder))),
+                                            candidate.origin)
+        found.update(here)
     return dict(sorted(found.items())), describe_candidates(candidates)
 
 
@@ -155,6 +175,12 @@ def prepare_release(
     names = select(found, languages)
     report = PrepareReport(family.name, names, {})
     chosen = [found[name] for name in names]
+    duplicated = [item for item in chosen if item.others]
+    if duplicated and len(chosen) == 1:
+        raise PrepareError(duplicated[0].duplicate_error())
+    for item in duplicated:
+        report.failed[item.name] = item.duplicate_error()  # type: ignore[assignment]
+    chosen = [item for item in chosen if not item.others]
     if jobs <= 1 or len(chosen) == 1:
         for item in chosen:
             if len(chosen) == 1:  # a single treebank: its error is the command's

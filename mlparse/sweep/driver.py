@@ -180,6 +180,9 @@ class SweepRun:
                 for label, (member, handle) in list(running.items()):
                     if handle.done():
                         del running[label]
+                        if getattr(handle, "adopted", False) and self._start_again(member):
+                            pending.insert(0, member)
+                            continue
                         self._finish(member, handle.outcome())
                 if time.monotonic() - last_refresh >= REFRESH_SECONDS or not (pending or running):
                     self.on_refresh(self.rows())
@@ -242,7 +245,8 @@ class SweepRun:
         return gpus_for(member) if gpus_for is not None else 1
 
     def _adopt(self, pending: List[Member], running: Dict[str, tuple]) -> List[Member]:
-        """Members whose job from an earlier sweep is still queued or running are followed, not started again."""
+        """Members whose job from an earlier sweep is still queued or running (Slurm), or whose run another process
+        still trains (local), are followed, not started again."""
         adopt = getattr(self.launcher, "adopt", None)
         if adopt is None:
             return pending
@@ -257,10 +261,20 @@ class SweepRun:
             if handle is None:
                 left.append(member)
             else:
-                self.announce(f"{member.label}: {handle.job} is still queued or running; following it")
+                note = getattr(handle, "note", None) or f"{handle.job} is still queued or running; following it"
+                self.announce(f"{member.label}: {note}")
                 running[member.label] = (member, handle)
-                self._record(member, RUNNING, job=handle.job)
+                self._record(member, RUNNING, getattr(handle, "reason", None), job=handle.job)
         return left
+
+    def _start_again(self, member: Member) -> bool:
+        """An adopted process (one this sweep did not start) ended: True, with the member queued again, when its
+        run is neither finished nor failed (killed, or stopped by a smaller budget than this sweep's)."""
+        if is_finished(member, self.runs_dir, self.max_minutes) or read_member(member, self.runs_dir).state == FAILED:
+            return False
+        self.announce(f"{member.label}: the process this sweep followed ended before its run finished; starting it")
+        self._record(member, QUEUED)
+        return True
 
     def _refused(self, member: Member, refusal: SubmissionRefused, pending: List[Member]) -> None:
         """A member that could not be submitted fails with the reason; a refusal that would hit every member

@@ -153,6 +153,8 @@ def member_statuses(members: List[Member], runs_dir: Path, state: Optional[Sweep
         status.job = recorded.get("job")
         if recorded.get("state") == FAILED and status.state in (QUEUED, STOPPED):
             status.state, status.reason = FAILED, recorded.get("reason") or status.reason
+        elif recorded.get("state") == RUNNING and status.state == RUNNING and recorded.get("reason"):
+            status.reason = recorded["reason"]  # a process the sweep follows but did not start
         job_id = job_number(status.job)
         live = jobs.get(job_id) if jobs and job_id else None
         if live is not None and live.alive and status.state != RUNNING:

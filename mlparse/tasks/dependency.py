@@ -47,6 +47,13 @@ def _percent(value: float) -> float:
     return round(100.0 * value, 4)
 
 
+def _figures(scores: Any, metrics: Sequence[str]) -> str:
+    """``UAS 91.20  LAS 89.10 ...`` for the metrics that were scored: CLAS is None on data whose relations are not
+    UD's (:mod:`mlparse.tasks.dependency_protocol`), and a metric that does not apply is left out, never 0."""
+    return "  ".join(f"{name.upper()} {value:.2f}" for name in metrics
+                     if (value := getattr(scores, name, None)) is not None)
+
+
 class DependencyTask(Task):
     name = "dependency"
     suffix = ".conllu"
@@ -64,14 +71,13 @@ class DependencyTask(Task):
 
     @classmethod
     def scorer_line(cls, scores: SplitScores) -> str:
-        """UAS, LAS and CLAS, in depeval's order."""
-        return f"UAS {scores.uas:.2f}  LAS {scores.las:.2f}  CLAS {scores.clas:.2f}"
+        """UAS, LAS and CLAS, in depeval's order; CLAS only where it was scored (over UD relations)."""
+        return _figures(scores, ("uas", "las", "clas"))
 
     @classmethod
     def summary(cls, scores: Any) -> str:
-        tags = f"  tags {scores.tagging_accuracy:.2f}" if scores.tagging_accuracy is not None else ""
-        return (f"LAS {scores.las or 0:.2f}  UAS {scores.uas or 0:.2f}  CLAS {scores.clas or 0:.2f}{tags}  "
-                f"({scores.sentences} sentences; {scores.scorer})")
+        tags = f"  tags {scores.tagging_accuracy:.2f}" if scores.tagging_accuracy is not None else ""  # a tagging head's
+        return f"{_figures(scores, ('las', 'uas', 'clas'))}{tags}  ({scores.sentences} sentences; {scores.scorer})"
 
     def example_from_words(self, words: Sequence[str], tags: Optional[Sequence[str]],
                            tag_column: str = "upos") -> DependencySentence:

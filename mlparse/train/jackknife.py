@@ -203,19 +203,29 @@ def read_tag_lines(path: Path, split: Split[TaggedSentence]) -> List[List[str]]:
 
 
 def load_tags(config: RecipeConfig, minutes: Optional[float] = None) -> Optional[JackknifedTags]:
-    """The tagged files of ``config`` (taggers bounded by ``minutes``, as :func:`tagger_configs`) when they exist
-    and are complete (their manifest written last), else None."""
+    """The tagged files of ``config`` (taggers bounded by ``minutes``, as :func:`tagger_configs`) when they exist and
+    are complete (their manifest written last, every tag file there: one deleted behind the manifest is made again),
+    else None.  A damaged tag file is a :class:`DataError` naming it and the way out."""
     taggers = tagger_configs(config, minutes)
     folder = tags_folder(config, taggers)
     manifest_path = folder / MANIFEST
-    if not manifest_path.is_file():
+    if not manifest_path.is_file() or missing_tag_files(folder):  # incomplete: make_tags makes the files (again)
         return None
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     tags = {}
     for split in SPLITS:
         sentences = tagged_sentences(tagger_split_path(taggers[-1], split))
-        tags[split] = read_tag_lines(folder / f"{split}.tags", sentences)
+        try:
+            tags[split] = read_tag_lines(folder / f"{split}.tags", sentences)
+        except DataError as error:
+            raise DataError(f"{error}; delete {folder} and the run makes its tags again (its taggers are "
+                            "reused)") from None
     return JackknifedTags(folder, tags, manifest)
+
+
+def missing_tag_files(folder: Path) -> List[str]:
+    """The tag files of a tagged folder that are not there (deleted behind its manifest, say)."""
+    return [f"{split}.tags" for split in SPLITS if not (folder / f"{split}.tags").is_file()]
 
 
 #: How often a process of a several-process run looks whether process 0 has made the jack-knifed tags.
@@ -244,7 +254,12 @@ def _tag(run_dir: RunDir, sentences: Sequence[TaggedSentence], device: Any = "cp
     from mlparse.train import checkpoint
     from mlparse.train.trainer import predict_in_batches
 
-    saved = checkpoint.load(run_dir.best if run_dir.best.is_file() else run_dir.last, map_location=device)
+    path = run_dir.best if run_dir.best.is_file() else run_dir.last
+    if not path.is_file():
+        raise TaggerFailed(f"{path}: not found, though the tagger's run {run_dir.path} is complete (its checkpoints "
+                           f"were deleted?): delete {run_dir.path} and run again, which trains that tagger again, or "
+                           "put its checkpoints back")
+    saved = checkpoint.load(path, map_location=device)
     tagger = parser_from_spec(saved["spec"])
     tagger.load_state_dict(saved["model"])
     tagger.to(device)
@@ -345,23 +360,23 @@ def _tag_with(config: RecipeConfig, taggers: Sequence[RecipeConfig], trained: Se
         record = {"run_id": run_id_for(tagger), "run_dir": str(run_dir.path), "recipe": tagger.name,
                   "dev_accuracy": results.dev.tagging_accuracy if results.dev else None,
                   "stop_reason": results.stop_reason, "training_seconds": results.training_seconds}
-        known = known_words(run_dir)
         if index < k:
             held = [i for i in range(len(train_sentences)) if fold[i] == index]
             held_sentences = [train_sentences[i] for i in held]
             for i, tags in zip(held, _tag(run_dir, held_sentences, device)):
                 train_tags[i] = tags
-            counts = unknown_words(known, held_sentences)
+            counts = unknown_words(known_words(run_dir), held_sentences)  # after _tag: it names a lost checkpoint
             held_out[0] += counts[0]
             held_out[1] += counts[1]
             record.update(fold=index, tagged_sentences=len(held), unknown_words=unknown_rate(*counts))
         else:
             for split in ("dev", "test"):
-                unknown[split] = unknown_rate(*unknown_words(known, splits[split].examples))
-            record.update(fold=None, unknown_words={split: unknown[split] for split in ("dev", "test")})
-            for split in ("dev", "test"):
                 atomic_write_text(folder / f"{split}.tags",
                                   "".join(" ".join(t) + "\n" for t in _tag(run_dir, splits[split].examples, device)))
+            known = known_words(run_dir)
+            for split in ("dev", "test"):
+                unknown[split] = unknown_rate(*unknown_words(known, splits[split].examples))
+            record.update(fold=None, unknown_words={split: unknown[split] for split in ("dev", "test")})
         records.append(record)
     missing = [i for i, tags in enumerate(train_tags) if tags is None]
     if missing:  # cannot happen while the folds partition the file; never train on missing tags

@@ -237,7 +237,7 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
         run_id=run_id_for(config), task=config.task, model=config.model.kind,
         system=config.system_name(_described(config, eval_tags.kind)),
         dataset=config.data.family,
-        language=config.data.language, hardware=hardware_info(str(device)) | {"processes": info.world},
+        language=config.data.language, hardware=hardware_info(str(device)) | {"processes": info.world, "torch_threads_reason": threads.reason},
         versions=versions(), started_at=(previous.started_at if previous and previous.started_at else now_iso()),
         eval_tags=eval_tags.kind, eval_tag_files=eval_tags.files,
         budget=split.record(tagger_seconds) if split is not None else None,

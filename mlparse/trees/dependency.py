@@ -18,7 +18,8 @@ tokens, empty nodes and comments included, so that a prediction can be written b
 * :func:`sentence_from_words` makes a sentence of tokenized text (every column but FORM ``_``),
   which takes a prediction the same way.
 * :func:`tree_problem` says why a sentence is not a tree a parser can learn from (no word,
-  a HEAD out of range, not exactly one root, a cycle, a missing HEAD or DEPREL), or ``None``.
+  a HEAD out of range, not exactly one root, a cycle, a missing HEAD or DEPREL), or ``None``;
+  :func:`head_problem` says which word breaks the HEAD column (to name a prediction's line).
 
 Malformed input (a word line without ten columns, an empty column, an ID or HEAD that is not
 a number, word IDs not numbered 1, 2, ... in order) raises :class:`ConlluError`, which names
@@ -422,27 +423,42 @@ def write_conllu(path: PathLike, document: ConlluDocument,
 def tree_problem(sentence: DependencySentence) -> Optional[str]:
     """``None`` when the words form one tree a parser can learn from, else the reason.
 
-    Reasons: no word; a word without HEAD or DEPREL (``_``); a HEAD outside ``0..n``; not
-    exactly one word with HEAD 0; a cycle (the first one found is listed).
+    Reasons: no word; :func:`head_problem`'s (a word without HEAD, a HEAD outside ``0..n``, not
+    exactly one word with HEAD 0, a cycle: the first one found is listed); a word without DEPREL (``_``).
     """
-    n = len(sentence)
-    if n == 0:
+    if len(sentence) == 0:
         return "no syntactic words (an empty sentence)"
-    heads = sentence.heads
-    for word, head in enumerate(heads, start=1):
-        if head is None:
-            return f"word {word} has no HEAD (_)"
-        if not 0 <= head <= n:
-            return f"word {word} has HEAD {head}, outside 0..{n}"
+    problem = head_problem(sentence)
+    if problem is not None:
+        return problem[1]
     for word, deprel in enumerate(sentence.deprels, start=1):
         if deprel == NO_VALUE:
             return f"word {word} has no DEPREL (_)"
+    return None
+
+
+def head_problem(sentence: DependencySentence) -> Optional[Tuple[int, str]]:
+    """``(word, reason)`` when the HEAD column does not make one tree, else None: the first word (1-based) without
+    a HEAD or with a HEAD outside ``0..n``, the second word with HEAD 0 (or word 1 when none has it), or the first
+    word of a cycle (the cycle listed).  A prediction file's sentence line of ``word`` is
+    ``sentence.line + sentence.word_lines[word - 1]``.  DEPREL is not looked at; a sentence without words has
+    no HEAD problem (see :func:`tree_problem`).
+    """
+    n = len(sentence)
+    if n == 0:
+        return None
+    heads = sentence.heads
+    for word, head in enumerate(heads, start=1):
+        if head is None:
+            return word, f"word {word} has no HEAD (_)"
+        if not 0 <= head <= n:
+            return word, f"word {word} has HEAD {head}, outside 0..{n}"
     roots = [word for word, head in enumerate(heads, start=1) if head == 0]
     if not roots:
-        return "no word has HEAD 0: a tree has exactly one root"
+        return 1, "no word has HEAD 0: a tree has exactly one root"
     if len(roots) > 1:
         listed = ", ".join(map(str, roots[:5])) + (", ..." if len(roots) > 5 else "")
-        return f"{len(roots)} words have HEAD 0 (words {listed}): a tree has exactly one root"
+        return roots[1], f"{len(roots)} words have HEAD 0 (words {listed}): a tree has exactly one root"
     state = [0] * (n + 1)  # 0 not seen, 1 on the path being followed, 2 known to reach the root
     state[0] = 2
     for start in range(1, n + 1):
@@ -454,7 +470,7 @@ def tree_problem(sentence: DependencySentence) -> Optional[str]:
             node = heads[node - 1]  # type: ignore[assignment]
         if state[node] == 1:
             cycle = path[path.index(node):] + [node]
-            return f"the heads form a cycle: {' -> '.join(map(str, cycle))}"
+            return cycle[0], f"the heads form a cycle: {' -> '.join(map(str, cycle))}"
         for visited in path:
             state[visited] = 2
     return None

@@ -39,17 +39,19 @@ TINY_TRAIN: Dict[str, Any] = {
 
 
 class Record(Reporter):
-    """A reporter that keeps the step of every update and every note, in order."""
+    """A reporter that keeps the step of every update and every note, in order; the note a run starts with on
+    its torch threads (mlparse/train/threads.py) is kept apart, in ``threads``."""
 
     def __init__(self) -> None:
         self.steps: List[int] = []
         self.notes: List[str] = []
+        self.threads: List[str] = []
 
     def on_step(self, info: StepInfo) -> None:
         self.steps.append(info.step)
 
     def on_note(self, message: str) -> None:
-        self.notes.append(message)
+        (self.threads if message.startswith("torch threads: ") else self.notes).append(message)
 
 
 def tiny_trees() -> List[Tree]:

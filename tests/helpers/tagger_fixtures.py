@@ -9,6 +9,7 @@ from typing import Any, Dict
 import yaml
 
 from helpers.dep_fixtures import SENTENCES, conllu_text, write_dep_recipe
+from helpers.run_fixtures import TINY_TREES
 from mlparse.config import load_recipe
 
 #: A tagger small enough for tests: one BiLSTM layer of 16, a few epochs on a handful of sentences.
@@ -38,7 +39,7 @@ UNIQUE_SENTENCES = [(f"{words} uniq{k}", f"{tags} TAG{k}", heads + [heads.index(
 
 
 #: Taggers one after the other in the test's process: a process per tiny tagger costs more than it trains
-#: (tests/test_jackknife_side_by_side.py trains them side by side).
+#: (tests/test_jackknife_budget.py trains them side by side).
 ONE_AT_A_TIME = "tagger.side_by_side=1"
 
 
@@ -49,3 +50,23 @@ def jackknife_recipe(tmp_path: Path, folds: int = 2, sentences=UNIQUE_SENTENCES,
     tagger = write_tagger_recipe(tmp_path, **tagger_train)
     return load_recipe(path, ["data.tags=jackknife", f"tagger.folds={folds}", f"tagger.recipe={tagger}", ONE_AT_A_TIME,
                               *overrides])
+
+
+def tagger_recipe(tmp_path: Path, column: str = "upos", **train: Any) -> Path:
+    """The tiny tagger on dev = train = test files of ``column``: CoNLL-U (upos, or an xpos column of its own) or trees (pos)."""
+    data = tmp_path / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    suffix = ".trees" if column == "pos" else ".conllu"
+    for split in ("train", "dev", "test"):
+        text = "\n".join(TINY_TREES) + "\n" if column == "pos" else conllu_text()
+        if column == "xpos":  # an XPOS column of its own: the UPOS lower-cased
+            text = "\n".join("\t".join(f[:4] + [f[3].lower()] + f[5:]) if len(f := line.split("\t")) == 10 else line
+                             for line in text.split("\n"))
+        (data / f"{split}{suffix}").write_text(text, encoding="utf-8")
+    recipe = yaml.safe_load(yaml.safe_dump(TINY_TAGGER))
+    recipe["data"].update({s: str(data / f"{s}{suffix}") for s in ("train", "dev", "test")})
+    recipe["tagger"]["column"] = column
+    recipe["train"].update({"max_epochs": 30, **train})
+    path = tmp_path / "tagger.yaml"
+    path.write_text(yaml.safe_dump(recipe), encoding="utf-8")
+    return path

@@ -54,13 +54,26 @@ def _dependency(inputs: RunInputs, breakdown: Breakdown) -> None:
         breakdown.tables.extend(dependency_tables(gold, system, ptb_punct=inputs.ptb_punct,
                                                         punct_tags=inputs.punct_tags))
     except depeval.DepevalError as error:
-        raise InputError(str(error)) from None
+        raise InputError(located(error)) from None
     except OSError as error:
         raise InputError(f"{error.filename}: {error.strerror}") from None
     breakdown.sentences = len(gold.sentence_starts)
     if inputs.ptb_punct:
         breakdown.notes.append(f"PTB convention: punctuation ({' '.join(inputs.punct_tags)} in gold "
                                f"{inputs.ptb_punct.upper()}) left out, relations compared whole")
+
+
+def located(error) -> str:  # type: ignore[no-untyped-def]
+    """depeval's message on one line, after the file and line it names: the predictions' (``FILE:LINE: ...``)
+    where gold and predictions disagree, with gold's place at the end; ``FILE: at the end: ...`` for an error at
+    the end of a file."""
+    def where(source: str, line: Optional[int]) -> str:
+        return f"{source}:{line}" if line is not None else f"{source}: at the end"
+
+    message = "; ".join(part.strip() for part in error.message.splitlines() if part.strip())
+    if error.system_source is not None:
+        return f"{where(error.system_source, error.system_line)}: {message} (gold: {where(error.source, error.line)})"
+    return f"{where(error.source, error.line)}: {message}" if error.source is not None else message
 
 
 def breakdown_of(inputs: RunInputs, split: str, progress: Optional[Progress] = None) -> Breakdown:

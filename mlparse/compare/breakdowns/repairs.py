@@ -7,25 +7,33 @@ that removes the most errors, among:
 
 * **relabel** an extra bracket whose span a missing bracket has;
 * **add** a missing bracket that crosses no bracket of the tree (over a run of one node's children;
-  over the lowest bracket of the same span when there is one);
+  above the highest bracket of the same span when there is one);
 * **remove** an extra bracket (its children go to its parent);
 * **move** a run of a node's children (not all of them) to another bracket: down into an extra
   bracket at the end of the left neighbour's right edge (or the start of the right neighbour's
   left edge); or, when the source bracket is extra and the run is at its edge, out into an extra
-  bracket that ends where the run starts (starts where it ends), or up to an ancestor while the
-  run stays at the edge of every bracket passed.
+  bracket that ends where the run starts (starts where it ends), or up to the source's parent and
+  on to each further ancestor that shares the run's edge with the source.
 
-Ties go to the first candidate in that order (relabels, adds, removes, moves).  Removing an extra
-bracket or adding a missing one always removes one error, so every step makes progress and the
-search ends with the gold brackets after at most as many steps as there were errors; the errors
-each step removed add up to the sentence's errors.
+The rules follow the original analyser (``jkkummerfeld/berkeley-parser-analyser``), checked step by
+step against it (``benchmarks/error_classes_vs_analyser.py``), ties included.  Ties go to the first
+candidate in that order: relabels (missing brackets by span, ties in gold tree order; then extra
+brackets by span, ties in tree order), adds, removes (extra brackets in the same order; a relabel or a
+removal acts on the highest bracket with the key), moves (sources in tree order; targets down left,
+down right, out left, out right, up left, up right).  Removing an extra bracket or adding a missing
+one always removes one error, so every step makes progress and the search ends with the gold
+brackets after at most as many steps as there were errors; the errors each step removed add up to
+the sentence's errors.
+
+A move does up to two more things in the same step, both counted in its errors and its class: when
+it leaves the source with one child of the source's label (an X over X), the lower bracket goes; and
+it adds the smallest gold bracket still missing after it that holds the moved nodes (and more)
+within their new parent (none when the new parent is the bracket collapsed: the analyser then reads
+that bracket's old span, which cannot hold them).
 
 Moves are scored without being applied: only the brackets on the paths from the source and the
 target up to their lowest common ancestor change span, and the change in errors is summed over
 their keys.  Cost per step: O(candidates · depth); a sentence of n words has O(n² · depth) moves.
-
-As in the original analyser, a move may add, in the same step, the smallest gold bracket still missing
-after it that holds the moved nodes (and more) within their new parent; the step is classified as the move.
 """
 
 from __future__ import annotations
@@ -82,7 +90,7 @@ class RepairSearch:
         self.tree = tree
         self.gold = gold
         self.gold_spans: Dict[Tuple[int, int], List[str]] = {}
-        for start, end, label in sorted(gold):
+        for start, end, label in gold:  # the labels of a span in the gold tree's order
             self.gold_spans.setdefault((start, end), []).append(label)
         self.equivalent = equivalent
         self._recount()
@@ -102,9 +110,9 @@ class RepairSearch:
         return not node.is_word and not node.is_root and self.counts[key] > self.gold[key]
 
     def missing(self) -> List[Key]:
-        """Missing keys, one entry per missing bracket, in span order."""
+        """Missing keys, one entry per missing bracket, by span (ties in the gold tree's order)."""
         out: List[Key] = []
-        for key in sorted(self.gold):
+        for key in sorted(self.gold, key=lambda k: (k[0], k[1])):  # stable: ties in gold tree order
             out.extend([key] * max(0, self.gold[key] - self.counts[key]))
         return out
 
@@ -124,10 +132,28 @@ class RepairSearch:
         return -delta
 
     # -- candidates -------------------------------------------------------------------------------
+    def extra_brackets(self) -> List[Node]:
+        """One bracket per extra key occurrence, as the analyser lists them: the tree's brackets sorted by
+        ``(start, end)`` (ties in tree order), each key's first ``gold`` occurrences matched and the rest extra;
+        each extra occurrence stands for the highest bracket with its key, the one a relabel or removal acts on."""
+        ordered = sorted(self.tree.brackets(), key=lambda n: (n.start, n.end))
+        highest: Dict[Key, Node] = {}
+        for node in self.tree.brackets():
+            highest.setdefault(self.key(node.label, node.start, node.end), node)
+        left = Counter(self.gold)
+        out: List[Node] = []
+        for node in ordered:
+            key = self.key(node.label, node.start, node.end)
+            if left[key] > 0:
+                left[key] -= 1
+            else:
+                out.append(highest[key])
+        return out
+
     def candidates(self) -> Iterator[Tuple[int, Any, tuple]]:
         """``(errors fixed, info, action)`` for every candidate, in tie-breaking order; a move's ``info`` is a
         function that describes it (called for the move chosen only), None when the move removes no error."""
-        extras = [n for n in self.tree.brackets() if self.is_extra(n)]
+        extras = self.extra_brackets()
         missing = self.missing()
         for key in missing:
             for node in extras:
@@ -153,27 +179,29 @@ class RepairSearch:
                               family=_labels(parent.children), right_siblings=_labels(parent.children[index + 1:]),
                               over_word=len(node.children) == 1 and node.children[0].is_word, span=(node.start, node.end))
             yield self.fixed_by([self.key(node.label, node.start, node.end)], []), info, (REMOVE, node)
+        extra_nodes = [n for n in self.tree.brackets() if self.is_extra(n)]  # every bracket of an extra key
         ends: Dict[int, List[Node]] = {}
         starts: Dict[int, List[Node]] = {}
-        for node in extras:
+        for node in extra_nodes:
             ends.setdefault(node.end, []).append(node)
             starts.setdefault(node.start, []).append(node)
-        extra_ids = {id(node) for node in extras}
+        extra_ids = {id(node) for node in extra_nodes}
         for source in [self.tree] + list(self.tree.brackets()):
             yield from self._moves(source, extra_ids, ends, starts)
 
     def _add_place(self, start: int, end: int) -> Optional[Tuple[Node, int, int]]:
-        """Where a bracket over ``[start, end)`` goes: (parent, first child, last child), or None if it crosses."""
+        """Where a bracket over ``[start, end)`` goes: (parent, first child, last child), or None if it crosses.
+
+        Over brackets of the same span it goes above the highest of them, as the analyser adds it."""
         node = self.tree
         while True:
             inner = next((c for c in node.children if not c.is_word and c.start <= start and end <= c.end), None)
             if inner is None:
                 break
+            if (inner.start, inner.end) == (start, end):  # a unary above the highest such bracket
+                index = node.children.index(inner)
+                return node, index, index
             node = inner
-        if (node.start, node.end) == (start, end) and not node.is_root:  # a unary above the lowest such bracket
-            parent = node.parent
-            index = parent.children.index(node)
-            return parent, index, index
         first = next((i for i, c in enumerate(node.children) if c.start == start), None)
         last = next((i for i, c in enumerate(node.children) if c.end == end), None)
         if first is None or last is None or last < first:
@@ -204,26 +232,28 @@ class RepairSearch:
                         if id(node) in extra_ids:
                             targets.append((node, False))
                         node = node.children[0]
+                if source_extra and left == 0:  # out to the left
+                    targets.extend((n, True) for n in ends.get(children[0].start, ()))
+                if source_extra and right == count - 1:  # out to the right
+                    targets.extend((n, False) for n in starts.get(children[-1].end, ()))
                 if source_extra and left == 0:
-                    begin = children[0].start
-                    targets.extend((n, True) for n in ends.get(begin, ()))
-                    targets.extend((a, False) for a in self._ancestors_at_edge(source, left_edge=True))
+                    targets.extend((a, False) for a in self._ancestors_up(source, left_edge=True))
                 if source_extra and right == count - 1:
-                    finish = children[-1].end
-                    targets.extend((n, False) for n in starts.get(finish, ()))
-                    targets.extend((a, True) for a in self._ancestors_at_edge(source, left_edge=False))
+                    targets.extend((a, True) for a in self._ancestors_up(source, left_edge=False))
                 for target, at_end in targets:
                     yield self._move_candidate(source, left, right, target, at_end)
 
-    def _ancestors_at_edge(self, source: Node, left_edge: bool) -> Iterator[Node]:
-        """Ancestors (not the root) a run at ``source``'s edge can move up to: every bracket passed shares the edge."""
-        node = source
-        while node.parent is not None and not node.parent.is_root:
-            yield node.parent
-            shares = node.parent.start == source.start if left_edge else node.parent.end == source.end
-            if not shares:
+    @staticmethod
+    def _ancestors_up(source: Node, left_edge: bool) -> Iterator[Node]:
+        """Ancestors (not the root) a run at ``source``'s edge can move up to: its parent, then each further
+        ancestor while it shares that edge with ``source`` (as the analyser offers them)."""
+        node = source.parent
+        while node is not None and not node.is_root:
+            yield node
+            above = node.parent
+            if above is None or (above.start != source.start if left_edge else above.end != source.end):
                 break
-            node = node.parent
+            node = above
 
     def _move_candidate(self, source: Node, left: int, right: int, target: Node,
                         at_end: bool) -> Tuple[int, Any, tuple]:
@@ -245,7 +275,14 @@ class RepairSearch:
             removed.append(self.key(node.label, node.start, node.end))
             added.append(self.key(node.label, finish, node.end) if node.start == begin else
                          self.key(node.label, node.start, begin))
-        also = self._also_added(source, run, target, top, at_end, removed, added)
+        collapsed = self._collapsed(source, left, right)
+        if collapsed is not None:  # the X over X left at the source goes with the move
+            new_span = (source.start, source.end) if top is source else \
+                ((finish, source.end) if source.start == begin else (source.start, begin))
+            removed.append(self.key(collapsed.label, *new_span))
+        also = None
+        if collapsed is not target:  # (the analyser reads the collapsed target's old span: nothing fits in it)
+            also = self._also_added(source, run, target, top, at_end, removed, added)
         if also is not None:
             added.append(also)
         fixed = self.fixed_by(removed, added)
@@ -266,6 +303,17 @@ class RepairSearch:
                               end_left=_labels(end_left), end_right=_labels(end_right), span=(begin, finish),
                               also_added=also[2] if also else "")
         return fixed, describe, action
+
+    def _collapsed(self, source: Node, left: int, right: int) -> Optional[Node]:
+        """The bracket a move of ``source``'s children ``left..right`` leaves as ``source``'s only child with
+        ``source``'s label (an X over X), which the analyser collapses in the same step; None otherwise."""
+        if len(source.children) - (right - left + 1) != 1:
+            return None
+        remaining = source.children[-1] if left == 0 else source.children[0]
+        if remaining.is_word or self.equivalent.get(remaining.label, remaining.label) != \
+                self.equivalent.get(source.label, source.label):
+            return None
+        return remaining
 
     def _also_added(self, source: Node, run: List[Node], target: Node, top: Node, at_end: bool,
                     removed: List[Key], added: List[Key]) -> Optional[Key]:
@@ -299,7 +347,7 @@ class RepairSearch:
                 for label in self.gold_spans.get((start, end), ()):
                     key = (start, end, label)
                     if self.counts.get(key, 0) + change.get(key, 0) < self.gold[key]:
-                        if best is None or (end - start, key) < (best[1] - best[0], best):
+                        if best is None or end - start < best[1] - best[0]:  # ties: the first in gold order
                             best = key
         return best
 
@@ -322,6 +370,7 @@ class RepairSearch:
             parent.children[index:index + 1] = node.children
         else:
             _, source, left, right, target, at_end, also = action
+            collapsed = self._collapsed(source, left, right)
             run = source.children[left:right + 1]
             del source.children[left:right + 1]
             if target in list(source.path_up()):  # up: beside the child holding the source
@@ -332,6 +381,10 @@ class RepairSearch:
             target.children[index:index] = run
             for node in run:
                 node.parent = target
+            if collapsed is not None:  # the X over X left at the source: the lower X goes
+                for child in collapsed.children:
+                    child.parent = source
+                source.children[:] = collapsed.children
             if also is not None:  # and the missing bracket at the destination
                 self.tree.refresh()
                 place = self._add_place(also[0], also[1])
