@@ -93,7 +93,7 @@ def wait_until(condition, seconds: float, what: str) -> None:  # type: ignore[no
 
 @pytest.mark.slow  # a sweep driver and three member processes (tiny recipes)
 def test_a_rerun_after_kill_9_of_the_driver_never_runs_two_members_in_one_slot(tmp_path: Path) -> None:
-    suite = suite_of(tmp_path, **{"tiny-long": {"max_epochs": 100000, "max_minutes": 0.3},
+    suite = suite_of(tmp_path, **{"tiny-long": {"max_epochs": 100000, "patience_epochs": 100000, "max_minutes": 0.3},
                                   "tiny-short": {"max_epochs": 1}})
     runs = tmp_path / "runs"
     members = load_suite(str(suite)).members()
