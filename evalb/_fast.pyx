@@ -10,7 +10,9 @@ suite checks both on the same inputs.
 """
 
 from libc.stdlib cimport malloc, realloc, free
-from libc.string cimport memcmp
+from libc.string cimport memcmp, memset
+
+cimport cython
 
 
 cdef struct Span:
@@ -47,15 +49,22 @@ cdef struct Str:
     Py_ssize_t n
 
 
-cdef inline bint is_space(unsigned char c) nogil:
-    return c == 32 or (c >= 9 and c <= 13)
+#: Byte classes of the tokenizer: 1 for white space (C's isspace), 2 for a byte that ends a token
+#: (white space or a bracket).
+cdef unsigned char BYTE_CLASS[256]
+for _byte in range(256):
+    BYTE_CLASS[_byte] = (3 if _byte == 32 or 9 <= _byte <= 13 else 2 if _byte in (40, 41) else 0)
 
 
-cdef inline bint is_terminator(unsigned char c) nogil:
-    return c == 32 or (c >= 9 and c <= 13) or c == 40 or c == 41
+cdef inline bint is_space(unsigned char c) noexcept nogil:
+    return BYTE_CLASS[c] & 1
 
 
-cdef inline bint same(const unsigned char* a, Py_ssize_t an, const unsigned char* b, Py_ssize_t bn) nogil:
+cdef inline bint is_terminator(unsigned char c) noexcept nogil:
+    return BYTE_CLASS[c] & 2
+
+
+cdef inline bint same(const unsigned char* a, Py_ssize_t an, const unsigned char* b, Py_ssize_t bn) noexcept nogil:
     return an == bn and (an == 0 or memcmp(a, b, an) == 0)
 
 
@@ -91,42 +100,90 @@ cdef void free_tree(Tree* t) noexcept:
     free(t.min_start)
 
 
+cdef struct StrSet:
+    Str* items
+    Py_ssize_t n
+    unsigned long long lengths   # bit k: an item of k bytes (k < 63); bit 63: an item of 63 bytes or more
+    unsigned char first[256]     # 1 for the first byte of some non-empty item
+
+
+cdef inline bint set_contains(const StrSet* st, const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    """Is ``s[:n]`` one of the items?  Most labels are turned away by their length or first byte."""
+    cdef Py_ssize_t i
+    if not (st.lengths >> (n if n < 63 else 63)) & 1:
+        return False
+    if n > 0 and not st.first[s[0]]:
+        return False
+    for i in range(st.n):
+        if same(st.items[i].p, st.items[i].n, s, n):
+            return True
+    return False
+
+
+@cython.final
 cdef class _StrList:
-    """A list of byte strings kept alive, as C pointers."""
+    """A list of byte strings kept alive, as a C set of pointers (:func:`set_contains`)."""
 
     cdef list keep
-    cdef Str* items
-    cdef Py_ssize_t n
+    cdef StrSet set
 
     def __cinit__(self, values):
         cdef bytes v
-        cdef Py_ssize_t i
+        cdef Py_ssize_t i, n
         self.keep = [bytes(x) for x in values]
-        self.n = len(self.keep)
-        self.items = <Str*> malloc((self.n + 1) * sizeof(Str))
-        if self.items == NULL:
+        self.set.n = len(self.keep)
+        self.set.lengths = 0
+        memset(self.set.first, 0, sizeof(self.set.first))
+        self.set.items = <Str*> malloc((self.set.n + 1) * sizeof(Str))
+        if self.set.items == NULL:
             raise MemoryError()
-        for i in range(self.n):
+        for i in range(self.set.n):
             v = self.keep[i]
-            self.items[i].p = <const unsigned char*> v
-            self.items[i].n = len(v)
+            n = len(v)
+            self.set.items[i].p = <const unsigned char*> v
+            self.set.items[i].n = n
+            self.set.lengths |= 1ULL << (n if n < 63 else 63)
+            if n > 0:
+                self.set.first[self.set.items[i].p[0]] = 1
 
     def __dealloc__(self):
-        free(self.items)
-
-    cdef bint contains(self, const unsigned char* s, Py_ssize_t n):
-        cdef Py_ssize_t i
-        for i in range(self.n):
-            if same(self.items[i].p, self.items[i].n, s, n):
-                return True
-        return False
+        free(self.set.items)
 
 
+cdef inline bint pair_equal(const StrSet* a, const StrSet* b, const unsigned char* s1, Py_ssize_t n1,
+                            const unsigned char* s2, Py_ssize_t n2) noexcept nogil:
+    """Equal, or a symmetric pair of ``a``/``b`` (``label_comp`` / ``word_comp``)."""
+    cdef Py_ssize_t i
+    if same(s1, n1, s2, n2):
+        return True
+    for i in range(a.n):
+        if (same(s1, n1, a.items[i].p, a.items[i].n) and same(s2, n2, b.items[i].p, b.items[i].n)) or \
+           (same(s1, n1, b.items[i].p, b.items[i].n) and same(s2, n2, a.items[i].p, a.items[i].n)):
+            return True
+    return False
+
+
+def deleted_bracket_labels(delete_labels, eq_labels):
+    """The (cut) labels whose brackets are deleted: a DELETE_LABEL, or the EQ_LABEL partner of one.
+
+    The original compares a bracket's label with each DELETE_LABEL through ``label_comp`` (equal, or one
+    EQ_LABEL pair, not a chain of them); this list gives the same answer with one lookup.
+    """
+    given = [bytes(d) for d in delete_labels]
+    deleted = list(given)
+    for a, b in eq_labels:
+        for label, partner in ((bytes(a), bytes(b)), (bytes(b), bytes(a))):
+            if partner in given and label not in deleted:
+                deleted.append(label)
+    return deleted
+
+
+@cython.final
 cdef class FastScorer:
     """Scores well-formed pairs under one parameter set (standard or SPMRL program)."""
 
     cdef _StrList deletes          # DELETE_LABEL, raw: terminal deletion
-    cdef _StrList bracket_deletes  # as compared with bracket labels (cut for SPMRL)
+    cdef _StrList bracket_deletes  # deleted bracket labels as compared (cut for SPMRL), EQ_LABEL partners included
     cdef _StrList for_length       # DELETE_LABEL_FOR_LENGTH
     cdef _StrList eq_label_a, eq_label_b, eq_word_a, eq_word_b
     cdef bint labeled, spmrl
@@ -137,7 +194,8 @@ cdef class FastScorer:
         self.labeled = labeled
         self.spmrl = spmrl
         self.deletes = _StrList(delete_labels)
-        self.bracket_deletes = _StrList([self._cut_py(d) for d in delete_labels] if spmrl else delete_labels)
+        compared = [self._cut_py(d) for d in delete_labels] if spmrl else delete_labels
+        self.bracket_deletes = _StrList(deleted_bracket_labels(compared, eq_labels))
         self.for_length = _StrList(delete_for_length)
         self.eq_label_a = _StrList([a for a, b in eq_labels])
         self.eq_label_b = _StrList([b for a, b in eq_labels])
@@ -152,7 +210,7 @@ cdef class FastScorer:
         cdef Py_ssize_t n = self._cut(<const unsigned char*> label, len(label))
         return label[:n]
 
-    cdef inline Py_ssize_t _cut(self, const unsigned char* s, Py_ssize_t n):
+    cdef inline Py_ssize_t _cut(self, const unsigned char* s, Py_ssize_t n) noexcept:
         """``modify_label``: length of the label cut at ``-``/``=`` (and ``#`` for SPMRL)."""
         cdef Py_ssize_t i
         cdef unsigned char c
@@ -162,22 +220,17 @@ cdef class FastScorer:
                 return i
         return n
 
-    cdef bint _pair_equal(self, _StrList a, _StrList b, const unsigned char* s1, Py_ssize_t n1,
-                          const unsigned char* s2, Py_ssize_t n2):
-        """Equal, or a symmetric pair of ``a``/``b`` (``label_comp`` / ``word_comp``)."""
-        cdef Py_ssize_t i
-        if same(s1, n1, s2, n2):
-            return True
-        for i in range(a.n):
-            if (same(s1, n1, a.items[i].p, a.items[i].n) and same(s2, n2, b.items[i].p, b.items[i].n)) or \
-               (same(s1, n1, b.items[i].p, b.items[i].n) and same(s2, n2, a.items[i].p, a.items[i].n)):
-                return True
-        return False
+    cdef inline bint _label_equal(self, const unsigned char* s1, Py_ssize_t n1, const unsigned char* s2,
+                                  Py_ssize_t n2) noexcept:
+        return pair_equal(&self.eq_label_a.set, &self.eq_label_b.set, s1, n1, s2, n2)
 
     cdef int _parse(self, Tree* t, const unsigned char* s, Py_ssize_t n, bint count_length) except -2:
         """Tokenize; 0 when well formed, -1 for anything the reference path must report."""
         cdef Py_ssize_t p = 0, q, ls, ll, ws, top = 0, nw = 0, nb = 0, length = 0
         cdef unsigned char c
+        cdef const StrSet* for_length = &self.for_length.set
+        cdef const StrSet* deletes = &self.deletes.set
+        cdef bint delete_terminals = not self.spmrl and deletes.n > 0
         grow(t, n + 1)
         while p < n:
             c = s[p]
@@ -198,10 +251,10 @@ cdef class FastScorer:
                     while q < n and not is_terminator(s[q]):
                         q += 1
                     if q < n and s[q] == 41:
-                        if count_length and not self.for_length.contains(s + ls, ll):
+                        if count_length and not set_contains(for_length, s + ls, ll):
                             length += 1
                         p = q + 1
-                        if not self.spmrl and self.deletes.contains(s + ls, ll):
+                        if delete_terminals and set_contains(deletes, s + ls, ll):
                             continue
                         t.words[nw].off = ws
                         t.words[nw].n = q - ws
@@ -233,10 +286,10 @@ cdef class FastScorer:
         t.length = length
         return 0
 
-    cdef Py_ssize_t _massage(self, Tree* t, const unsigned char* s, bint* nonempty):
-        cdef Py_ssize_t i, j, kept = 0
+    cdef Py_ssize_t _massage(self, Tree* t, const unsigned char* s, bint* nonempty) noexcept:
+        cdef Py_ssize_t i, kept = 0
         cdef Bracket* b
-        cdef _StrList dels = self.bracket_deletes
+        cdef const StrSet* dels = &self.bracket_deletes.set
         for i in range(t.nb):
             b = &t.brackets[i]
             b.result = 0
@@ -245,11 +298,9 @@ cdef class FastScorer:
                 continue
             nonempty[0] = True
             b.llen = self._cut(s + b.loff, b.llen)
-            for j in range(dels.n):
-                if self._pair_equal(self.eq_label_a, self.eq_label_b, s + b.loff, b.llen, dels.items[j].p, dels.items[j].n):
-                    b.result = 5
-                    break
-            if b.result != 5:
+            if set_contains(dels, s + b.loff, b.llen):
+                b.result = 5
+            else:
                 kept += 1
         return kept
 
@@ -270,8 +321,8 @@ cdef class FastScorer:
         if t2.nw == 0 or nw != t2.nw:
             return None
         for i in range(nw):
-            if not self._pair_equal(self.eq_word_a, self.eq_word_b, g + t1.words[i].off, t1.words[i].n,
-                                    s + t2.words[i].off, t2.words[i].n):
+            if not pair_equal(&self.eq_word_a.set, &self.eq_word_b.set, g + t1.words[i].off, t1.words[i].n,
+                              s + t2.words[i].off, t2.words[i].n):
                 return None
         gold_n = self._massage(t1, g, &nonempty)
         test_n = self._massage(t2, s, &nonempty)
@@ -300,8 +351,7 @@ cdef class FastScorer:
             while j != -1:
                 b = &t2.brackets[j]
                 if b.result == 0 and a.end == b.end:
-                    if not self.labeled or self._pair_equal(self.eq_label_a, self.eq_label_b,
-                                                            g + a.loff, a.llen, s + b.loff, b.llen):
+                    if not self.labeled or self._label_equal(g + a.loff, a.llen, s + b.loff, b.llen):
                         a.result = 1
                         b.result = 1
                         match += 1
@@ -336,7 +386,7 @@ cdef class FastScorer:
             if self.spmrl:
                 n1 = self._cut(g + t1.tags[i].off, n1)
                 n2 = self._cut(s + t2.tags[i].off, n2)
-            if self._pair_equal(self.eq_label_a, self.eq_label_b, g + t1.tags[i].off, n1, s + t2.tags[i].off, n2):
+            if self._label_equal(g + t1.tags[i].off, n1, s + t2.tags[i].off, n2):
                 correct += 1
         return (line, t1.length, 0, match, gold_n, test_n, crossing, nw, correct)
 

@@ -19,6 +19,10 @@ recipe search path)::
                    run), which tags raw text or words before the parser reads them: the tagger of dev and test of
                    a parser trained on jack-knifed tags, or one given to ``mlparse export --tagger``
 
+A package exported with ``--quantize`` (``quantization: dynamic-int8`` in ``package.json``) keeps its float
+weights and is quantized when it is loaded on the CPU (:mod:`mlparse.modules.quantize`); an older mlparse,
+which does not know the key, parses it in float.
+
 :func:`export_package` writes all of it into a temporary folder beside ``OUT_DIR`` and renames it
 into place, so an interrupted export leaves no half-written package.  :func:`load_package` reads a
 package or a run directory and refuses a package of a newer, incompatible format with a message
@@ -95,6 +99,8 @@ class PackageInfo:
     # where the part-of-speech tags of its output / input come from: "tagging head" | "bundled tagger" |
     # "input" (the caller's tags) | "none" (constituency trees then carry the placeholder UNK)
     tags: str = ""
+    # "dynamic-int8": parse with the linear layers quantized to int8 (mlparse export --quantize; CPU only), "": float
+    quantization: str = ""
 
     @classmethod
     def from_json_dict(cls, data: Dict[str, Any]) -> "PackageInfo":
@@ -104,13 +110,17 @@ class PackageInfo:
 
 # -- export ------------------------------------------------------------------------------------------
 
-def export_package(run_dir: PathLike, out_dir: PathLike, tagger: Optional[PathLike] = None) -> PackageInfo:
+def export_package(run_dir: PathLike, out_dir: PathLike, tagger: Optional[PathLike] = None,
+                   quantization: str = "") -> PackageInfo:
     """Write the package of the finished run ``run_dir`` (its ``checkpoints/best.pt``) to ``out_dir``.
 
     ``out_dir`` must not exist yet (or be an empty folder).  ``tagger``: the run directory of a tagger
     (``model.kind: tagger``) to bundle; by default a parser trained on jack-knifed tags bundles the tagger that
-    tagged its dev and test (``results.json``'s ``input_tags.tagger_run_dir``).  Raises :class:`PackageError`.
+    tagged its dev and test (``results.json``'s ``input_tags.tagger_run_dir``).  ``quantization``:
+    ``"dynamic-int8"`` makes the package (and its tagger) load with int8 linear layers on the CPU
+    (:mod:`mlparse.modules.quantize`); the weights are stored in float either way.  Raises :class:`PackageError`.
     """
+    check_quantization(quantization)
     from mlparse.results import RunResults
     from mlparse.tasks import dev_metric
     from mlparse.train import checkpoint
@@ -121,7 +131,7 @@ def export_package(run_dir: PathLike, out_dir: PathLike, tagger: Optional[PathLi
         raise ModelNotFound(f"run directory not found: {run}")
     best = RunDir(run).best
     if run.is_dir() and (run / ENSEMBLE_FILE).is_file():  # an ensemble: its members in one package
-        return export_ensemble(run, out)
+        return export_ensemble(run, out, quantization)
     if not run.is_dir() or not best.is_file():
         raise NotAModel(f"{run} is not a finished run directory (it has no checkpoints/best.pt)")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -146,7 +156,7 @@ def export_package(run_dir: PathLike, out_dir: PathLike, tagger: Optional[PathLi
         system=results.system, metric=dev_metric(results.task, ""),
         dev=_scores(results.dev), test=_scores(results.test),
         parse_budget=_recipe_parse_budget(recipe),
-        exported_at=now_iso())
+        exported_at=now_iso(), quantization=quantization)
     try:
         parser = parser_class(info.kind)
     except ValueError as error:
@@ -167,7 +177,7 @@ def export_package(run_dir: PathLike, out_dir: PathLike, tagger: Optional[PathLi
             except PretrainedError as error:
                 raise PackageError(f"cannot export {run}: {error}") from None
         if tagger_run is not None:
-            export_package(tagger_run, temporary / TAGGER_DIR)
+            export_package(tagger_run, temporary / TAGGER_DIR, quantization=quantization)
         checkpoint.save({"spec": spec, "model": weights}, temporary / WEIGHTS_FILE)
         atomic_write_json(temporary / SPEC_FILE, spec)
         atomic_write_text(temporary / RECIPE_FILE, recipe_text)
@@ -256,6 +266,9 @@ def model_card(info: PackageInfo, members: int = 0, average: str = "") -> str:
            f"{info.language}, each a package of its own under `members/` (its recipe, checkpoint and scores); their "
            f"scores are averaged ({average}) and decoded once\n")
         + _tags_line(info)
+        + (f"- Parses with its linear layers quantized to int8 on the CPU (`mlparse export --quantize`); "
+           f"`mlparse.load(PATH, quantize=False)` parses with the float weights it stores\n"
+           if info.quantization else "")
         + f"- Dev: {scores(info.dev)}\n"
         f"- Test: {scores(info.test)}\n"
         f"- Written by mlparse {info.mlparse_version} (package format {info.format_version})\n\n"
@@ -306,15 +319,44 @@ def read_info(path: PathLike) -> PackageInfo:
     return PackageInfo.from_json_dict(data)
 
 
+def check_quantization(quantization: str) -> None:
+    """Refuse a quantization mlparse does not offer (``""``: none)."""
+    from mlparse.modules.quantize import DYNAMIC_INT8
+
+    if quantization not in ("", DYNAMIC_INT8):
+        raise PackageError(f"unknown quantization {quantization!r}: mlparse offers {DYNAMIC_INT8!r}")
+
+
 def load_package(path: PathLike, device: Any = None, trust: bool = False,
-                 warn: Optional[Callable[[str], None]] = None) -> Tuple[Any, PackageInfo]:
+                 warn: Optional[Callable[[str], None]] = None, quantize: Optional[bool] = None) -> Tuple[Any, PackageInfo]:
     """The parser (in eval mode, on ``device``; default CUDA when available) and its description, from a
     package, a finished run directory, an ensemble's run directory or package (see "Ensembles" below)
     or a checkpoint file: the one loader of ``mlparse.load``, ``mlparse parse`` and ``mlparse analyze``.
 
     Checkpoints are read as plain data (:func:`mlparse.train.checkpoint.load`): one that would need code to
     run is refused unless ``trust``, after ``warn`` says why that is dangerous.
+
+    ``quantize``: True quantizes the linear layers to int8 (:mod:`mlparse.modules.quantize`; on the CPU, which
+    is then the default device), False keeps them in float, None does what the package says (its
+    ``quantization``, applied on the CPU only).  ``info.quantization`` says what was done.
     """
+    from mlparse.modules.quantize import DYNAMIC_INT8, QuantizationError, quantize_linear_layers
+
+    if quantize and device is None:
+        device = "cpu"
+    parser, info = _load_float(path, device, trust, warn)
+    wanted = quantize if quantize is not None else (info.quantization == DYNAMIC_INT8 and parser.device().type == "cpu")
+    if wanted:
+        try:
+            quantize_linear_layers(parser)
+        except QuantizationError as error:
+            raise PackageError(f"{path}: {error}") from None
+    info.quantization = DYNAMIC_INT8 if wanted else ""
+    return parser, info
+
+
+def _load_float(path: PathLike, device: Any, trust: bool, warn: Optional[Callable[[str], None]]) -> Tuple[Any, PackageInfo]:
+    """:func:`load_package` without quantization: the parser as its weights were saved."""
     import torch
 
     from mlparse.models.registry import UnknownParserKind, parser_from_spec
@@ -494,7 +536,7 @@ def load_ensemble(folder: Path, device: Any = None, trust: bool = False, warn: A
     members, names, infos = [], [], []
     for entry in definition["members"]:
         where = folder / str(entry["package"]) if packaged and entry.get("package") else member_folder(entry, folder)
-        parser, info = load_package(where, device, trust=trust, warn=warn)
+        parser, info = load_package(where, device, trust=trust, warn=warn, quantize=False)  # the whole ensemble, later
         members.append(parser)
         names.append(str(entry["run_dir"]))
         infos.append(info)
@@ -513,7 +555,7 @@ def load_ensemble(folder: Path, device: Any = None, trust: bool = False, warn: A
     return ensemble.eval(), info
 
 
-def export_ensemble(run: Path, out: Path) -> PackageInfo:
+def export_ensemble(run: Path, out: Path, quantization: str = "") -> PackageInfo:
     """Write the package of the ensemble run directory ``run`` to ``out`` (see the module docstring): every
     member exported as a package of its own under ``members/<k>/``, the whole written beside ``out`` and
     renamed into place, so that a failure leaves no half package."""
@@ -545,7 +587,7 @@ def export_ensemble(run: Path, out: Path) -> PackageInfo:
             recipe=str(definition.get("name", "")), run_id=results.run_id or run.name,
             system=results.system or f"ensemble of {len(infos)}", metric=dev_metric(first.task, ""),
             dev=_scores(results.dev), test=_scores(results.test), parse_budget=_smallest_budget(infos),
-            exported_at=now_iso())
+            exported_at=now_iso(), quantization=quantization)
         atomic_write_text(temporary / ENSEMBLE_FILE, yaml.safe_dump(packaged, sort_keys=False, allow_unicode=True))
         atomic_write_json(temporary / INFO_FILE, asdict(info))
         atomic_write_text(temporary / CARD_FILE, model_card(info, members=len(infos),

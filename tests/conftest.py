@@ -1,4 +1,4 @@
-"""Shared test fixtures: where the free treebanks live."""
+"""Shared test fixtures: where the free treebanks live; one torch thread for tests that compare numbers bit for bit."""
 
 import os
 from pathlib import Path
@@ -47,3 +47,15 @@ def tiny_pretrained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     transformers.BertModel(config).save_pretrained(str(folder))
     tokenizer.save_pretrained(str(folder))
     return folder
+
+
+@pytest.fixture
+def one_thread():  # type: ignore[no-untyped-def]
+    """One torch thread for the test, restored after it: with several, a matrix product's rows can be shared out
+    among threads differently for inputs of different sizes, which can move the last bit of a number."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

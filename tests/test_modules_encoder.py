@@ -165,3 +165,64 @@ def test_feature_dropout_shares_mask_over_positions() -> None:
 def test_bad_input_shape_message() -> None:
     with pytest.raises(ValueError, match="encoder input"):
         make_encoder()(torch.randn(1, 4, D_MODEL + 1), make_mask([4], 4))
+
+
+# -- parsing on the real positions alone (PackedPositions) ------------------------------------------
+
+def _padded_batch(lengths: list[int], seed: int = 3) -> tuple[torch.Tensor, torch.Tensor]:
+    torch.manual_seed(seed)
+    mask = make_mask(lengths, max(lengths))
+    return torch.randn(len(lengths), max(lengths), D_MODEL) * mask.unsqueeze(-1), mask
+
+
+@pytest.mark.parametrize("factored", [True, False])
+@pytest.mark.parametrize("hooks", ["none", "window", "relaxed window", "ablation"])
+def test_packed_inference_gives_the_padded_numbers(factored: bool, hooks: str, one_thread: None) -> None:
+    encoder = make_encoder(factored).eval()
+    if hooks == "window":
+        encoder.set_window(AttentionWindow(2))
+    elif hooks == "relaxed window":
+        encoder.set_window(AttentionWindow(1, relaxed=True))
+    elif hooks == "ablation" and factored:
+        encoder.set_ablation({0: {"content"}, 1: {"position"}})
+    x, mask = _padded_batch([9, 2, 5, 1, 9, 3])
+    assert encoder.packs(mask)
+    with torch.no_grad():
+        packed = encoder(x, mask)
+        encoder.pack_positions = False
+        assert not encoder.packs(mask)
+        padded = encoder(x, mask)
+    assert torch.equal(packed, padded)  # the same code path for every position, not merely close
+
+
+def test_packing_is_for_cpu_inference_with_enough_padding() -> None:
+    encoder = make_encoder()
+    _, mask = _padded_batch([9, 2, 5])
+    assert not encoder.packs(mask)  # training: feature dropout draws one mask per sentence
+    encoder.eval()
+    assert encoder.packs(mask)
+    _, full = _padded_batch([9, 9, 9, 8])  # 1 padding position in 36
+    assert not encoder.packs(full)
+
+
+def test_packed_inference_records_the_same_attention_of_real_positions(one_thread: None) -> None:
+    encoder = make_encoder().eval()
+    x, mask = _padded_batch([6, 3, 2])
+    encoder.record_attention(True)
+    with torch.no_grad():
+        packed_out = encoder(x, mask)
+        packed_maps = encoder.attention_maps()
+        encoder.pack_positions = False
+        padded_out = encoder(x, mask)
+    assert torch.equal(packed_out, padded_out)
+    for packed, padded in zip(packed_maps, encoder.attention_maps()):  # [B, H, T, T]; padding rows attend to nothing used
+        assert torch.equal(packed.transpose(1, 2)[mask], padded.transpose(1, 2)[mask])
+
+
+def test_packed_positions_round_trip() -> None:
+    from mlparse.modules.attention import PackedPositions
+
+    x, mask = _padded_batch([4, 1, 3])
+    packed = PackedPositions.of(mask)
+    assert packed.count == 8 and packed.pack(x).shape == (1, 8, D_MODEL)
+    assert torch.equal(packed.unpack(packed.pack(x)), x)

@@ -94,6 +94,10 @@ def parse_command(
         False, "--trust-checkpoint", help="Read a checkpoint that is not plain data (mlparse's old format) by "
         "unpickling it in full, which runs any code it carries: only for files you trust. `mlparse upgrade` "
         "converts old checkpoints instead."),
+    quantize: Optional[bool] = typer.Option(
+        None, "--quantize/--no-quantize", help="Parse on the CPU with the linear layers quantized to int8 (dynamic "
+        "quantization): faster, and the scores change by the rounding, so some trees can differ (docs/benchmarks.md "
+        "gives the measured F1 difference). Default: as the package says (mlparse export --quantize)."),
 ) -> None:
     """Parse tokenized text or re-parse bracketed trees (their words and POS tags are used).
 
@@ -111,7 +115,7 @@ def parse_command(
 
     text, name = _read_input(input_file)
     try:
-        loaded = load(model, trust=trust_checkpoint, warn=print_warning)  # the parser object mlparse.load gives
+        loaded = load(model, trust=trust_checkpoint, warn=print_warning, quantize=quantize)  # the parser object mlparse.load gives
     except PackageError as error:
         fail(error, 1)
     parser, tagger = loaded.parser, loaded.tagger

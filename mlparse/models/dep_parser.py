@@ -41,7 +41,7 @@ from mlparse.models.ensemble import average_distributions
 from mlparse.models.targets import IGNORED, DependencyTargets, dependency_targets
 from mlparse.modules.transfer import to_device
 from mlparse.modules.affix_embedding import AffixEmbedding
-from mlparse.modules.biaffine import BiaffineDependencyScorer
+from mlparse.modules.biaffine import BiaffineDependencyScorer, relation_scores_at
 from mlparse.modules.bilstm_encoder import BiLSTMEncoder
 from mlparse.modules.char_lstm import CharLSTM
 from mlparse.modules.dropout import DropoutKind, make_dropout
@@ -113,12 +113,8 @@ class DependencyScores:
     def relations_at(self, heads: Tensor) -> Tensor:
         """Relation log-probabilities ``Tensor[B, T, L]`` of each word d for the head ``heads[b, d]``
         (``heads: LongTensor[B, T]``; any value at the root and padding)."""
-        chosen = self.relation_head.gather(
-            1, heads.clamp(min=0).unsqueeze(-1).expand(-1, -1, self.relation_head.shape[-1]))  # [B, T, r]
-        ones = self.relation_dependent.new_ones(self.relation_dependent.shape[:-1] + (1,))
-        x = torch.cat([self.relation_dependent, ones], dim=-1)  # [B, T, r+1]
-        y = torch.cat([chosen, ones], dim=-1)  # [B, T, r+1]
-        return torch.einsum("btx,lxy,bty->btl", x, self.relation_weight, y).float().log_softmax(-1)
+        return relation_scores_at(self.relation_dependent, self.relation_head, heads,
+                                  self.relation_weight).float().log_softmax(-1)
 
     def all_relations(self) -> Tensor:
         """Relation log-probabilities ``Tensor[B, T, T, L]`` of every (dependent d, head h) pair."""

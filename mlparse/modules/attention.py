@@ -63,6 +63,43 @@ def check_ablation(ablate: AbstractSet[str] | None) -> frozenset[str]:
     return parts
 
 
+@dataclass(frozen=True)
+class PackedPositions:
+    """The real positions of a padded batch, for computing on them alone.
+
+    ``mask: BoolTensor[B, T]`` (True on real positions); ``batch`` and ``position``: ``LongTensor[M]``,
+    the batch row and the position of each of its M True entries, in row-major order.  The packed form
+    of a padded ``Tensor[B, T, ...]`` is ``Tensor[1, M, ...]``: one row holding every real position, so
+    that position-wise modules (linear layers, LayerNorm) take the same code path as on the padded batch
+    and give each position the same numbers.
+    """
+
+    mask: Tensor
+    batch: Tensor
+    position: Tensor
+
+    @classmethod
+    def of(cls, mask: Tensor) -> "PackedPositions":
+        batch, position = mask.nonzero(as_tuple=True)
+        return cls(mask, batch, position)
+
+    @property
+    def count(self) -> int:
+        """M, the number of real positions."""
+        return int(self.batch.numel())
+
+    def pack(self, padded: Tensor) -> Tensor:
+        """``Tensor[B, T, ...]`` -> ``Tensor[1, M, ...]`` (the real positions)."""
+        return padded[self.batch, self.position].unsqueeze(0)
+
+    def unpack(self, packed: Tensor) -> Tensor:
+        """``Tensor[1, M, ...]`` -> ``Tensor[B, T, ...]`` with zeros at padding."""
+        batch, length = self.mask.shape
+        padded = packed.new_zeros((batch, length) + tuple(packed.shape[2:]))
+        padded[self.batch, self.position] = packed[0]
+        return padded
+
+
 def allowed_pairs(mask: Tensor, window: AttentionWindow | None = None) -> Tensor:
     """Which (query, key) pairs may attend.
 
@@ -170,11 +207,6 @@ class FactoredMultiHeadAttention(nn.Module):
         batch, length, _ = y.shape
         return y.view(batch, length, self.n_heads, d).transpose(1, 2)
 
-    def _merge_heads(self, y: Tensor) -> Tensor:
-        """[B, H, T, d] -> [B, T, H * d] (the inverse of :meth:`_heads`)."""
-        batch, _, length, d = y.shape
-        return y.transpose(1, 2).reshape(batch, length, self.n_heads * d)
-
     def _project_halves(self, x_c: Tensor, x_p: Tensor, w_content: nn.Linear, w_position: nn.Linear, d: int) -> Tensor:
         """Factored projection: ``[x_c W^c ; x_p W^p]`` per head, ``Tensor[B, H, T, 2 * d]``.
 
@@ -249,25 +281,81 @@ class FactoredMultiHeadAttention(nn.Module):
         window: AttentionWindow | None = None,
     ) -> Tensor:
         q, k, v, allowed = self._prepare(x, mask, ablate, window)
+        return self._combine(self._attend(q, k, v, allowed))
+
+    def forward_packed(
+        self,
+        x: Tensor,
+        packed: PackedPositions,
+        ablate: AbstractSet[str] | None = None,
+        window: AttentionWindow | None = None,
+    ) -> Tensor:
+        """:meth:`forward` at the real positions only: ``x: Tensor[1, M, d_model]`` holds them (``packed``) and the
+        output ``Tensor[1, M, d_model]`` is what :meth:`forward` gives there.
+
+        The projections see the M real positions alone; queries, keys and values are then laid out as
+        :meth:`forward` lays them out (``[B, H, T, d]``, zeros at padding, which no query attends to), so the
+        attention itself is the same computation.
+        """
+        if x.dim() != 3 or x.shape[0] != 1 or x.shape[-1] != self.d_model:
+            raise ValueError(f"packed attention input must be [1, M, {self.d_model}], got {tuple(x.shape)}")
+        parts = check_ablation(self.ablate if ablate is None else ablate)
+        batch, length = packed.mask.shape
+        heads = []
+        for rows, d in zip(self._project_rows(x[0], parts), (self.d_k, self.d_k, self.d_v)):
+            padded = rows.new_zeros((batch, self.n_heads, length, d))
+            padded[packed.batch, :, packed.position] = rows  # [M, H, d] into [B, H, T, d]
+            heads.append(padded)
+        allowed = allowed_pairs(packed.mask, self.window if window is None else window).unsqueeze(1)
+        out = self._attend(heads[0], heads[1], heads[2], allowed)
+        return self._combine_heads(out[packed.batch, :, packed.position].unsqueeze(0))  # [1, M, H, d_v] -> [1, M, d_model]
+
+    def _project_rows(self, x: Tensor, ablate: AbstractSet[str]) -> tuple[Tensor, Tensor, Tensor]:
+        """Per-head queries, keys and values of positions ``x: Tensor[M, d_model]``: ``Tensor[M, H, d_k]`` (twice)
+        and ``Tensor[M, H, d_v]``, halves and ablation as in :meth:`project_qkv`."""
+        if not self.factored:
+            if ablate:
+                raise ValueError("attention ablation needs a factored model (content and position kept apart)")
+            return (self.w_q(x).unflatten(-1, (self.n_heads, self.d_k)),
+                    self.w_k(x).unflatten(-1, (self.n_heads, self.d_k)),
+                    self.w_v(x).unflatten(-1, (self.n_heads, self.d_v)))
+        x_c, x_p = x[..., : self.d_content], x[..., self.d_content :]
+        hk, hv = self.d_k // 2, self.d_v // 2
+
+        def halves(w_content: nn.Linear, w_position: nn.Linear, d: int, drop: AbstractSet[str] = frozenset()) -> Tensor:
+            content = w_content(x_c).unflatten(-1, (self.n_heads, d))
+            position = w_position(x_p).unflatten(-1, (self.n_heads, d))
+            if "content" in drop:
+                content = torch.zeros_like(content)
+            if "position" in drop:
+                position = torch.zeros_like(position)
+            return torch.cat([content, position], dim=-1)
+
+        return (halves(self.w_q_content, self.w_q_position, hk, ablate),
+                halves(self.w_k_content, self.w_k_position, hk),
+                halves(self.w_v_content, self.w_v_position, hv))
+
+    def _attend(self, q: Tensor, k: Tensor, v: Tensor, allowed: Tensor) -> Tensor:
+        """Attention of ``q, k: Tensor[B, H, T, d_k]`` over ``v: Tensor[B, H, T, d_v]`` where ``allowed``
+        (``BoolTensor[B, 1, T, T]``): ``Tensor[B, H, T, d_v]``."""
         p_drop = self.attention_dropout if self.training else 0.0
         if self.use_sdpa and not self.record_attention:
-            out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, dropout_p=p_drop, scale=self.scale)
-        else:
-            probs = torch.softmax(self._masked_logits(q, k, allowed), dim=-1)
-            if self.record_attention:
-                self.last_attention = probs.detach()
-            out = torch.matmul(F.dropout(probs, p_drop, training=self.training), v)
-        return self._combine(out)
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, dropout_p=p_drop, scale=self.scale)
+        probs = torch.softmax(self._masked_logits(q, k, allowed), dim=-1)
+        if self.record_attention:
+            self.last_attention = probs.detach()
+        return torch.matmul(F.dropout(probs, p_drop, training=self.training), v)
 
     def _combine(self, out: Tensor) -> Tensor:
         """[B, H, T, d_v] -> [B, T, d_model] through the output projection(s)."""
+        return self._combine_heads(out.transpose(1, 2))
+
+    def _combine_heads(self, out: Tensor) -> Tensor:
+        """[..., H, d_v] -> [..., d_model] through the output projection(s)."""
         if not self.factored:
-            return self.w_o(self._merge_heads(out))
+            return self.w_o(out.flatten(-2))
         hv = self.d_v // 2
-        return torch.cat(
-            [self.w_o_content(self._merge_heads(out[..., :hv])), self.w_o_position(self._merge_heads(out[..., hv:]))],
-            dim=-1,
-        )
+        return torch.cat([self.w_o_content(out[..., :hv].flatten(-2)), self.w_o_position(out[..., hv:].flatten(-2))], dim=-1)
 
     def extra_repr(self) -> str:
         return (

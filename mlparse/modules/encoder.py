@@ -20,8 +20,12 @@ from collections.abc import Set as AbstractSet
 import torch
 from torch import Tensor, nn
 
-from mlparse.modules.attention import AttentionWindow, FactoredMultiHeadAttention, check_ablation
+from mlparse.modules.attention import AttentionWindow, FactoredMultiHeadAttention, PackedPositions, check_ablation
 from mlparse.modules.dropout import DropoutKind, make_dropout
+
+#: The share of padding positions from which the encoder computes on the real positions alone at inference
+#: (:meth:`PartitionedTransformerEncoder.packs`).
+PACK_PADDING = 0.1
 
 
 class HalfwiseModule(nn.Module):
@@ -124,6 +128,15 @@ class EncoderLayer(nn.Module):
         x = self.attention_norm(x + self.attention_residual_dropout(self.attention(x, mask)))
         return self.feed_forward_norm(x + self.feed_forward_residual_dropout(self.feed_forward(x)))
 
+    def forward_packed(self, x: Tensor, packed: PackedPositions) -> Tensor:
+        """:meth:`forward` at the real positions only: ``x: Tensor[1, M, d_model]`` -> ``Tensor[1, M, d_model]``
+        (:class:`~mlparse.modules.attention.PackedPositions`).
+
+        Every sublayer but attention works position by position, so only attention sees the padded layout.
+        """
+        x = self.attention_norm(x + self.attention_residual_dropout(self.attention.forward_packed(x, packed)))
+        return self.feed_forward_norm(x + self.feed_forward_residual_dropout(self.feed_forward(x)))
+
 
 class PartitionedTransformerEncoder(nn.Module):
     """Stack of ``n_layers`` :class:`EncoderLayer` (Table 8: 8 layers, 8 heads, d_k = d_v = 64, d_ff = 2048).
@@ -141,6 +154,9 @@ class PartitionedTransformerEncoder(nn.Module):
 
     Analysis hooks: :meth:`set_ablation` and :meth:`set_window` configure the attention of
     chosen layers; :meth:`record_attention` keeps each layer's attention probabilities.
+
+    Parsing on the CPU computes on the real positions alone when a batch holds enough padding
+    (:meth:`packs`); every position gets the same numbers as in the padded layout.
     """
 
     def __init__(
@@ -164,6 +180,7 @@ class PartitionedTransformerEncoder(nn.Module):
         self.d_position = d_position
         self.d_model = d_content + d_position
         self.factored = factored
+        self.pack_positions = True  # inference on the CPU skips padding (see packs)
         self.layers = nn.ModuleList(
             EncoderLayer(
                 FactoredMultiHeadAttention(
@@ -186,11 +203,30 @@ class PartitionedTransformerEncoder(nn.Module):
             raise ValueError(f"encoder input must be [B, T, {self.d_model}], got {tuple(x.shape)}")
         if mask.shape != x.shape[:2]:
             raise ValueError(f"mask must be [B, T] = {tuple(x.shape[:2])}, got {tuple(mask.shape)}")
+        if self.packs(mask):
+            packed = PackedPositions.of(mask)
+            h = packed.pack(x)
+            for layer in self.layers:
+                h = layer.forward_packed(h, packed)
+            return packed.unpack(h)
         keep = mask.unsqueeze(-1).to(x.dtype)
         x = x * keep
         for layer in self.layers:
             x = layer(x, mask)
         return x * keep
+
+    def packs(self, mask: Tensor) -> bool:
+        """Does :meth:`forward` run on the real positions alone (``PackedPositions``)?
+
+        On the CPU, out of training, when at least :data:`PACK_PADDING` of the positions are padding: each
+        real position then gets the padded computation's outputs (the same weights on the same rows; only
+        attention is laid out padded), while the matrix products skip the padding.  Training keeps the padded
+        layout (feature dropout draws one mask per sentence), and so do GPUs and ``torch.compile`` (a
+        data-dependent number of positions).  ``pack_positions = False`` turns it off (the tests' reference).
+        """
+        if not self.pack_positions or self.training or mask.device.type != "cpu" or torch.compiler.is_compiling():
+            return False
+        return int(mask.sum()) <= (1.0 - PACK_PADDING) * mask.numel()
 
     # --- analysis hooks -------------------------------------------------------------------
 
