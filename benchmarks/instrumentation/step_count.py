@@ -56,14 +56,21 @@ def count_update(trainer: Any, batch: Sequence[int]) -> DispatchFigures:
 
 @torch.no_grad()
 def count_parse(model: Parser, examples: Sequence[Any], decoder: str) -> DispatchFigures:
-    """Counts of parsing ``examples`` as one sub-batch (network, decoding and building the predictions)."""
+    """Counts of parsing ``examples`` as one sub-batch (network, decoding and building the predictions), as on a
+    GPU: the encoders' CPU-only packing of real positions (``pack_positions``, which reads the mask's sum and
+    never runs on a device) is turned off while counting."""
     was_training = model.training
+    packing = [(module, module.pack_positions) for module in model.modules() if hasattr(module, "pack_positions")]
     model.eval()
     try:
+        for module, _ in packing:
+            module.pack_positions = False
         with TransferCounter() as transfers, DispatchCounter() as counter:
             model.predict(list(examples), decoder=decoder)
     finally:
         model.train(was_training)
+        for module, before in packing:
+            module.pack_positions = before
     return _figures(counter, transfers, 1)
 
 

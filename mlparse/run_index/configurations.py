@@ -112,7 +112,7 @@ class Configurations:
         if recipe not in self._bases:
             base = _bundled(recipe)
             if base is None:  # not a bundled recipe: the first configuration that ran under this name
-                runs = sorted((r for r in self._records if r.recipe == recipe), key=lambda r: r.sort_time())
+                runs = sorted((r for r in self._records if r.recipe == recipe), key=lambda r: (r.sort_time(), r.modified, r.label))  # stamps are whole seconds
                 base = next((s for s in map(self.settings, runs) if s is not None), None)
             self._bases[recipe] = base
         return self._bases[recipe]
