@@ -6,6 +6,8 @@
 # already importable is kept as it is (a GPU machine with its own build, say).
 
 PYTHON ?= python3
+# pytest-xdist workers of `make test` (two: the CI machine's cores; the suite is mostly processes and waits)
+TEST_WORKERS ?= 2
 STAMP  := .make/installed
 PYX    := $(shell find mlparse evalb -name '*.pyx' 2>/dev/null)
 PXI    := $(shell find mlparse evalb -name '*.pxi' 2>/dev/null)
@@ -28,7 +30,7 @@ $(STAMP): pyproject.toml setup.py $(PYX) $(PXI)
 	@mkdir -p $(dir $(STAMP)) && touch $(STAMP)
 
 test: install
-	$(PYTHON) -m pytest -q
+	$(PYTHON) -m pytest -q -n $(TEST_WORKERS)
 
 demo: install
 	$(PYTHON) -m mlparse demo

@@ -51,8 +51,8 @@ def test_a_bounded_jackknifing_run_ends_within_its_budget_taggers_included(tmp_p
     elapsed = time.monotonic() - started
     assert results.status == COMPLETE and results.stop_reason == "max_minutes"
     # the parser stops when its measured update, dev check and final parse would no longer fit: a load spike after
-    # the last measurement can make them slower, hence the second of grace
-    assert elapsed <= minutes * 60.0 + 1.0, elapsed
+    # the last measurement (make test runs two workers) can make them slower, hence the seconds of grace
+    assert elapsed <= minutes * 60.0 + 3.0, elapsed
     said = next(note for note in record.notes if note.startswith("this run trains"))
     assert "3 taggers (one after the other, 1 torch thread each), then the parser" in said and "0.3 minutes" in said
     assert any(note.startswith("the taggers and their tagging took") for note in record.notes)
@@ -61,10 +61,10 @@ def test_a_bounded_jackknifing_run_ends_within_its_budget_taggers_included(tmp_p
     assert budget["tagger_minutes"] == pytest.approx(0.4 * minutes / 3, abs=1e-4)
     assert budget["parser_minutes"] == pytest.approx(0.6 * minutes)
     assert 0 < budget["tagger_phase_minutes"] < minutes
-    assert results.training_seconds <= budget["parser_minutes"] * 60.0 + 1.0
+    assert results.training_seconds <= budget["parser_minutes"] * 60.0 + 3.0
     for tagger in tagger_configs(config, budget["tagger_minutes"]):
         done = RunDir.for_recipe(tmp_path / "runs", tagger).read_results()
-        assert done.stop_reason == "max_minutes" and done.training_seconds <= budget["tagger_minutes"] * 60 + 1.0
+        assert done.stop_reason == "max_minutes" and done.training_seconds <= budget["tagger_minutes"] * 60 + 3.0
     on_disk = RunDir.for_recipe(tmp_path / "runs", config).read_results()
     assert on_disk.budget == budget
     # the same command again: complete within the same budget, nothing trains; a larger budget trains on
