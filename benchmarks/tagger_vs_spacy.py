@@ -142,6 +142,7 @@ def run_spacy(python: str, treebank: Path, minutes: Optional[float], work: Path)
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
     start: List[Optional[float]] = [None]
+    column: List[int] = [-1]
 
     def read() -> None:
         assert process.stdout is not None
@@ -149,8 +150,10 @@ def run_spacy(python: str, treebank: Path, minutes: Optional[float], work: Path)
             now = time.perf_counter()
             if start[0] is None and line.strip().startswith("E"):  # the table's header: training begins
                 start[0] = now
-            if EVAL_LINE.match(line) and start[0] is not None:
-                curve.checks.append(Check((now - start[0]) / 60.0, float(line.split()[-2])))
+                names = re.split(r"\s{2,}", line.strip())  # E, #, LOSS TOK2VEC, LOSS TAGGER, TAG_ACC, POS_ACC, SCORE
+                column[0] = names.index("TAG_ACC") if "TAG_ACC" in names else -1  # the UPOS, converted as the tag
+            if EVAL_LINE.match(line) and start[0] is not None and column[0] >= 0:
+                curve.checks.append(Check((now - start[0]) / 60.0, float(line.split()[column[0]])))
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
