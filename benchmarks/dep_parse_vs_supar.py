@@ -37,28 +37,12 @@ from typing import Dict, List, Optional
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.dep_vs_supar import SUPAR_CONFIG  # noqa: E402  (SuPar's PTB configuration, as that benchmark trains it)
 from benchmarks.instrumentation.side_by_side import (System, print_table, python_usable, serve, start,  # noqa: E402
                                                       timed, timed_rounds, worker_environment)
 
 TREEBANK = "UD_English-EWT"
 SUPAR = "SuPar biaffine-dep --tree"
-#: SuPar's PTB configuration of biaffine-dep (as benchmarks/dep_vs_supar.py trains it): the sizes.
-SUPAR_SIZES = """\
-[Network]
-n_embed = 100
-n_feat_embed = 100
-embed_dropout = .33
-n_lstm_hidden = 400
-n_lstm_layers = 3
-encoder_dropout = .33
-n_arc_mlp = 500
-n_rel_mlp = 100
-mlp_dropout = .33
-
-[Optimizer]
-min_freq = 2
-fix_len = 20
-"""
 #: mlparse's systems: the recipe each is built from.
 RECIPES = {"bilstm": "ud/english-ewt-bilstm", "ud-base": "ud/base", "joint": "lal/ptb-sample"}
 
@@ -197,7 +181,7 @@ def main(argv: Optional[List[str]] = None) -> None:
             why_not = python_usable(args.supar_python, "supar") if args.supar_python else "no --supar-python given"
             if why_not is None:
                 conf = Path(tmp) / "biaffine-dep.ini"
-                conf.write_text(SUPAR_SIZES, encoding="utf-8")
+                conf.write_text(SUPAR_CONFIG, encoding="utf-8")
                 supar_env = dict(env)
                 supar_env.pop("PYTHONPATH", None)
                 workers["supar"] = start("supar", [

@@ -77,7 +77,7 @@ def table(runs_dir: Path, rows: Sequence[str], minutes: float) -> str:
     common = min((log[-1]["step"] for log in logs.values() if log), default=0)
     marks = [m for m in (1, 2, 4, 8, 12, 16, 20) if m <= minutes]
     header = (["tags", "tag accuracy train / dev / test", "updates (epochs)"] + [f"dev LAS {m} min" for m in marks]
-              + [f"dev LAS at {common:,} updates", "final dev LAS", "final test LAS", "budget (minutes: taggers / parser)"])
+              + [f"dev LAS at {common:,} updates", "final dev LAS", "final test LAS", "minutes: taggers and tagging / parser training"])
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row, path in found.items():
         if path is None:
@@ -87,11 +87,12 @@ def table(runs_dir: Path, rows: Sequence[str], minutes: float) -> str:
         results = json.loads((path / "results.json").read_text())
         by = dict(by_minute(run.curve, minutes))
         budget = results.get("budget") or {}
-        split = (f"{budget.get('tagger_phase_minutes', 0):.1f} / {budget.get('parser_minutes', 0):.1f}"
-                 if budget.get("taggers") else "- / " + f"{run.training_minutes:.1f}")
+        taggers = f"{budget.get('tagger_phase_minutes', 0):.1f}" if budget.get("taggers") else "-"
+        split = f"{taggers} / {run.training_minutes:.1f}"  # the parser's training minutes, as it trained
         cells = [TITLES[row], tag_accuracy(results, row),
                  f"{logs[row][-1]['step']:,} ({run.epochs or 0:.1f})" if logs.get(row) else "-"]
-        cells += ["-" if by.get(m) is None else f"{by[m]:.2f}" for m in marks]
+        cells += ["-" if by.get(m) is None or m > run.training_minutes + 0.5 else f"{by[m]:.2f}"  # after its end: -
+                  for m in marks]
         at = las_at_updates(logs.get(row, []), common)
         cells += ["-" if at is None else f"{at:.2f}", f"{run.dev_las:.2f}" if run.dev_las is not None else "-",
                   f"{run.test_las:.2f}" if run.test_las is not None else "-", split]

@@ -25,7 +25,7 @@ from mlparse.run_dir import RunDir
 from mlparse.train.runner import RunOptions, run_recipe
 from mlparse.trees.reader import parse_bracketed
 from helpers.dep_fixtures import write_dep_recipe
-from helpers.run_fixtures import write_tiny_recipe
+from helpers.run_fixtures import train_tiny_span_run
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -44,10 +44,7 @@ def sentences(count: int) -> List[List[str]]:
 
 @pytest.fixture(scope="module")
 def span_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp = tmp_path_factory.mktemp("span")
-    config = load_recipe(write_tiny_recipe(tmp, train={"max_epochs": 8}))
-    run_recipe(config, RunOptions(runs_dir=tmp / "runs"))
-    return RunDir.for_recipe(tmp / "runs", config).path
+    return train_tiny_span_run(tmp_path_factory.mktemp("span"))
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from mlparse.run_dir import RunDir
 from mlparse.train import checkpoint
 from mlparse.train.runner import RunOptions, run_recipe
 from helpers.dep_fixtures import write_dep_recipe
-from helpers.run_fixtures import write_tiny_recipe
+from helpers.run_fixtures import train_tiny_span_run
 
 SENTENCES = [["the", "dog", "barks", "."], ["a", "cat", "saw", "John", "on", "the", "mat", "."], ["hello"],
              ["the", "big", "dog", "saw", "a", "cat", "."]]
@@ -27,10 +27,7 @@ SENTENCES = [["the", "dog", "barks", "."], ["a", "cat", "saw", "John", "on", "th
 
 @pytest.fixture(scope="module")
 def span_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp = tmp_path_factory.mktemp("span")
-    config = load_recipe(write_tiny_recipe(tmp, train={"max_epochs": 8}))
-    run_recipe(config, RunOptions(runs_dir=tmp / "runs"))
-    return RunDir.for_recipe(tmp / "runs", config).path
+    return train_tiny_span_run(tmp_path_factory.mktemp("span"))
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,9 @@ thing. A policy the user set is kept.
 
 :func:`choose_threads` picks the thread count of one training: ``train.num_threads`` when set, else torch's
 own default (the physical cores it found, or ``OMP_NUM_THREADS``), shared evenly among the trainings one
-``mlparse`` command runs at once.
+``mlparse`` command runs at once. Measured on the quiet 2-core machine (benchmarks/thread_scaling.py,
+docs/benchmarks.md "Threads"): a second thread made demo-dep 1.34x and the tagger 1.20x faster alone, but
+nothing (0.99-1.15x) beside a second training, so trainings side by side get one thread each.
 """
 
 from __future__ import annotations

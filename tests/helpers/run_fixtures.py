@@ -83,6 +83,18 @@ def write_tiny_recipe(tmp_path: Path, name: str = "tiny", model: Dict[str, Any] 
     return path
 
 
+def train_tiny_span_run(tmp_path: Path, max_epochs: int = 8) -> Path:
+    """Train the tiny span recipe (:func:`write_tiny_recipe`) for ``max_epochs`` into ``tmp_path / "runs"``;
+    returns its run directory (the model the API, export and quantization tests load)."""
+    from mlparse.config import load_recipe
+    from mlparse.run_dir import RunDir
+    from mlparse.train.runner import RunOptions, run_recipe
+
+    config = load_recipe(write_tiny_recipe(tmp_path, train={"max_epochs": max_epochs}))
+    run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
+    return RunDir.for_recipe(tmp_path / "runs", config).path
+
+
 def train_tiny_seeds(tmp_path: Path, seeds: Tuple[int, ...] = (1, 2), train: Dict[str, Any] | None = None) -> List[Path]:
     """Train the tiny recipe (:func:`write_tiny_recipe`) once per seed into ``tmp_path / "runs"``; returns the run
     directories, in seed order (the data is under ``tmp_path / "data"``)."""
