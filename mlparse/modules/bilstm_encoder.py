@@ -50,13 +50,13 @@ class BiLSTMEncoder(nn.Module):
         if lengths is None:
             lengths = mask.sum(dim=1).cpu().tolist()
         counts = np.asarray(lengths, dtype=np.int64)
+        if self.padded_on_cpu and x.device.type == "cpu" and torch.is_grad_enabled():
+            return self._padded(x, mask, counts)
         order = np.argsort(-counts, kind="stable")  # longest first, chosen on the host
         index = to_device(order, x.device)
         restore = to_device(np.argsort(order), x.device)
         sorted_lengths = torch.from_numpy(counts[order])  # packing wants them on the host
         length = x.shape[1]
-        if self.padded_on_cpu and x.device.type == "cpu" and torch.is_grad_enabled():
-            return self._padded(x, mask, counts)
         for lstm in self.layers:
             # dropout in the batch's own order (one mask per sentence, as drawn before), then the rows sorted
             packed = pack_padded_sequence(self.dropout(x).index_select(0, index), sorted_lengths, batch_first=True,
