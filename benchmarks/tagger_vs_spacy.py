@@ -119,6 +119,12 @@ EVAL_LINE = re.compile(r"^\s*\d+\s+\d+(\s+[\d.]+){3,}\s*$")
 LANGUAGES = {"UD_English-EWT": "en", "UD_Hungarian-Szeged": "hu", "UD_Basque-BDT": "eu", "UD_Chinese-GSD": "zh"}
 
 
+def spacy_language(treebank: str) -> str:
+    """spaCy's language code of ``treebank`` (a release suffix such as ``-r1.4`` aside); ``xx`` if not known."""
+    return next((code for name, code in LANGUAGES.items() if treebank == name or treebank.startswith(name + "-")),
+                "xx")
+
+
 def spacy_command(python: str, *args: str) -> List[str]:
     return [python, "-m", "spacy", *args]
 
@@ -132,7 +138,7 @@ def run_spacy(python: str, treebank: Path, minutes: Optional[float], work: Path)
                                      "--converter", "conllu", "--n-sents", "10"),
                        check=True, stdout=subprocess.DEVNULL)
     config = work / "config.cfg"
-    language = LANGUAGES.get(treebank.name, "xx")
+    language = spacy_language(treebank.name)
     subprocess.run(spacy_command(python, "init", "config", str(config), "--lang", language, "--pipeline", "tagger",
                                  "--optimize", "efficiency", "--force"), check=True, stdout=subprocess.DEVNULL)
     command = spacy_command(python, "train", str(config), "--output", str(work / "out"),

@@ -137,6 +137,7 @@ class TrainConfig:
     adam_betas: List[float] = field(default_factory=lambda: [0.9, 0.98])
     adam_eps: float = 1e-9
     batch_size: int = 250  # sentences per optimizer update
+    batch_order: str = "shuffled"  # shuffled (the paper's: random batches) | buckets (random batches of similar lengths: less padding; mlparse/data/batching.py)
     subbatch_tokens: Union[int, str] = "auto"  # budget of one forward/backward (gradient accumulation), in token-equivalents; auto: from free GPU memory, 2000 on CPU
     warmup_steps: int = 160  # linear warm-up of the learning rate, in updates
     evals_per_epoch: int = 4
@@ -366,6 +367,7 @@ HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
     ("train", "compile"): "off",
     ("train", "max_updates"): None,
     ("train", "patience_updates"): None,
+    ("train", "batch_order"): "shuffled",
     ("data", "tags"): "gold",
     ("tagger", "affixes"): [],
     ("tagger", "d_affix_emb"): 32,
@@ -434,6 +436,7 @@ VALID_CHOICES = {
     ("train", "decoder"): ("auto", "cython", "torch"),
     ("train", "device"): ("auto", "cpu", "cuda"),
     ("train", "compile"): ("off", "encoder", "encoder-graphs"),
+    ("train", "batch_order"): ("shuffled", "buckets"),
 }
 
 

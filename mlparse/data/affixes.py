@@ -50,6 +50,7 @@ FEATURES: Dict[str, Callable[[str], str]] = {
     "suffix1": _suffix(1), "suffix2": _suffix(2), "suffix3": _suffix(3), "suffix4": _suffix(4),
     "prefix1": _prefix(1), "prefix2": _prefix(2), "prefix3": _prefix(3),
     "shape": word_shape,
+    "lower": str.lower,  # the whole word, lowercased: a sentence-initial or all-capitals word shares its entry
 }
 
 

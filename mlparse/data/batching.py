@@ -82,11 +82,32 @@ def map_in_batches(
     return results  # type: ignore[return-value]
 
 
-def epoch_batches(num_items: int, batch_size: int, seed: int, epoch: int) -> List[List[int]]:
-    """The shuffled batches of one epoch: a permutation fixed by (seed, epoch), cut into ``batch_size`` pieces.
+#: ``buckets`` batching sorts pools of this many batches by length before cutting them.
+BUCKET_POOL_BATCHES = 50
 
-    Recomputing it gives the same batches, which is what lets a resumed run continue mid-epoch.
+
+def epoch_batches(num_items: int, batch_size: int, seed: int, epoch: int,
+                  lengths: Optional[Sequence[int]] = None) -> List[List[int]]:
+    """The batches of one epoch, fixed by (seed, epoch): recomputing them gives the same batches, which is what
+    lets a resumed run continue mid-epoch.
+
+    Without ``lengths``: a random permutation cut into ``batch_size`` pieces (``train.batch_order: shuffled``).
+    With ``lengths`` (``buckets``): the permutation is cut into pools of :data:`BUCKET_POOL_BATCHES` batches,
+    each pool is sorted by length and cut into batches, and the batches of all pools are shuffled. Every batch
+    then holds sentences of similar lengths, so a padded batch wastes little work on padding, while which
+    sentences meet in a batch and the order of batches stay random.
     """
+    rng = random.Random(seed * 1_000_003 + epoch)
     order = list(range(num_items))
-    random.Random(seed * 1_000_003 + epoch).shuffle(order)
-    return [order[start:start + batch_size] for start in range(0, num_items, batch_size)]
+    rng.shuffle(order)
+    if lengths is None:
+        return [order[start:start + batch_size] for start in range(0, num_items, batch_size)]
+    if len(lengths) != num_items:
+        raise ValueError(f"{len(lengths)} lengths for {num_items} items")
+    pool = batch_size * BUCKET_POOL_BATCHES
+    batches: List[List[int]] = []
+    for start in range(0, num_items, pool):
+        members = sorted(order[start:start + pool], key=lambda i: lengths[i])
+        batches += [members[k:k + batch_size] for k in range(0, len(members), batch_size)]
+    rng.shuffle(batches)
+    return batches

