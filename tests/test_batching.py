@@ -48,3 +48,38 @@ def test_epoch_batches_are_reproducible_and_differ_between_epochs() -> None:
     assert sorted(i for b in first for i in b) == list(range(103))
     assert first != epoch_batches(103, 10, seed=1, epoch=1)
     assert first != epoch_batches(103, 10, seed=2, epoch=0)
+
+
+def test_bucket_batches_cover_every_item_once_and_are_reproducible() -> None:
+    rng = random.Random(4)
+    lengths = [rng.randint(1, 80) for _ in range(1234)]
+    first = epoch_batches(len(lengths), 8, seed=1, epoch=0, lengths=lengths)
+    assert sorted(i for b in first for i in b) == list(range(len(lengths)))
+    assert first == epoch_batches(len(lengths), 8, seed=1, epoch=0, lengths=lengths)
+    assert first != epoch_batches(len(lengths), 8, seed=1, epoch=1, lengths=lengths)
+    assert first != epoch_batches(len(lengths), 8, seed=2, epoch=0, lengths=lengths)
+    # pools of 8 * BUCKET_POOL_BATCHES = 400 items: 400, 400, 400, 34 -> every batch full but the last of each pool
+    assert sum(len(b) < 8 for b in first) <= 4
+
+
+def test_bucket_batches_hold_similar_lengths_in_a_random_order() -> None:
+    """Padding (the batch's longest minus each member's length) falls far below shuffled batches', while the
+    order of batches is not sorted by length."""
+    rng = random.Random(5)
+    lengths = [rng.randint(1, 80) for _ in range(2000)]
+
+    def padding(batches: list) -> int:
+        return sum(max(lengths[i] for i in b) * len(b) - sum(lengths[i] for i in b) for b in batches)
+
+    shuffled = epoch_batches(len(lengths), 32, seed=1, epoch=0)
+    buckets = epoch_batches(len(lengths), 32, seed=1, epoch=0, lengths=lengths)
+    assert padding(buckets) * 10 < padding(shuffled)
+    longest = [max(lengths[i] for i in b) for b in buckets]
+    assert longest != sorted(longest) and longest != sorted(longest, reverse=True)
+
+
+def test_bucket_batches_need_one_length_per_item() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="3 lengths for 4 items"):
+        epoch_batches(4, 2, seed=1, epoch=0, lengths=[1, 2, 3])

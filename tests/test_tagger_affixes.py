@@ -33,6 +33,7 @@ def test_a_shape_writes_each_run_of_one_kind_of_character_once(word: str, shape:
 def test_features_read_the_ends_of_a_word_lowercased() -> None:
     assert [FEATURES[name]("Walking") for name in AFFIXES] == ["g", "ng", "ing", "king", "wa", "Xx"]
     assert FEATURES["suffix4"]("a") == "a" and FEATURES["prefix3"]("Ox") == "ox"
+    assert FEATURES["lower"]("WALKING") == FEATURES["lower"]("Walking") == "walking"
 
 
 def test_the_vocabulary_keeps_values_seen_often_enough_and_maps_the_rest_to_unknown() -> None:

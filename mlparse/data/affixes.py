@@ -3,7 +3,9 @@
 A word's *features* are short strings read off its spelling: its last 1-4 characters (lowercased), its
 first 1-3 characters (lowercased), and its *shape* (each character written as ``X`` upper case, ``x``
 lower case, ``d`` digit, or itself, with runs of the same symbol written once, at most six symbols:
-``Mr.`` → ``Xx.``, ``1,000`` → ``d,d``). They tell a tagger most of what it needs about a word it never
+``Mr.`` → ``Xx.``, ``1,000`` → ``d,d``), and the whole word lowercased (``lower``: a capitalised or
+all-capitals spelling shares the entry of the lower-case word, which the case-sensitive word embedding
+does not). They tell a tagger most of what it needs about a word it never
 saw in training (``-ly``, ``-ing``, a capital, a number), at the cost of a table lookup each, which is
 far cheaper on a CPU than running a character LSTM over every word.
 
