@@ -24,7 +24,7 @@ LAYERS: List[Tuple[str, Tuple[str, ...]]] = [
     ("command line", ("mlparse.__main__", "mlparse.cli")),
     ("integrations", ("mlparse.integrations",)),  # the spaCy component: on top of the Python API
     # the Python API: `mlparse.load` (the package's lazy attribute), its parser object, model packages
-    ("python api", ("mlparse.api", "mlparse.package", "mlparse")),
+    ("python api", ("mlparse.api", "mlparse.package", "mlparse.package_ensemble", "mlparse.package_info", "mlparse")),
     # the applications of parsers: training and runs, the report, analyses, comparisons, benchmark suites
     ("applications", ("mlparse.train", "mlparse.report", "mlparse.analysis", "mlparse.compare", "mlparse.sweep")),
     # the runs of a runs folder, as the report and the comparisons both read them (found, grouped by seed, named)

@@ -12,6 +12,7 @@ it was scored on (:mod:`mlparse.compare.gold`), and all of them the same file.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mlparse.compare.group_test import GroupTest, group_test

@@ -70,7 +70,6 @@ def matches(pattern: str, relative: str) -> bool:
 def find_files(root: Path, pattern: str) -> List[Path]:
     """Files under ``root`` whose relative path matches ``pattern``, sorted by relative path."""
     regex = _pattern_regex(pattern)
-    found = []
     recursive = "/" in pattern or "**" in pattern
     if not recursive:
         entries = [(entry.name, Path(entry.path)) for entry in os.scandir(root) if entry.is_file()]
