@@ -1,6 +1,6 @@
 """A part-of-speech tagger (``model.kind: tagger``): words and characters, an encoder, a softmax tag head.
 
-The input and the encoder are the dependency parser's (:class:`~mlparse.models.dep_parser.DependencyInput`,
+The input and the encoder are the dependency parser's (:class:`~mlparse.models.dep_input.DependencyInput`,
 without tag embeddings): word embeddings plus a CharLSTM vector (``model.char_encoder: lstm``), or a
 pretrained encoder's vectors, then the self-attentive encoder of Kitaev & Klein (``model.encoder:
 transformer``) or a BiLSTM (``bilstm``); position 0 is a start token.  The tag head
@@ -27,7 +27,7 @@ from mlparse.data.affixes import AffixVocab
 from mlparse.data.vocab import ParserVocab
 from mlparse.models.base import LossOutput, Parser
 from mlparse.models.declarations import TaggerKind
-from mlparse.models.dep_parser import AffixInput, DependencyBatch, DependencyInput
+from mlparse.models.dep_input import AffixInput, DependencyBatch, DependencyInput
 from mlparse.modules.transfer import to_device
 from mlparse.modules.tag_head import IGNORED_TAG, TagHead
 from mlparse.tasks.tagging import TaggedSentence
