@@ -78,7 +78,7 @@ class ModelConfig:
     ``tag_emb_dropout`` and ``morpho_emb_dropout`` (the biaffine parser and the tagger drop their lexical
     vectors with ``biaffine.embedding_dropout`` / ``tagger.embedding_dropout``); ``encoder`` and
     ``positions`` other than transformer / learned are the biaffine parser's and the tagger's
-    (:class:`~mlparse.models.dep_parser.DependencyInput`; with ``encoder: bilstm`` the transformer's
+    (:class:`~mlparse.models.dep_input.DependencyInput`; with ``encoder: bilstm`` the transformer's
     sizes are unread).
     """
 
