@@ -19,13 +19,9 @@ DropoutKind = Literal["feature", "element"]
 DROPOUT_KINDS: tuple[str, ...] = ("feature", "element")
 
 
-class FeatureDropout(nn.Module):
-    """Drop each feature with probability ``p``, with one mask per sentence.
-
-    Input ``x: Tensor[B, T, D]`` (or ``[B, D]``) -> same shape. The mask has shape
-    ``[B, 1, D]`` and is broadcast over the T positions of a sentence. Kept features are
-    scaled by ``1 / (1 - p)``; in eval mode (or with ``p == 0``) the input is returned as is.
-    """
+class _Dropout(nn.Module):
+    """What both kinds share: ``p`` checked, the input returned as is in eval mode or with ``p == 0``, zeros with
+    ``p == 1``; otherwise :meth:`drop` (kept values scaled by ``1 / (1 - p)``)."""
 
     def __init__(self, p: float = 0.5) -> None:
         super().__init__()
@@ -38,6 +34,24 @@ class FeatureDropout(nn.Module):
             return x
         if self.p == 1.0:
             return torch.zeros_like(x)
+        return self.drop(x)
+
+    def drop(self, x: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
+
+
+class FeatureDropout(_Dropout):
+    """Drop each feature with probability ``p``, with one mask per sentence.
+
+    Input ``x: Tensor[B, T, D]`` (or ``[B, D]``) -> same shape. The mask has shape
+    ``[B, 1, D]`` and is broadcast over the T positions of a sentence. Kept features are
+    scaled by ``1 / (1 - p)``; in eval mode (or with ``p == 0``) the input is returned as is.
+    """
+
+    def drop(self, x: Tensor) -> Tensor:
         if x.dim() == 2:
             shape = x.shape
         else:
@@ -45,11 +59,8 @@ class FeatureDropout(nn.Module):
         keep = torch.empty(shape, dtype=x.dtype, device=x.device).bernoulli_(1.0 - self.p)
         return x * keep / (1.0 - self.p)
 
-    def extra_repr(self) -> str:
-        return f"p={self.p}"
 
-
-class ElementDropout(nn.Module):
+class ElementDropout(_Dropout):
     """Drop each element with probability ``p`` (``torch.nn.Dropout``'s behaviour), with masks drawn faster on a CPU.
 
     Input ``x: Tensor`` of any shape -> same shape; kept elements are scaled by ``1 / (1 - p)``. On a CPU torch
@@ -60,26 +71,13 @@ class ElementDropout(nn.Module):
     state) decides the masks as before. On other devices: ``torch.nn.functional.dropout``.
     """
 
-    def __init__(self, p: float = 0.5) -> None:
-        super().__init__()
-        if not 0.0 <= p <= 1.0:
-            raise ValueError(f"dropout probability must be in [0, 1], got {p}")
-        self.p = float(p)
-
-    def forward(self, x: Tensor) -> Tensor:
-        if not self.training or self.p == 0.0:
-            return x
-        if self.p == 1.0:
-            return torch.zeros_like(x)
+    def drop(self, x: Tensor) -> Tensor:
         if x.device.type != "cpu":
             return nn.functional.dropout(x, self.p, True)
         seed = int(torch.randint(0, 2 ** 62, (1,)))
         draws = np.random.Generator(np.random.PCG64(seed)).integers(0, 65536, tuple(x.shape), dtype=np.uint16)
         keep = torch.from_numpy(draws >= round(self.p * 65536)).to(x.dtype)
         return x * keep.mul_(1.0 / (1.0 - self.p))
-
-    def extra_repr(self) -> str:
-        return f"p={self.p}"
 
 
 def make_dropout(p: float, kind: DropoutKind = "feature") -> nn.Module:
