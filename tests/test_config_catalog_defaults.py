@@ -63,7 +63,7 @@ BUNDLED_RUN_IDS = {
     "ud/korean": ("49123d41ef23", "COLLINS.prm"),
     "ud/polish": ("74ba2fcccff1", "COLLINS.prm"),
     "ud/swedish": ("0552eb47697f", "COLLINS.prm"),
-    "tagger": ("c52e0d64e92c", "COLLINS.prm"),  # 128 units, dropout 0.2, + lower, buckets since 2026-11-27 (before: c3662644ed97; 52bcc17e84b4 the transformer)
+    "tagger": ("8d0d9c0e0060", "COLLINS.prm"),  # + train.ema_decay 0.998 since 2026-11-27 (before: c52e0d64e92c; c3662644ed97; 52bcc17e84b4 the transformer)
     "tagger-transformer": ("9e760fe17b0e", "COLLINS.prm"),  # the former bundled tagger, under its own name
 }
 

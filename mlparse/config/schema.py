@@ -148,6 +148,7 @@ class TrainConfig:
     max_updates: Optional[int] = None  # stop after this many optimizer updates (a dev check is made there); null: no bound
     patience_updates: Optional[int] = None  # stop when the best dev check is this many updates old (beside patience_epochs); null: off
     clip_grad_norm: Optional[float] = None  # None: no clipping
+    ema_decay: float = 0.0  # 0: off; d in (0, 1): dev checks and the best checkpoint use a moving average of the weights (mlparse/train/weight_average.py)
     max_minutes: Optional[float] = None  # training-time bound (the CLI's --max-minutes wins); not part of the recipe hash
     decoder: str = "auto"  # auto (torch on GPU, cython on CPU) | cython | torch
     device: str = "auto"  # auto | cpu | cuda
@@ -368,6 +369,7 @@ HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
     ("train", "max_updates"): None,
     ("train", "patience_updates"): None,
     ("train", "batch_order"): "shuffled",
+    ("train", "ema_decay"): 0.0,
     ("data", "tags"): "gold",
     ("tagger", "affixes"): [],
     ("tagger", "d_affix_emb"): 32,

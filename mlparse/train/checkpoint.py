@@ -5,8 +5,10 @@ lists, tuples and dicts of them), saved with ``torch.save``::
 
     format: "mlparse-checkpoint", format_version: 2
     spec:       {model_config, vocab, labels, versions}   JSON-able: what SpanParser.from_spec needs
-    model:      the state dict (tensors)
+    model:      the state dict (tensors): the weights that evaluation and export load
     optimizer, schedule, state (the trainer's TrainState as a dict), rng, recipe_hash, recipe
+    training_weights: only with ``train.ema_decay``: the trained state dict, ``model`` being its moving
+                average (:mod:`mlparse.train.weight_average`); a resumed run continues from it
 
 Every read goes through :func:`load`, which uses ``torch.load(weights_only=True)``: its unpickler
 builds tensors and plain containers only, so a file that holds anything else is refused

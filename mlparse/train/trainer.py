@@ -49,6 +49,7 @@ from mlparse.train.mixed_precision import UpdateAutocast
 from mlparse.train.overlap import HostWorker, decoded_behind
 from mlparse.train.run_plan import DistInfo  # this process among the run's (DDP)
 from mlparse.train.schedule import WarmupPlateauSchedule
+from mlparse.train.weight_average import TRAINING_WEIGHTS, WeightAverage
 
 __all__ = ["ResumeError", "Trainer", "TrainState"]
 
@@ -256,16 +257,21 @@ class Trainer:
         self.precision = UpdateAutocast(device.type, self.autocast)  # one autocast block per update
         model.training_setup(config, self.decoder)
         self.compiled = compile_encoder(model, t.compile, device)  # None for train.compile: off
+        #: the moving average of the weights that dev checks and checkpoints use (train.ema_decay; None: off)
+        self.average = WeightAverage(model, t.ema_decay) if t.ema_decay > 0 else None
 
     # -- checkpoints ---------------------------------------------------------
     def checkpoint_payload(self) -> Dict[str, Any]:
         """The full training state as plain data (the checkpoint format of :mod:`mlparse.train.checkpoint`)."""
+        weights = self.model.state_dict()
+        # with train.ema_decay, "model" (what evaluation and export load) holds the average, TRAINING_WEIGHTS the rest
+        trained = {} if self.average is None else {TRAINING_WEIGHTS: weights}
         return {
             "spec": {**self.model.spec(), "versions": {k: str(v) for k, v in versions().items()}},
-            "model": self.model.state_dict(),
+            "model": weights if self.average is None else self.average.averaged_state(weights),
             "optimizer": self.optimizer.state_dict(), "schedule": self.schedule.state_dict(),
             "state": asdict(self.state), "rng": checkpoint.rng_state(), "recipe_hash": self.config.hash(),
-            "recipe": self.config.to_dict(),
+            "recipe": self.config.to_dict(), **trained,
         }
 
     def save_checkpoints(self, best: bool) -> None:
@@ -295,7 +301,9 @@ class Trainer:
         if differs is not None:
             raise ResumeError(f"cannot resume from {source}: the checkpoint and the training data disagree "
                               f"on the {differs} (were the data prepared again?); --fresh starts the run over")
-        self.model.load_state_dict(saved["model"])
+        self.model.load_state_dict(saved.get(TRAINING_WEIGHTS, saved["model"]))
+        if self.average is not None:
+            self.average.load(saved["model"])
         self.optimizer.load_state_dict(saved["optimizer"])
         self.schedule.load_state_dict(saved["schedule"])
         self.state = TrainState.from_dict(saved["state"])
@@ -346,6 +354,8 @@ class Trainer:
             group["lr"] = self.schedule.lr_of(self.state.step, group.get("base_lr", t.lr),
                                               group.get("warmup_steps", t.warmup_steps))
         self.optimizer.step()
+        if self.average is not None:
+            self.average.update(self.state.step)
         self.state.train_sentences += len(batch)
         self.state.train_tokens += sum(self.train_lengths[i] for i in batch)
         return float(total) / len(mine) if scale else 0.0  # the update's one wait for the device
@@ -358,9 +368,11 @@ class Trainer:
 
     # -- evaluation ----------------------------------------------------------
     def evaluate_dev(self) -> EvalOutcome:
-        """The task's scores of the parser's predictions on dev (its first ``eval.max_sentences``)."""
-        predicted = predict_in_batches(self.model, self.dev_inputs, self.dev_lengths, self.eval_budget, self.decoder,
-                                       self.config.train.overlap)
+        """The task's scores of the parser's predictions on dev (its first ``eval.max_sentences``), with the averaged
+        weights when ``train.ema_decay`` keeps an average."""
+        with self.average.swapped_in() if self.average is not None else _null_context():
+            predicted = predict_in_batches(self.model, self.dev_inputs, self.dev_lengths, self.eval_budget,
+                                           self.decoder, self.config.train.overlap)
         return self.task.score(self.dev, predicted, self.config)
 
     def _check(self, epoch_float: float) -> tuple:
