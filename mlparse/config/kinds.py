@@ -24,6 +24,10 @@ from __future__ import annotations
 import importlib
 from typing import Any, Dict, List, Optional, Tuple, Union
 
+#: The recipe sections every parser kind reads; any other section belongs to the kinds that declare it
+#: (``Parser.sections``; ``tagger`` also to a parser whose tags jack-knifed taggers make).
+SHARED_SECTIONS = ("data", "model", "train", "eval", "pretrained")
+
 #: The entry-point group where installed packages declare parser kinds (name: the kind; value: "module:Class").
 ENTRY_POINT_GROUP = "mlparse.parsers"
 

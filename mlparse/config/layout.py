@@ -1,7 +1,7 @@
 """Recipe layouts: where a recipe's keys live, and moving the keys of an older layout to their place now.
 
 Layout 1 had the span head's keys in ``model:``; layout 2 (this version's) gives them the ``span:`` section.
-Run ids are the hash of layout 1's form (:func:`mlparse.config.schema.hash_payload`), so a recipe gets the
+Run ids are the hash of layout 1's form (:func:`mlparse.config.hashing.hash_payload`), so a recipe gets the
 same id in either layout.  Files are rewritten by :mod:`mlparse.config.upgrade` (``mlparse upgrade``).
 """
 
@@ -14,7 +14,7 @@ from mlparse.config.schema import ConfigError
 #: The recipe layout this version writes (implicit: a file says which by where its keys are).  Layout 1 had
 #: the span head's keys (:class:`~mlparse.config.schema.SpanConfig`) in ``model:``; layout 2 gives them the ``span:`` section.
 RECIPE_LAYOUT = 2
-#: The layout whose form the run id hashes (:func:`mlparse.config.schema.hash_payload`): the one ids were first handed out in.
+#: The layout whose form the run id hashes (:func:`mlparse.config.hashing.hash_payload`): the one ids were first handed out in.
 HASH_LAYOUT = 1
 #: Keys that moved between sections, by layout: (old section, key) -> new section.
 MOVED_KEYS: Dict[Tuple[str, str], str] = {("model", name): "span" for name in

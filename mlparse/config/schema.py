@@ -19,6 +19,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, 
 import yaml
 
 from mlparse.config import kinds
+from mlparse.config.hashing import hash_payload
 
 class ConfigError(ValueError):
     """A recipe problem, with a message meant for the user (no traceback)."""
@@ -116,7 +117,7 @@ class SpanConfig:
     :class:`mlparse.models.span_parser.SpanParser` and the joint parser built on it (its Label Attention
     Layer's head-wise span scorer, :mod:`mlparse.models.joint_parser`). The other kinds have no span
     head and ignore the section (a biaffine recipe built on a span recipe inherits it unread), but it
-    still counts in their run ids, as it did inside ``model:`` (:func:`hash_payload`).
+    still counts in their run ids, as it did inside ``model:`` (:func:`mlparse.config.hashing.hash_payload`).
 
     Until layout 2 of the recipe these keys were in ``model:``; such recipes still load (the keys move
     here, :func:`mlparse.config.layout.migrate_layout`) and hash as they always did (:meth:`RecipeConfig.hash`).
@@ -300,118 +301,26 @@ class RecipeConfig:
     def hash(self) -> str:
         """sha256 of the resolved recipe (description and run-time-only settings such as max_minutes excluded).
 
-        The hash is of the recipe in layout :data:`mlparse.config.layout.HASH_LAYOUT` (:func:`hash_payload`): the layout in which
+        The hash is of the recipe in layout :data:`mlparse.config.layout.HASH_LAYOUT` (:func:`mlparse.config.hashing.hash_payload`): the layout in which
         run ids were first handed out, so that a recipe keeps its run id whichever layout it is written in.
-        Keys of :data:`HASH_NEUTRAL_DEFAULTS` are left out while they hold their default, so that a
+        Keys of :data:`mlparse.config.hashing.HASH_NEUTRAL_DEFAULTS` are left out while they hold their default, so that a
         switch added in a later version does not give every existing run a new id (and a restart).
         """
         text = json.dumps(hash_payload(self), sort_keys=True)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def hash_payload(config: RecipeConfig) -> Dict[str, Any]:
-    """The plain data :meth:`RecipeConfig.hash` hashes: the recipe in layout :data:`mlparse.config.layout.HASH_LAYOUT` (layout 1:
-    the ``span:`` keys inside ``model:``, for every kind), with the sections a kind does not read left out."""
-    data = config.to_dict()
-    data.pop("description", None)
-    data.pop("deviation", None)
-    data["model"].update(data.pop("span"))  # layout 1, for every kind (a kind that does not read it too: ids as before)
-    for runtime_only in ("max_minutes", "num_threads", "overlap"):
-        data["train"].pop(runtime_only, None)
-    data["data"]["fold_assignment"] = config.data.folds_by()  # auto hashes as what it means for this recipe
-    for (section, key), default in HASH_NEUTRAL_DEFAULTS.items():
-        if data[section].get(key) == default:
-            data[section].pop(key, None)
-    if data["data"].get("tags") == "none":  # no tag input is model.use_tags: false, which the hash holds: the same
-        data["data"].pop("tags")  # run as --set model.use_tags=false
-    if data["pretrained"]["model"] is None:  # no pretrained encoder: the section does not count (run ids as before)
-        data.pop("pretrained")
-    kind = config.model.kind
-    tagger = data.pop("tagger")  # a tagger's own keys count for a tagger, and all but the time for a
-    for runtime_only in ("max_minutes", "budget_share", "side_by_side"):  # parser whose tags jack-knifed taggers
-        tagger.pop(runtime_only, None)  # make; otherwise nothing.  How long and where taggers train: not the recipe
-    tagger.pop("input_added", None)  # how use_tags came to be true: the same parser either way
-    own = sections_of_kind(kind)
-    for section in SECTIONS:  # a parser's own section counts only for that parser
-        if section not in SHARED_SECTIONS and section not in own:
-            data.pop(section, None)
-    if "tagger" in own:
-        data["tagger"] = {k: v for k, v in tagger.items() if k not in TAGGER_JACKKNIFE_KEYS}
-    elif config.data.tags == "jackknife":
-        data["tagger"] = tagger
-    for (section, key), number in AUTO_BUDGETS_ON_CPU.items():  # auto hashes as the number it replaced:
-        if data[section].get(key) == "auto":  # recipes written before it keep their run ids
-            data[section][key] = number
-    for (section, key, value), (tag, revision) in HASH_REVISIONS.items():
-        if data[section].get(key) == value:
-            data[section][tag] = revision
-    return data
-
-
-#: Switches added after run ids were first handed out, with the default that behaves as before.
-HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
-    ("model", "attention_window"): None,
-    ("model", "attention_window_relaxed"): False,
-    ("model", "kind"): "span",
-    ("model", "encoder"): "transformer",
-    ("model", "positions"): "learned",
-    ("eval", "dependency_scoring"): "conll18",
-    ("eval", "punct_tags"): None,
-    ("eval", "punct_column"): None,
-    ("data", "eval_tags"): "gold",
-    ("data", "dev_tags"): None,
-    ("data", "test_tags"): None,
-    ("data", "folds"): None,
-    ("data", "fold"): None,
-    ("data", "fold_assignment"): "modulo",  # what every fold was before `blocks`; auto hashes as what it resolves to
-    ("data", "fold_seed"): 1,
-    ("train", "compile"): "off",
-    ("train", "max_updates"): None,
-    ("train", "patience_updates"): None,
-    ("train", "batch_order"): "shuffled",
-    ("train", "ema_decay"): 0.0,
-    ("data", "tags"): "gold",
-    ("tagger", "affixes"): [],
-    ("tagger", "d_affix_emb"): 32,
-    ("tagger", "affix_min_count"): 2,
-    ("tagger", "unk_replacement"): 0.0,
-    ("tagger", "dropout_kind"): "feature",
-    ("biaffine", "predict_tags"): False,
-    ("biaffine", "d_tag_hidden"): None,
-    ("biaffine", "tag_loss_scale"): 1.0,
-}
-
-#: The keys of the ``tagger`` section that say how a parser's tags are made, not what a tagger is.
-TAGGER_JACKKNIFE_KEYS = ("recipe", "folds", "max_minutes", "budget_share", "side_by_side", "input_added")
-
-#: ``subbatch_tokens: auto`` (mlparse/train/budget.py) on a CPU: the defaults these keys had before ``auto``.
-#: Sub-batching does not change an update (the loss is normalised by the whole batch), so ``auto`` hashes as them.
-AUTO_BUDGETS_ON_CPU: Dict[tuple, int] = {("train", "subbatch_tokens"): 2000, ("eval", "subbatch_tokens"): 5000}
-
-#: Recipe values whose meaning changed in a later version, with the tag and revision added to the hash of
-#: a recipe holding them: such runs get new ids instead of resuming checkpoints made with the old meaning.
-#: CharConcat became the paper's packing (no begin/end-of-word marker slots, no projection); the biaffine and
-#: joint parsers' arc softmax lost the self-loop (their losses changed, so their runs do not resume old checkpoints).
-HASH_REVISIONS: Dict[tuple, tuple] = {
-    ("model", "char_encoder", "concat"): ("char_concat_wiring", "paper-packing"),
-    # Li et al. Eq. 5: the arc softmax runs over the other positions (self-loop masked; issue 23 §3)
-    ("model", "kind", "biaffine"): ("arc_softmax", "no-self-loop"),
-    ("model", "kind", "joint"): ("arc_softmax", "no-self-loop"),
-}
-
 def sections_of_kind(kind: str) -> Tuple[str, ...]:
     """The recipe sections of parser kind ``kind``'s own settings (``joint`` -> ``("span", "joint")``), as its
     class declares them (``Parser.sections``); the shared sections (:data:`SHARED_SECTIONS`) are not named.
     The recipe hash counts these and leaves the other kinds' sections out, except ``span:``, which it counts
-    for every kind as layout 1 did (:func:`hash_payload`)."""
+    for every kind as layout 1 did (:func:`mlparse.config.hashing.hash_payload`)."""
     return kinds.sections_of(kind)
 
 
 SECTIONS = {"data": DataConfig, "model": ModelConfig, "span": SpanConfig, "train": TrainConfig, "eval": EvalConfig,
             "biaffine": BiaffineConfig, "joint": JointConfig, "pretrained": PretrainedConfig, "tagger": TaggerConfig}
-#: The sections every parser kind reads; any other section belongs to the kinds that declare it (``Parser.sections``;
-#: ``tagger`` also to a parser whose tags jack-knifed taggers make).
-SHARED_SECTIONS = ("data", "model", "train", "eval", "pretrained")
+SHARED_SECTIONS = kinds.SHARED_SECTIONS  # the sections every parser kind reads
 
 TOP_LEVEL_KEYS = ("name", "description", "deviation", "base", *SECTIONS)
 #: The values a key may take (``model.kind``: every known parser kind, :func:`choices`).

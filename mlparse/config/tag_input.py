@@ -3,7 +3,7 @@
 ``data.tags: none`` is a parser that reads no POS tags (``model.use_tags: false``, set here whatever the recipe
 says), the setting of parsers that predict their own tags (UDPipe 2, Stanza: ``biaffine.predict_tags``,
 ``span.predict_tags``) and need no tagger and no jack-knifing.  It is the same run as ``--set
-model.use_tags=false``: the recipe hash leaves ``data.tags: none`` out (:func:`mlparse.config.schema.hash_payload`).
+model.use_tags=false``: the recipe hash leaves ``data.tags: none`` out (:func:`mlparse.config.hashing.hash_payload`).
 
 The rest of this docstring is about ``jackknife``.
 

@@ -105,7 +105,7 @@ class TaggerParser(TaggerKind, Parser):
     def resume_mismatch(self, saved: Dict[str, Any]) -> Optional[str]:
         """As every parser, except that the keys saying how taggers are jack-knifed may differ: they are not what
         this tagger is."""
-        from mlparse.config.schema import TAGGER_JACKKNIFE_KEYS
+        from mlparse.config.hashing import TAGGER_JACKKNIFE_KEYS
 
         mine = self.spec()["tagger_config"]
         section = {**(saved.get("tagger_config") or {}), **{k: mine[k] for k in TAGGER_JACKKNIFE_KEYS if k in mine}}

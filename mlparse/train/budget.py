@@ -17,7 +17,7 @@ from typing import Callable, Optional, Union
 import torch
 
 AUTO = "auto"
-from mlparse.config.schema import AUTO_BUDGETS_ON_CPU
+from mlparse.config.hashing import AUTO_BUDGETS_ON_CPU
 
 #: What ``auto`` means on a CPU: the defaults of ``train.subbatch_tokens`` / ``eval.subbatch_tokens`` before ``auto``.
 CPU_BUDGETS = {section: number for (section, _key), number in AUTO_BUDGETS_ON_CPU.items()}
