@@ -57,6 +57,18 @@ def test_swapped_in_shows_the_average_and_restores_the_trained_weights() -> None
     assert torch.equal(model.state_dict()["weight"], trained)  # the model's own state is untouched
 
 
+def test_frozen_parameters_are_not_averaged() -> None:
+    model = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 2))
+    model[0].weight.requires_grad_(False)
+    average = WeightAverage(model, decay=0.5)
+    assert "0.weight" not in average.names and "0.bias" in average.names
+    with torch.no_grad():
+        model[0].weight.add_(1.0)  # changed outside training: the average shows the model's own
+    average.update(100)
+    state = average.averaged_state(model.state_dict())
+    assert torch.equal(state["0.weight"], model[0].weight)
+
+
 def test_a_decay_outside_0_1_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         WeightAverage(nn.Linear(2, 2), decay=1.0)

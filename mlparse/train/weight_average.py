@@ -7,7 +7,9 @@ trains, ``average = average + (1 - d_t) * (weights - average)`` after every upda
 remember the random initialisation, count for more). The dev checks, the best checkpoint's ``model`` weights and
 so everything loaded from it (the final dev and test scores, exported packages, ``mlparse.load``) use the
 average; the checkpoints also keep the trained weights (``training_weights``), which a resumed run continues
-from. Buffers (non-trained state) are not averaged: they are the model's own.
+from. Only trained parameters are averaged: buffers and frozen parameters (a frozen pretrained encoder) are
+the model's own. The average costs one more copy of the trained parameters in memory, two while a dev
+check runs, and a larger checkpoint (both sets of weights).
 """
 
 from __future__ import annotations
@@ -23,14 +25,16 @@ TRAINING_WEIGHTS = "training_weights"
 
 
 class WeightAverage:
-    """The moving average of ``model``'s floating-point parameters, decay ``decay`` (in (0, 1))."""
+    """The moving average of ``model``'s trained (floating-point, ``requires_grad``) parameters, decay ``decay``
+    (in (0, 1))."""
 
     def __init__(self, model: nn.Module, decay: float) -> None:
         if not 0.0 < decay < 1.0:
             raise ValueError(f"an average's decay is in (0, 1), got {decay}")
         self.decay = decay
-        self.names: List[str] = [name for name, p in model.named_parameters() if p.is_floating_point()]
-        self.params: List[Tensor] = [p for name, p in model.named_parameters() if p.is_floating_point()]
+        trained = [(name, p) for name, p in model.named_parameters() if p.is_floating_point() and p.requires_grad]
+        self.names: List[str] = [name for name, _ in trained]
+        self.params: List[Tensor] = [p for _, p in trained]
         self.average: List[Tensor] = [p.detach().clone() for p in self.params]
 
     def decay_at(self, step: int) -> float:
