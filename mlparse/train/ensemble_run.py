@@ -43,7 +43,8 @@ from mlparse.train.environment import hardware_info, now_iso, versions
 from mlparse.train.run_lock import RunLock, RunLocked
 from mlparse.train.run_plan import RunError, RunPlan, pick_device
 from mlparse.train.runner import WARMUP_SENTENCES, RunOptions, run_planned
-from mlparse.train.trainer import Reporter, predict_in_batches, resolve_decoder, subbatch_budgets
+from mlparse.train.prediction import predict_in_batches, resolve_decoder
+from mlparse.train.trainer import Reporter, subbatch_budgets
 from mlparse.train.split_record import gold_record
 from mlparse.train.threads import choose_threads
 

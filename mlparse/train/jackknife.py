@@ -252,7 +252,7 @@ def _tag(run_dir: RunDir, sentences: Sequence[TaggedSentence], device: Any = "cp
 
     from mlparse.models.registry import parser_from_spec
     from mlparse.train import checkpoint
-    from mlparse.train.trainer import predict_in_batches
+    from mlparse.train.prediction import predict_in_batches
 
     path = run_dir.best if run_dir.best.is_file() else run_dir.last
     if not path.is_file():

@@ -43,8 +43,8 @@ from mlparse.train.run_plan import DistInfo, RunError, RunPlan
 from mlparse.train.split_record import carved_dev, carved_dev_note, data_sizes, gold_record
 from mlparse.train.threads import choose_threads, wait_policy
 from mlparse.train.profiling import PROFILE_FILE, UpdateProfiler
-from mlparse.train.trainer import (Reporter, Trainer, TrainState, predict_in_batches, resolve_decoder,
-                                   subbatch_budgets)
+from mlparse.train.prediction import predict_in_batches, resolve_decoder
+from mlparse.train.trainer import Reporter, Trainer, TrainState, subbatch_budgets
 
 
 @dataclass

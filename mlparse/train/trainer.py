@@ -46,7 +46,8 @@ from mlparse.train.compile import compile_encoder
 from mlparse.train.resume import ResumeError, plan_resume
 from mlparse.train.environment import versions
 from mlparse.train.mixed_precision import UpdateAutocast
-from mlparse.train.overlap import HostWorker, decoded_behind
+from mlparse.train.overlap import HostWorker
+from mlparse.train.prediction import predict_in_batches, resolve_decoder
 from mlparse.train.run_plan import DistInfo  # this process among the run's (DDP)
 from mlparse.train.schedule import WarmupPlateauSchedule
 from mlparse.train.weight_average import TRAINING_WEIGHTS, WeightAverage
@@ -133,13 +134,6 @@ def bf16_autocast(device: torch.device, wanted: bool, warn: bool = True) -> bool
     return True
 
 
-def resolve_decoder(config: RecipeConfig, device: torch.device) -> str:
-    choice = config.train.decoder
-    if choice == "auto":
-        return "torch" if device.type == "cuda" else "cython"
-    return choice
-
-
 def make_adam(params: Any, betas: Sequence[float], eps: float, device: torch.device) -> torch.optim.Adam:
     """Adam (learning rate set by the schedule at every update) as one fused kernel where this torch has it
     for ``device``: the per-parameter loop launches a dozen operations per parameter and reads every
@@ -159,39 +153,6 @@ def subbatch_budgets(config: RecipeConfig, model: Parser, device: torch.device, 
     weights = parameter_bytes(model)
     return (resolve_budget(config.train.subbatch_tokens, "train", device, model.position_bytes(True, decoder), weights),
             resolve_budget(config.eval.subbatch_tokens, "eval", device, model.position_bytes(False, decoder)))
-
-
-def predict_in_batches(model: Parser, inputs: Sequence[Any], lengths: Sequence[int], budget: int,
-                       decoder: str, overlap: bool = True) -> List[Any]:
-    """Predictions for ``inputs`` (sentences of ``lengths`` words) in sub-batches under ``budget``
-    token-equivalents of the parser's parsing memory; in input order.
-
-    ``overlap``: sub-batch k is decoded on the host while the network runs on sub-batch k+1
-    (:mod:`mlparse.train.overlap`); the same predictions as one after the other.
-    """
-    if len(inputs) != len(lengths):
-        raise ValueError(f"{len(inputs)} inputs but {len(lengths)} lengths")
-    was_training = model.training
-    model.eval()
-
-    def network(group: List[Any]) -> Any:
-        batch = model.make_batch(group)
-        return batch, model.scores(batch)
-
-    def decode(group: List[Any], scored: Any) -> List[Any]:
-        return model.decode(scored[0], scored[1], group, decoder)
-
-    try:
-        with torch.no_grad():
-            groups = pack_by_tokens(list(lengths), budget, model.memory_cost(training=False, decoder=decoder))
-            decoded = decoded_behind(network, decode, [[inputs[i] for i in group] for group in groups], overlap)
-        results: List[Any] = [None] * len(inputs)
-        for group, outputs in zip(groups, decoded):
-            for index, output in zip(group, outputs):
-                results[index] = output
-        return results
-    finally:
-        model.train(was_training)
 
 
 class Trainer:

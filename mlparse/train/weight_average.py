@@ -44,7 +44,7 @@ class WeightAverage:
     @torch.no_grad()
     def update(self, step: int) -> None:
         """Move the average towards the weights after update ``step``."""
-        torch._foreach_lerp_(self.average, [p.detach() for p in self.params], 1.0 - self.decay_at(step))
+        torch._foreach_lerp_(self.average, self.params, 1.0 - self.decay_at(step))
 
     @contextmanager
     def swapped_in(self) -> Iterator[None]:
