@@ -113,3 +113,36 @@ def test_a_dependency_model_parses_quantized(tmp_path: Path) -> None:
     parsed = list(loaded.parse_sents(SENTENCES, output="prediction"))
     assert [len(p.heads) for p in parsed] == [len(s) for s in SENTENCES]
     assert all(0 <= h <= len(s) for p, s in zip(parsed, SENTENCES) for h in p.heads)
+
+
+def tiny_tagger(d_hidden: str) -> "TaggerParser":
+    """A tagger built in-process (no training): its tag head is one linear layer (``null``) or two."""
+    from mlparse.models.tagger import TaggerParser
+    from mlparse.tasks.tagging import TaggedSentence
+
+    sentences = [TaggedSentence(("the", "dog", "barks", "."), {"upos": ("DET", "NOUN", "VERB", "PUNCT")})]
+    config = load_recipe("tagger", ["model.char_encoder=none", "model.encoder=bilstm", "tagger.lstm_hidden=8",
+                                    "tagger.lstm_layers=1", "tagger.d_word_emb=8", f"tagger.d_hidden={d_hidden}"])
+    return TaggerParser.build(config, sentences).eval()
+
+
+@pytest.mark.parametrize("d_hidden", ["null", "8"])
+def test_a_quantized_tagger_tags_whatever_its_head(d_hidden: str) -> None:
+    tagger = tiny_tagger(d_hidden)
+    float_tags = tagger.predict(SENTENCES)
+    quantize_linear_layers(tagger)
+    assert is_quantized(tagger) and tagger.device().type == "cpu"
+    tags = tagger.predict(SENTENCES)  # a head of one linear layer has no parameters left once quantized
+    assert [len(t) for t in tags] == [len(s) for s in SENTENCES]
+    assert all(tag in tagger.tag_list for t in tags for tag in t) and len(float_tags) == len(tags)
+
+
+def test_a_parser_carrying_a_quantized_tagger_tags_then_parses(tmp_path: Path) -> None:
+    from mlparse.api import LoadedParser
+
+    config = load_recipe(write_dep_recipe(tmp_path, train={"max_epochs": 1}))  # reads tags
+    run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
+    loaded = mlparse.load(RunDir.for_recipe(tmp_path / "runs", config).path, quantize=True)
+    tagger = quantize_linear_layers(tiny_tagger("null"))
+    parsed = list(LoadedParser(loaded.parser, loaded.info, tagger).parse_sents(SENTENCES, output="prediction"))
+    assert [len(p.heads) for p in parsed] == [len(s) for s in SENTENCES]

@@ -135,7 +135,8 @@ class TaggerParser(TaggerKind, Parser):
         return self.config.max_len - 1  # the start token takes position 0
 
     def device(self) -> torch.device:
-        return next(self.head.parameters()).device
+        # the input's, not the head's: a head of one linear layer holds no parameters once quantized (--quantize)
+        return next(self.input.parameters()).device
 
     @property
     def tag_list(self) -> List[str]:
