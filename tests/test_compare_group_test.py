@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from mlparse.compare.group_test import (GROUPS, RUN_AGAINST_GROUP, SINGLE_RUNS, group_test, seed_permutation_p,
+from mlparse.compare.group_significance import (GROUPS, RUN_AGAINST_GROUP, SINGLE_RUNS, group_test, seed_permutation_p,
                                         sentence_variance)
 from mlparse.compare.resampling import bootstrap, randomization, resample_weights
 from mlparse.compare.statistics import SentenceStats
@@ -156,3 +156,15 @@ def test_calibration_on_simulated_seeds_against_the_per_seed_test() -> None:
     assert per_seed_marks / tests > 0.5  # the former rule marks most splits of one configuration
     assert group_marks / tests < 0.05  # the group test: below its nominal level
     assert better_marked / configurations > 0.85  # and has the power to see a clear difference
+
+
+def test_no_product_module_is_named_like_a_test_module() -> None:
+    """pytest collects ``test_*.py`` and ``*_test.py``: product code must not look like either."""
+    from pathlib import Path
+
+    import mlparse
+
+    package = Path(mlparse.__file__).parent
+    named = [path.relative_to(package).as_posix() for path in package.rglob("*.py")
+             if path.name.startswith("test_") or path.stem.endswith("_test")]
+    assert named == []

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from mlparse.compare.group_test import GROUPS, RUN_AGAINST_GROUP, SINGLE_RUNS, group_test
+from mlparse.compare.group_significance import GROUPS, RUN_AGAINST_GROUP, SINGLE_RUNS, group_test
 from mlparse.compare.resampling import holm, randomization
 from mlparse.compare.statistics import stats_from_rows
 

@@ -13,6 +13,12 @@ from mlparse.cli.app import app
 from mlparse.cli.errors import fail
 
 
+#: The largest --seed and --aso-iterations: ASO seeds numpy's legacy generator (0 to 2**32 - 1) with the seed plus
+#: the number of each bootstrap iteration, so the two together stay within that range.
+MAX_SEED = 2 ** 31 - 1
+MAX_ASO_ITERATIONS = 2 ** 31
+
+
 class Metric(str, Enum):
     f1 = "f1"
     lr = "lr"
@@ -46,14 +52,15 @@ def compare_command(
                                   "single runs and of --per-pair: approximate randomization or the bootstrap (with a "
                                   "95% interval of the difference)."),
     samples: int = typer.Option(10_000, "--samples", min=2, help="Shuffles or bootstrap samples."),
-    seed: int = typer.Option(12345, "--seed", help="Seed of the resampling and of ASO (recorded in the output)."),
+    seed: int = typer.Option(12345, "--seed", min=0, max=MAX_SEED, help="Seed of the resampling and of ASO (recorded "
+                             "in the output)."),
     output_format: Format = typer.Option(Format.table, "--format", help="table, json or markdown."),
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where recipe and system names are found."),
     per_pair: bool = typer.Option(False, "--per-pair", help="Also the paired test of every run of B against every run "
                                   "of A (Holm-corrected over the pairs)."),
     aso_threshold: float = typer.Option(0.2, "--aso-threshold", min=0.0, max=1.0, help="Seed groups: B is almost "
                                         "stochastically better than A where ASO's ε_min is below this."),
-    aso_iterations: int = typer.Option(1000, "--aso-iterations", min=10, help="Seed groups: deepsig's bootstrap "
+    aso_iterations: int = typer.Option(1000, "--aso-iterations", min=10, max=MAX_ASO_ITERATIONS, help="Seed groups: deepsig's bootstrap "
                                        "iterations for Almost Stochastic Order."),
     rescore: bool = typer.Option(False, "--rescore", help="Score runs whose gold file has changed since they were "
                                  "scored against the file as it is now, instead of refusing them."),
@@ -62,7 +69,7 @@ def compare_command(
     variance (two single runs: a paired test on per-sentence statistics from the scorers themselves); with more
     than two systems, Holm-corrected; systems with several seeds also get Welch's t-test and ASO."""
     from mlparse.compare.comparison import CompareOptions, compare
-    from mlparse.compare.group_test import MissingPackage
+    from mlparse.compare.group_significance import MissingPackage
     from mlparse.compare.render import RENDERERS
     from mlparse.compare.runs import CompareError, resolve
 

@@ -1,8 +1,8 @@
 """A whole ``mlparse compare``: each system against the first, where a system is a run or all complete seeds of a
 configuration.
 
-The headline test of B against A is :func:`mlparse.compare.group_test.group_test` over every run of both (the seed
-means, with the seeds' and the test sentences' variance; two single runs: the paired test over sentences), Holm-
+The headline test of B against A is :func:`mlparse.compare.group_significance.group_test` over every run of both
+(the seed means, with the seeds' and the test sentences' variance; two single runs: the paired test over sentences), Holm-
 corrected when more than one system is compared with A.  Where both have at least two seeds, Welch's t-test and ASO
 over their run scores come beside it (:mod:`mlparse.compare.seed_groups`, Holm-corrected the same way); on request,
 the paired test of every run of B against every run of A (``per_pair``).  Every run's gold file must still be the one
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from mlparse.compare.group_test import GroupTest, group_test
+from mlparse.compare.group_significance import GroupTest, group_test
 from mlparse.compare.resampling import METHODS, TestResult, holm
 from mlparse.compare.runs import CompareError, RunRef, SystemRef
 from mlparse.compare.seed_groups import DEFAULT_ASO_THRESHOLD, SeedGroupTest, seed_group_tests

@@ -3,8 +3,8 @@
 A system is a configuration with all its complete seeds (:mod:`mlparse.run_index.systems`), whichever rows the
 report shows (one per configuration, or one per seed with ``--select all-seeds``).  In every language column the
 best system is the one with the highest mean; every other system of the column is tested against it with
-:func:`mlparse.compare.group_test.group_test`, every seed of both: the seed means, by a t-test whose variance holds
-the seeds' spread and the test sentences' (a paired bootstrap, :data:`SAMPLES` samples, :data:`SEED`), together with
+:func:`mlparse.compare.group_significance.group_test`, every seed of both: the seed means, by a t-test whose variance
+holds the seeds' spread and the test sentences' (a paired bootstrap, :data:`SAMPLES` samples, :data:`SEED`), together with
 the exact permutation test over seeds; a single run against a group as one more seed; two single runs (external systems, say) by the paired randomization test,
 which sees no seed variance.  The p-values of one column are Holm-corrected, and a cell is marked when its
 system's corrected p-value is below :data:`ALPHA` and it is worse.  Seeds of one system are never tested against
@@ -99,7 +99,7 @@ def mark_leaderboards(boards: Sequence[Any], records: Sequence[Any], split: str,
     """Set ``Cell.significance`` (the Holm-corrected p-value against the column's best system), ``Cell.worse`` and
     ``Cell.significance_test`` on every tested cell of ``boards`` (see the module text).  ``records``: the report's
     runs, each run id once."""
-    from mlparse.compare.group_test import MissingPackage, group_test
+    from mlparse.compare.group_significance import MissingPackage, group_test
     from mlparse.compare.resampling import holm
     from mlparse.run_index.systems import index_systems, system_of_runs
 
@@ -145,7 +145,7 @@ def mark_leaderboards(boards: Sequence[Any], records: Sequence[Any], split: str,
 def legend_lines(board: Any) -> List[str]:
     """The legend under a leaderboard when any of its cells was tested: the mark, the tests made, the samples, the
     correction and the level."""
-    from mlparse.compare.group_test import GROUPS, RUN_AGAINST_GROUP, SINGLE_RUNS
+    from mlparse.compare.group_significance import GROUPS, RUN_AGAINST_GROUP, SINGLE_RUNS
 
     kinds = {getattr(cell, "significance_test", None) for row in board.rows for cell in row.cells.values()
              if getattr(cell, "significance", None) is not None}

@@ -7,7 +7,7 @@ import math
 from typing import List
 
 from mlparse.compare.comparison import Comparison, CompareResult
-from mlparse.compare.group_test import GROUPS, RUN_AGAINST_GROUP, SINGLE_RUNS
+from mlparse.compare.group_significance import GROUPS, RUN_AGAINST_GROUP, SINGLE_RUNS
 
 
 def _p(value: float) -> str:

@@ -62,8 +62,8 @@ class Cell:
     n: int = 1  # how many seeds' scores ``value`` is the mean of
     seeds: List[SeedScore] = field(default_factory=list)
     # against the column's best system (mlparse.compare.marks): the Holm-corrected p-value, whether significantly
-    # worse, and which test (mlparse.compare.group_test: groups | run-vs-group | single-runs); None when not tested
-    # (published rows, no predictions, the best system itself, one system in the column)
+    # worse, and which test (mlparse.compare.group_significance: groups | run-vs-group | single-runs); None when not
+    # tested (published rows, no predictions, the best system itself, one system in the column)
     significance: Optional[float] = None
     worse: Optional[bool] = None
     significance_test: Optional[str] = None
