@@ -125,7 +125,7 @@ def test_a_root_labelled_gold_file_is_read_like_a_prepared_split(tmp_path: Path)
     _, _, reference = _score(pred, prepared, "a", tmp_path / "runs")
     output, run, results = _score(pred, rooted, "b", tmp_path / "runs")
     assert results["test"] == reference["test"]
-    assert "roots such as (ROOT …)" in output and "root set to TOP in 4 of 4 trees" in output
+    assert "roots such as (ROOT …)" in output and "root wrapper (ROOT …) replaced by TOP in 4 of 4 trees" in output
     assert (run / "test.gold.trees").read_bytes() == prepared.read_bytes()
 
 
