@@ -241,3 +241,11 @@ def test_clas_on_relations_that_are_not_ud_is_a_clear_error(monkeypatch: pytest.
     with pytest.raises(comparison.CompareError, match=r"runs/dep/abc: CLAS is not scored on this data .*uas, las"):
         comparison.metric_rows(ref, "test", "clas")
     assert comparison.metric_rows(ref, "test", "uas") == [(1, 1, 1)]
+
+
+@pytest.mark.parametrize("seed", ["-1", str(2 ** 31)])
+def test_compare_refuses_a_seed_numpy_cannot_take_in_one_line(span_runs: tuple, seed: str) -> None:
+    tmp, (first, second) = span_runs
+    result = runner.invoke(app, ["compare", str(first), str(second), "--samples", "100", "--seed", seed])
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    assert "Invalid value for '--seed'" in result.output

@@ -60,8 +60,8 @@ def compare_command(
                                   "of A (Holm-corrected over the pairs)."),
     aso_threshold: float = typer.Option(0.2, "--aso-threshold", min=0.0, max=1.0, help="Seed groups: B is almost "
                                         "stochastically better than A where ASO's ε_min is below this."),
-    aso_iterations: int = typer.Option(1000, "--aso-iterations", min=10, max=MAX_ASO_ITERATIONS, help="Seed groups: deepsig's bootstrap "
-                                       "iterations for Almost Stochastic Order."),
+    aso_iterations: int = typer.Option(1000, "--aso-iterations", min=10, max=MAX_ASO_ITERATIONS, help="Seed groups: "
+                                       "deepsig's bootstrap iterations for Almost Stochastic Order."),
     rescore: bool = typer.Option(False, "--rescore", help="Score runs whose gold file has changed since they were "
                                  "scored against the file as it is now, instead of refusing them."),
 ) -> None:
