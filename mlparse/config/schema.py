@@ -12,6 +12,7 @@ import dataclasses
 import difflib
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, get_args, get_origin, get_type_hints
@@ -387,7 +388,8 @@ def field_names(cls: type) -> List[str]:
 
 
 def coerce(value: Any, annotation: Any, where: str) -> Any:
-    """Check ``value`` against a field annotation; ints are accepted for floats."""
+    """Check ``value`` against a field annotation; ints, and text Python reads as a float, are accepted for floats
+    (:func:`_float`); int keys stay strict."""
     origin = get_origin(annotation)
     if origin is Union:
         options = [a for a in get_args(annotation) if a is not type(None)]
@@ -410,14 +412,35 @@ def coerce(value: Any, annotation: Any, where: str) -> Any:
             raise ConfigError(f"{where}: expected an integer, got {value!r}.")
         return value
     if annotation is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        number = _float(value)
+        if number is None:
             raise ConfigError(f"{where}: expected a number, got {value!r}.")
-        return float(value)
+        return number
     if annotation is str:
         if value is None or isinstance(value, (dict, list)):
             raise ConfigError(f"{where}: expected a string, got {value!r}.")
         return str(value)
     return value
+
+
+def _float(value: Any) -> Optional[float]:
+    """The value of a float key: a number, or text that Python's ``float()`` reads (YAML 1.1 reads ``1e-3`` and
+    ``2E-4``, without a dot or an exponent's sign, as text); None for anything else, and for NaN, which every
+    range check would let through (it compares false with every bound)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    if not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:  # an int past the largest float
+        return None
+    return None if math.isnan(number) else number
 
 
 def build_section(name: str, cls: type, data: Any, source: Union[str, Callable[..., str]]) -> Any:
