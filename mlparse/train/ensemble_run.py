@@ -46,6 +46,7 @@ from mlparse.train.runner import WARMUP_SENTENCES, RunOptions, run_planned
 from mlparse.train.prediction import predict_in_batches, resolve_decoder
 from mlparse.train.trainer import Reporter, subbatch_budgets
 from mlparse.train.split_record import gold_record
+from mlparse.train.cpu_share import others_since_start
 from mlparse.train.threads import choose_threads
 
 #: The keys of an ``ensemble:`` recipe section.
@@ -262,7 +263,7 @@ def evaluate_ensemble(run_dirs: Sequence[Path], average: str = "probability", na
     members = [load_member(Path(path), device, trust) for path in run_dirs]
     union = check_compatible(members)
     config = members[0].config
-    torch.set_num_threads(choose_threads(config.train.num_threads).threads)
+    torch.set_num_threads(choose_threads(config.train.num_threads, others=others_since_start()).threads)
     ensemble = EnsembleParser([m.parser for m in members], [str(m.run_dir) for m in members], average, union=union)
     name = name or default_name(members)
     identifier = ensemble_id(members, average)

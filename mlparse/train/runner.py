@@ -41,7 +41,8 @@ from mlparse.train.run_data import check_lengths, ensure_prepared, load_splits
 from mlparse.train.run_lock import RunLocked
 from mlparse.train.run_plan import DistInfo, RunError, RunPlan
 from mlparse.train.split_record import carved_dev, carved_dev_note, data_sizes, gold_record
-from mlparse.train.threads import choose_threads, wait_policy
+from mlparse.train.cpu_share import ThreadGovernor, others_since_start
+from mlparse.train.threads import ThreadChoice, choose_threads, torch_default_threads, wait_policy
 from mlparse.train.profiling import PROFILE_FILE, UpdateProfiler
 from mlparse.train.prediction import predict_in_batches, resolve_decoder
 from mlparse.train.trainer import Reporter, Trainer, TrainState, subbatch_budgets
@@ -112,7 +113,9 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
         dist.init_process_group(backend="nccl" if device.type == "cuda" else "gloo")
     if device.type == "cuda":
         torch.cuda.set_device(device)
-    threads = choose_threads(config.train.num_threads)
+    # DDP workers on one machine's CPU share its cores; a training alone adapts to what other processes leave free
+    threads = choose_threads(config.train.num_threads, sharing=info.world if info.active and device.type == "cpu" else None,
+                             others=None if info.active else others_since_start())
     torch.set_num_threads(threads.threads)
     if reporter is not None and info.is_main:
         reporter.on_note(f"torch threads: {threads.threads} ({threads.reason}); {wait_policy()}")
@@ -157,7 +160,8 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
         if info.active:
             dist.barrier()
         deadline = started + split.minutes * 60.0 if split is not None and split.minutes is not None else None
-        return _train_and_evaluate(config, options, run_dir, results, device, info, reporter, split, deadline)
+        return _train_and_evaluate(config, options, run_dir, results, device, info, reporter, split, deadline,
+                                   threads)
     except BaseException as error:
         if info.is_main and not isinstance(error, KeyboardInterrupt):
             results.status, results.error, results.finished_at = FAILED, str(error) or type(error).__name__, now_iso()
@@ -266,8 +270,8 @@ def _made_tags(config: RecipeConfig, minutes: Optional[float] = None) -> Any:
 
 def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunDir, results: RunResults,
                         device: torch.device, info: DistInfo, reporter: Optional[Reporter], budget: Any = None,
-                        deadline: Optional[float] = None) -> RunResults:
-    """Train and score; ``budget`` (a jack-knifing run's :class:`~mlparse.train.run_budget.BudgetSplit`) bounds the
+                        deadline: Optional[float] = None, threads: Optional[ThreadChoice] = None) -> RunResults:
+    """Train and score; ``threads``: the thread choice (one that adapts gets a governor while it trains); ``budget`` (a jack-knifing run's :class:`~mlparse.train.run_budget.BudgetSplit`) bounds the
     parser's training, and ``deadline`` (``time.monotonic()``) is when the run must have parsed dev and test."""
     notes: List[str] = []
     task = parser_class(config.model.kind).make_task(config)
@@ -339,7 +343,13 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
         _progress_update(run_dir, results, trainer.state.log)  # log.jsonl as of the checkpoint resumed from
     profiler = UpdateProfiler(trainer, options.profile, run_dir.path / PROFILE_FILE, device) \
         if options.profile and info.is_main else None
+    if threads is not None and threads.adapts and device.type == "cpu":
+        trainer.thread_governor = ThreadGovernor(most=threads.most, cores=torch_default_threads(),
+                                                 current=torch.get_num_threads())
     state = trainer.fit()
+    if trainer.thread_governor is not None:  # wall seconds at each thread count, e.g. {"1": 40.2, "2": 260.1}
+        results.hardware["torch_threads_seconds"] = trainer.thread_governor.summary()
+        torch.set_num_threads(threads.threads if threads is not None else torch.get_num_threads())
     if profiler is not None:
         profiler.finish()  # training ended before the N updates: what was profiled
     if info.active:

@@ -1,37 +1,83 @@
-"""How many CPU threads torch uses for a run, why, and how its OpenMP threads wait.
+"""How many CPU threads torch uses for a run, why, and how its idle OpenMP threads wait.
 
-torch's CPU kernels run on an OpenMP thread pool. By default a GNU OpenMP thread that runs out of work
-spins for a while before it sleeps, so as soon as another process wants the same cores (a second training,
-a test suite, a sweep member) the spinning threads and the other process take turns and every parallel
-region waits for a descheduled thread: on the 2-core project machine a demo update with 2 threads took
-over 8 s beside other work against 0.3 s with ``OMP_WAIT_POLICY=PASSIVE`` (threads sleep as soon as they
-are idle; docs/benchmarks.md has the side-by-side figures). The policy is read once, when torch's OpenMP
-library loads, so :func:`prefer_passive_waiting` must run before torch is imported: the CLI calls it first
-thing. A policy the user set is kept.
+torch's CPU kernels run on GNU OpenMP's thread pool. Between two parallel regions an idle pool thread spins
+for ``GOMP_SPINCOUNT`` rounds, then sleeps; a region that finds it asleep pays a wake-up. ``OMP_WAIT_POLICY``
+sets the rounds: 0 for ``PASSIVE``, 300,000 when the variable is unset (OpenMP's default), 30 billion for
+``ACTIVE``. What that costs depends on the situation, measured side by side on the quiet 2-core machine
+(``benchmarks/thread_scaling.py``; docs/benchmarks.md "Threads"):
 
-:func:`choose_threads` picks the thread count of one training: ``train.num_threads`` when set, else torch's
-own default (the physical cores it found, or ``OMP_NUM_THREADS``), shared evenly among the trainings one
-``mlparse`` command runs at once. Measured on the quiet 2-core machine (benchmarks/thread_scaling.py,
-docs/benchmarks.md "Threads"): a second thread made demo-dep 1.34x and the tagger 1.20x faster alone, but
-nothing (0.99-1.15x) beside a second training, so trainings side by side get one thread each.
+- **One training alone, 2 threads.** Spinning pays: ``PASSIVE`` made the demo, demo-dep and the tagger 1.4-2.4x
+  slower than spinning, since they are made of small operations and each paid a wake-up. So mlparse leaves
+  OpenMP's default spin (:data:`DEFAULT_SPIN`, :func:`choose_waiting`) and trains on torch's thread count.
+- **Beside other work** (a second training, a test suite): a spinning thread and the other process take turns
+  on the cores and every region waits for a thread that is off its core (an 8-second update was seen). One
+  thread has no region to wait for, whatever the policy. So a training whose thread count nobody chose looks
+  at the machine at its start and every few seconds while it trains
+  (:class:`mlparse.train.cpu_share.ThreadGovernor`), and trains on the cores other processes leave free: one
+  thread beside another training on 2 cores, two again once it is gone.
+- **Trainings side by side inside one command** (fold taggers): each gets its share of the cores
+  (:data:`SHARING_VARIABLE`, set by the command for the processes it starts), 1 thread each on 2 cores.
+
+The wait policy is read once, when torch's OpenMP library loads, so :func:`apply_waiting` must run before torch
+is imported: the CLI calls it first thing. A user's ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` is kept, and so is
+``train.num_threads`` (which also turns the adapting off); the run's first lines say what was chosen and why.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Optional
+from typing import Dict, Mapping, MutableMapping, Optional
+
+from mlparse.train.cpu_share import threads_for
 
 #: The environment variable OpenMP reads for how idle threads wait.
 WAIT_POLICY = "OMP_WAIT_POLICY"
-#: Set by mlparse for the processes it starts: how many trainings share this machine's cores at once.
+#: GNU OpenMP's variable for the busy-wait rounds of an idle thread before it sleeps.
+SPIN_COUNT = "GOMP_SPINCOUNT"
+#: Set by mlparse for the processes it starts side by side: how many trainings share this machine's cores.
 SHARING_VARIABLE = "MLPARSE_TRAININGS_AT_ONCE"
+#: The spin rounds mlparse sets when the user set neither variable; None leaves OpenMP's own default (300,000
+#: rounds, a few milliseconds). Chosen by benchmarks/thread_scaling.py (docs/benchmarks.md, "Threads").
+DEFAULT_SPIN: Optional[str] = None
+#: What OpenMP does when neither variable is set, for the log.
+OPENMP_DEFAULT = "OpenMP's default wait (idle threads spin 300,000 rounds, then sleep)"
 
 
-def prefer_passive_waiting() -> None:
-    """Idle OpenMP threads sleep instead of spinning (``OMP_WAIT_POLICY=PASSIVE``), unless the variable is set.
-    Call before torch is imported; later it changes nothing in this process (its children still get it)."""
-    os.environ.setdefault(WAIT_POLICY, "PASSIVE")
+@dataclass(frozen=True)
+class WaitChoice:
+    """``variables``: what mlparse sets in the environment (empty: nothing); ``reason``: one line for the log."""
+
+    variables: Dict[str, str]
+    reason: str
+
+
+def choose_waiting(environ: Mapping[str, str]) -> WaitChoice:
+    """The wait policy of a command started with ``environ``: the user's when they set ``OMP_WAIT_POLICY`` or
+    ``GOMP_SPINCOUNT``, else :data:`DEFAULT_SPIN` (nothing set while it is None)."""
+    chosen = {name: environ[name] for name in (WAIT_POLICY, SPIN_COUNT) if name in environ}
+    if chosen:
+        return WaitChoice({}, " ".join(f"{k}={v}" for k, v in chosen.items()) + " (set by the user)")
+    if DEFAULT_SPIN is None:
+        return WaitChoice({}, OPENMP_DEFAULT)
+    return WaitChoice({SPIN_COUNT: DEFAULT_SPIN}, f"{SPIN_COUNT}={DEFAULT_SPIN} (mlparse's default)")
+
+
+def apply_waiting(environ: Optional[MutableMapping[str, str]] = None) -> WaitChoice:
+    """Set the chosen wait policy in ``environ`` (the process's by default). Call before torch is imported:
+    later it changes nothing in this process (its children still get it)."""
+    environ = os.environ if environ is None else environ
+    choice = choose_waiting(environ)
+    environ.update(choice.variables)
+    return choice
+
+
+def wait_policy() -> str:
+    """How idle OpenMP threads wait in this process, for the run's first lines."""
+    chosen = {name: os.environ[name] for name in (WAIT_POLICY, SPIN_COUNT) if name in os.environ}
+    if not chosen:
+        return OPENMP_DEFAULT
+    return " ".join(f"{k}={v}" for k, v in chosen.items())
 
 
 _TORCH_DEFAULT: Optional[int] = None
@@ -49,37 +95,46 @@ def torch_default_threads() -> int:
 
 @dataclass(frozen=True)
 class ThreadChoice:
-    """``threads`` for torch, and ``reason``: one line saying where the number comes from."""
+    """``threads`` for torch at the start; ``most``: the most it may adapt up to while training (0: it does not
+    adapt, the count was chosen by the user or the command); ``reason``: one line saying why."""
 
     threads: int
     reason: str
+    most: int = 0
+
+    @property
+    def adapts(self) -> bool:
+        return self.most > 0
 
 
-def trainings_at_once() -> int:
+def trainings_at_once(environ: Optional[Mapping[str, str]] = None) -> int:
     """How many trainings the ``mlparse`` command that started this process runs at once (1 if it said nothing)."""
+    environ = os.environ if environ is None else environ
     try:
-        return max(1, int(os.environ.get(SHARING_VARIABLE, "1")))
+        return max(1, int(environ.get(SHARING_VARIABLE, "1")))
     except ValueError:
         return 1
 
 
-def choose_threads(requested: Optional[int], sharing: Optional[int] = None, cores: Optional[int] = None) -> ThreadChoice:
-    """``requested`` (``train.num_threads``) when set; else ``cores // sharing`` (at least 1), ``cores`` being
-    torch's default thread count and ``sharing`` the trainings at once (:func:`trainings_at_once`)."""
+def choose_threads(requested: Optional[int], sharing: Optional[int] = None, cores: Optional[int] = None,
+                   others: Optional[float] = None) -> ThreadChoice:
+    """``requested`` (``train.num_threads``) when set, fixed. Else ``cores // sharing`` (at least 1), ``cores``
+    being torch's default thread count and ``sharing`` the trainings at once (:func:`trainings_at_once`); one
+    training alone (``sharing`` 1) also leaves the cores that other processes keep busy (``others``, measured at
+    the start; None: not measured) and adapts while it trains."""
     if requested:
         return ThreadChoice(requested, "train.num_threads")
     cores = torch_default_threads() if cores is None else cores
     sharing = trainings_at_once() if sharing is None else max(1, sharing)
-    threads = max(1, cores // sharing)
-    if sharing == 1:
-        return ThreadChoice(threads, f"torch's default for this machine; set train.num_threads to change")
-    return ThreadChoice(threads, f"torch's default of {cores} shared by {sharing} trainings at once; "
-                                 "set train.num_threads to change")
-
-
-def wait_policy() -> str:
-    """How idle OpenMP threads wait in this process, for the run's first lines."""
-    value = os.environ.get(WAIT_POLICY)
-    if value is None:
-        return "OpenMP's default wait policy (threads spin while idle)"
-    return f"{WAIT_POLICY}={value}"
+    share = max(1, cores // sharing)
+    if sharing > 1:
+        return ThreadChoice(share, f"torch's default of {cores} shared by {sharing} trainings at once; "
+                                   "set train.num_threads to change")
+    threads = share if others is None else threads_for(cores, others, share)
+    if threads < share:
+        reason = (f"other processes kept {others:.1f} of {cores} cores busy at the start; up to {share} as they "
+                  "free them; set train.num_threads to fix")
+    else:
+        reason = (f"torch's default for this machine, fewer while other processes keep cores busy; "
+                  "set train.num_threads to fix")
+    return ThreadChoice(threads, reason, most=share if share > 1 else 0)

@@ -43,6 +43,7 @@ from mlparse.tasks.base import EvalOutcome, Task
 from mlparse.train import checkpoint
 from mlparse.train.budget import parameter_bytes, resolve_budget
 from mlparse.train.compile import compile_encoder
+from mlparse.train.cpu_share import ThreadGovernor
 from mlparse.train.resume import ResumeError, plan_resume
 from mlparse.train.environment import versions
 from mlparse.train.mixed_precision import UpdateAutocast
@@ -220,6 +221,8 @@ class Trainer:
         self.compiled = compile_encoder(model, t.compile, device)  # None for train.compile: off
         #: the moving average of the weights that dev checks and checkpoints use (train.ema_decay; None: off)
         self.average = WeightAverage(model, t.ema_decay) if t.ema_decay > 0 else None
+        #: adapts torch's threads to what other processes leave free (set by the runner; None: fixed threads)
+        self.thread_governor: Optional[ThreadGovernor] = None
 
     # -- checkpoints ---------------------------------------------------------
     def checkpoint_payload(self) -> Dict[str, Any]:
@@ -393,6 +396,8 @@ class Trainer:
             update_start = time.monotonic()
             self.state.recent_loss = self.train_step(batches[index])
             self.update_seconds = time.monotonic() - update_start
+            if self.thread_governor is not None:
+                self.thread_governor.after_update()
             window_sentences += len(batches[index])
             window_tokens += sum(self.train_lengths[i] for i in batches[index])
             self.state.batch_in_epoch = index + 1
