@@ -203,3 +203,26 @@ def test_a_tagger_that_another_run_trains_is_waited_for(tmp_path: Path, monkeypa
     results = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"), record)
     assert results.status == COMPLETE
     assert any(note.startswith("waiting for the fold tagger 1 of 2") for note in record.notes)
+
+
+def test_each_tagger_checkpoint_is_read_once_when_the_tags_are_made(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from mlparse.train import jackknife
+
+    config = jackknife_recipe(tmp_path, folds=2, sentences=SENTENCES)
+    assert run_recipe(config, RunOptions(runs_dir=tmp_path / "runs")).status == COMPLETE
+    first = load_tags(config)
+    assert first is not None
+    trained = [(RunDir(Path(t["run_dir"])).read_results(), Path(t["run_dir"])) for t in first.manifest["taggers"]]
+    (first.folder / jackknife.MANIFEST).unlink()  # incomplete: made again from the trained taggers
+    loads: List[Path] = []
+    real_load = checkpoint.load
+
+    def counted(path, *args, **kwargs):
+        loads.append(Path(path))
+        return real_load(path, *args, **kwargs)
+
+    monkeypatch.setattr(checkpoint, "load", counted)
+    again = jackknife.make_tags(config, lambda taggers, roles: trained)
+    assert again.tags == first.tags and again.manifest["unknown_words"] == first.manifest["unknown_words"]
+    assert len(loads) == len(trained) == 3 and len(set(loads)) == 3  # one read per tagger: tags and known words

@@ -244,15 +244,20 @@ def wait_for_tags(config: RecipeConfig, minutes: Optional[float] = None) -> None
         time.sleep(POLL_SECONDS)
 
 
-def _tag(run_dir: RunDir, sentences: Sequence[TaggedSentence], device: Any = "cpu",
-         budget: int = TAGGING_BUDGET) -> List[List[str]]:
-    """The tags the best checkpoint of the tagger in ``run_dir`` gives ``sentences`` (on ``device``, in sub-batches
-    of ``budget`` token-equivalents)."""
-    import torch
+@dataclass
+class TrainedTagger:
+    """A trained tagger as its run's best checkpoint (else its last) holds it, read once: the model on its device,
+    and the words it saw in training (its vocabulary's counts, rare words included: a word it maps to its
+    unknown-word vector is still one it trained on)."""
 
+    model: Any
+    known_words: Set[str]
+
+
+def load_tagger(run_dir: RunDir, device: Any = "cpu") -> TrainedTagger:
+    """The tagger in ``run_dir`` from one read of its checkpoint; :class:`TaggerFailed` when the checkpoint is gone."""
     from mlparse.models.registry import parser_from_spec
     from mlparse.train import checkpoint
-    from mlparse.train.prediction import predict_in_batches
 
     path = run_dir.best if run_dir.best.is_file() else run_dir.last
     if not path.is_file():
@@ -263,10 +268,21 @@ def _tag(run_dir: RunDir, sentences: Sequence[TaggedSentence], device: Any = "cp
     tagger = parser_from_spec(saved["spec"])
     tagger.load_state_dict(saved["model"])
     tagger.to(device)
+    vocab = saved["spec"]["vocab"]
+    return TrainedTagger(tagger, set(vocab.get("word_counts") or vocab["words"]))
+
+
+def _tag(tagger: TrainedTagger, sentences: Sequence[TaggedSentence], budget: int = TAGGING_BUDGET) -> List[List[str]]:
+    """The tags ``tagger`` gives ``sentences`` (on its device, in sub-batches of ``budget`` token-equivalents)."""
+    import torch
+
+    from mlparse.train.prediction import predict_in_batches
+
     if not sentences:
         return []
     with torch.no_grad():
-        return predict_in_batches(tagger, list(sentences), [len(s.words) for s in sentences], budget, "cython", False)
+        return predict_in_batches(tagger.model, list(sentences), [len(s.words) for s in sentences], budget, "cython",
+                                  False)
 
 
 def unknown_words(known: Container[str], sentences: Sequence[TaggedSentence]) -> Tuple[int, int]:
@@ -282,16 +298,6 @@ def unknown_rate(unknown: int, words: int) -> Optional[float]:
 
 def _percent(value: Optional[float]) -> str:
     return "-" if value is None else f"{value:.2f}%"
-
-
-def known_words(run_dir: RunDir) -> Set[str]:
-    """The words a trained tagger saw in training (its vocabulary's counts, rare words included: a word it maps
-    to its unknown-word vector is still one it trained on)."""
-    from mlparse.train import checkpoint
-
-    saved = checkpoint.load(run_dir.best if run_dir.best.is_file() else run_dir.last)
-    vocab = saved["spec"]["vocab"]
-    return set(vocab.get("word_counts") or vocab["words"])
 
 
 #: Trains the taggers it is given (in order, with a role in words each) and returns each one's results and run
@@ -357,26 +363,27 @@ def _tag_with(config: RecipeConfig, taggers: Sequence[RecipeConfig], trained: Se
     for index, (tagger, (results, path)) in enumerate(zip(taggers, trained)):
         note(f"jack-knifing: tagging with the {roles[index]}")
         run_dir = RunDir(Path(path))
+        trained_tagger = load_tagger(run_dir, device)
         record = {"run_id": run_id_for(tagger), "run_dir": str(run_dir.path), "recipe": tagger.name,
                   "dev_accuracy": results.dev.tagging_accuracy if results.dev else None,
                   "stop_reason": results.stop_reason, "training_seconds": results.training_seconds}
         if index < k:
             held = [i for i in range(len(train_sentences)) if fold[i] == index]
             held_sentences = [train_sentences[i] for i in held]
-            for i, tags in zip(held, _tag(run_dir, held_sentences, device)):
+            for i, tags in zip(held, _tag(trained_tagger, held_sentences)):
                 train_tags[i] = tags
-            counts = unknown_words(known_words(run_dir), held_sentences)  # after _tag: it names a lost checkpoint
+            counts = unknown_words(trained_tagger.known_words, held_sentences)
             held_out[0] += counts[0]
             held_out[1] += counts[1]
             record.update(fold=index, tagged_sentences=len(held), unknown_words=unknown_rate(*counts))
         else:
             for split in ("dev", "test"):
                 atomic_write_text(folder / f"{split}.tags",
-                                  "".join(" ".join(t) + "\n" for t in _tag(run_dir, splits[split].examples, device)))
-            known = known_words(run_dir)
+                                  "".join(" ".join(t) + "\n" for t in _tag(trained_tagger, splits[split].examples)))
             for split in ("dev", "test"):
-                unknown[split] = unknown_rate(*unknown_words(known, splits[split].examples))
+                unknown[split] = unknown_rate(*unknown_words(trained_tagger.known_words, splits[split].examples))
             record.update(fold=None, unknown_words={split: unknown[split] for split in ("dev", "test")})
+        del trained_tagger  # one tagger in memory at a time: the next one is read once this one is gone
         records.append(record)
     missing = [i for i, tags in enumerate(train_tags) if tags is None]
     if missing:  # cannot happen while the folds partition the file; never train on missing tags
