@@ -14,6 +14,7 @@ from scipy import stats as scipy_stats
 from mlparse.compare.group_significance import (GROUPS, RUN_AGAINST_GROUP, SINGLE_RUNS, group_test, seed_permutation_p,
                                         sentence_variance)
 from mlparse.compare.resampling import bootstrap, randomization, resample_weights
+from mlparse.compare.seed_permutation import fewest_seeds_below, floor_table, floors_text, permutation_floor
 from mlparse.compare.statistics import SentenceStats
 
 
@@ -88,7 +89,52 @@ def test_a_single_run_against_a_group_is_one_more_seed() -> None:
     t = (single[0].corpus_score() - sum(scores) / 3) / math.sqrt(seeds_part + vs)
     df = (seeds_part + vs) ** 2 / (seeds_part ** 2 / 2)
     assert result.kind == RUN_AGAINST_GROUP and result.t == pytest.approx(t) and result.df == pytest.approx(df)
+    assert result.p_t == pytest.approx(2 * scipy_stats.t.sf(abs(t), df))
     assert group_test(single, group, samples=400, seed=5).t == pytest.approx(-t)  # the same test either way round
+
+
+def test_a_single_run_is_not_tested_more_leniently_than_a_group() -> None:
+    """A run far above three seeds: the t-test alone would mark it, but the same rule as between groups holds (the
+    larger p of the t-test and the exact permutation test), and 1 + 3 runs cannot go below 1/4."""
+    rng = np.random.default_rng(6)
+    gold, p, group = _configuration(rng, 3, 0.01)
+    far = _run(rng, gold, p, 0.3)
+    result = group_test(group, [far], samples=400, seed=5)
+    scores = [r.corpus_score() for r in group]
+    assert result.kind == RUN_AGAINST_GROUP and result.p_t < 0.001  # the t-test alone: "significant"
+    assert result.p_seeds == seed_permutation_p(scores, [far.corpus_score()], 5) == pytest.approx(1 / math.comb(4, 1))
+    assert result.p_value == max(result.p_t, result.p_seeds) == permutation_floor(3, 1).p
+    assert "permutation" in result.method and result.to_json()["p_seeds"] == result.p_seeds
+
+
+def _expected_floor(m: int, k: int) -> float:
+    """The observed dealing, and where m = k its mirror, of C(m + k, m) (the exact test's two-sided floor)."""
+    return (2 if m == k else 1) / math.comb(m + k, m)
+
+
+def test_the_floors_printed_are_what_the_permutation_test_gives() -> None:
+    rng = np.random.default_rng(8)
+    for m, k in ((1, 2), (2, 2), (3, 3), (3, 4), (2, 5), (3, 5), (4, 4), (1, 6), (5, 5)):
+        floor = permutation_floor(m, k)
+        assert floor.p == pytest.approx(_expected_floor(m, k)) and floor.dealings == math.comb(m + k, m)
+        assert floor.counted == (2 if m == k else 1) and f"{floor.counted}/{floor.dealings}" in floor.text()
+        # no scores go below it: random ones, and the two groups as far apart as the floor's, either way round
+        draws = [seed_permutation_p(list(rng.normal(0, 1, m)), list(rng.normal(3, 1, k))) for _ in range(30)]
+        assert min(draws) >= floor.p - 1e-12
+    # the fewest seeds below 0.05, by counting dealings here
+    total = next(n for n in range(3, 20) if any(_expected_floor(m, n - m) < 0.05 for m in range(1, n // 2 + 1)))
+    expected = [(m, total - m) for m in range(1, total // 2 + 1) if _expected_floor(m, total - m) < 0.05]
+    assert [(f.m, f.k) for f in fewest_seeds_below(0.05)] == expected
+    text = floors_text([(3, 3), (1, 6), (6, 1)], 0.05)
+    assert permutation_floor(3, 3).text() in text and text.count(permutation_floor(1, 6).text()) == 1
+    assert all(f"{f.m} + {f.k} (p ≥ {f.p:.4g})" in text for f in fewest_seeds_below(0.05))
+
+
+def test_the_docs_show_the_floors_the_code_gives() -> None:
+    from pathlib import Path
+
+    page = (Path(__file__).parent.parent / "docs" / "commands" / "compare.md").read_text(encoding="utf-8")
+    assert floor_table() in page
 
 
 def test_the_permutation_test_over_seeds_against_brute_force() -> None:
@@ -104,7 +150,7 @@ def test_the_permutation_test_over_seeds_against_brute_force() -> None:
             count += abs(sum(second) / k - sum(first) / m) >= observed - 1e-12
             total += 1
         assert seed_permutation_p(a, b) == pytest.approx(count / total)
-    assert seed_permutation_p([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]) == pytest.approx(2 / 20)  # 3 + 3: never below 0.1
+    assert seed_permutation_p([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]) == pytest.approx(_expected_floor(3, 3))
     # many seeds: drawn dealings, the observed one among them
     a, b = list(rng.normal(0, 1, 12)), list(rng.normal(3, 1, 12))
     assert seed_permutation_p(a, b, seed=1) == pytest.approx(1 / 20_001)

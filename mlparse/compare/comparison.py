@@ -1,11 +1,14 @@
 """A whole ``mlparse compare``: each system against the first, where a system is a run or all complete seeds of a
 configuration.
 
-The headline test of B against A is :func:`mlparse.compare.group_significance.group_test` over every run of both
-(the seed means, with the seeds' and the test sentences' variance; two single runs: the paired test over sentences), Holm-
-corrected when more than one system is compared with A.  Where both have at least two seeds, Welch's t-test and ASO
-over their run scores come beside it (:mod:`mlparse.compare.seed_groups`, Holm-corrected the same way); on request,
-the paired test of every run of B against every run of A (``per_pair``).  Every run's gold file must still be the one
+The headline test of B against A, the one test that decides, is
+:func:`mlparse.compare.group_significance.group_test` over every run of both (the seed means, with the seeds' and the
+test sentences' variance, and the exact permutation test over seeds; two single runs: the paired test over
+sentences), Holm-corrected when more than one system is compared with A (:meth:`Comparison.verdict`).  Everything
+else is a diagnostic, printed apart from it so that nobody picks the most favourable of several tests: the t-test's
+and the permutation test's own p-values, and where both have at least two seeds Welch's t-test and ASO over their
+run scores (:mod:`mlparse.compare.seed_groups`, Holm-corrected over the systems); on request, the paired test of
+every run of B against every run of A (``per_pair``).  Every run's gold file must still be the one
 it was scored on (:mod:`mlparse.compare.gold`), and all of them the same file.
 """
 
@@ -15,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from mlparse.compare.group_significance import GroupTest, group_test
+from mlparse.compare.group_significance import SINGLE_RUNS, GroupTest, group_test
+from mlparse.compare.marks import ALPHA
 from mlparse.compare.resampling import METHODS, TestResult, holm
 from mlparse.compare.runs import CompareError, RunRef, SystemRef
 from mlparse.compare.seed_groups import DEFAULT_ASO_THRESHOLD, SeedGroupTest, seed_group_tests
@@ -69,13 +73,34 @@ class Comparison:
     metric: str
     test: GroupTest
     p_holm: Optional[float] = None  # with more than one system compared with A
-    seed_groups: Optional[SeedGroupTest] = None  # when both have at least two runs
+    seed_groups: Optional[SeedGroupTest] = None  # a diagnostic, when both have at least two runs
     pairs: List[PairTest] = field(default_factory=list)
+
+    @property
+    def headline_p(self) -> float:
+        """The p-value that decides: Holm-corrected where several systems are compared with A."""
+        return self.p_holm if self.p_holm is not None else self.test.p_value
+
+    def verdict(self, alpha: float = ALPHA) -> str:
+        """``B better``, ``B worse`` or ``no difference`` at ``alpha``, from the headline test alone."""
+        if self.headline_p >= alpha or self.test.delta == 0:
+            return "no difference"
+        return "B better" if self.test.delta > 0 else "B worse"
+
+    def permutation_floor(self) -> Optional[float]:
+        """The smallest p the permutation test over seeds could give these numbers of runs (None: two single runs)."""
+        from mlparse.compare.seed_permutation import permutation_floor
+
+        if self.test.kind == SINGLE_RUNS:
+            return None
+        return permutation_floor(self.test.runs_a, self.test.runs_b, self.test.seed).p
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"a": self.a, "b": self.b, "runs_a": list(self.runs_a), "runs_b": list(self.runs_b),
                                "split": self.split, "metric": self.metric, "test": self.test.kind}
         out.update({key: value for key, value in self.test.to_json().items() if key not in ("kind", "runs_a", "runs_b")})
+        out["headline"] = {"test": self.test.method, "p": self.headline_p, "alpha": ALPHA, "verdict": self.verdict(),
+                           "permutation_floor": self.permutation_floor()}
         if self.p_holm is not None:
             out["p_holm"] = self.p_holm
         if self.seed_groups is not None:

@@ -19,16 +19,19 @@ already holds some sentence noise, so the sum counts that part twice: the test e
 
 The t-test takes the seed scores to be normal.  They need not be: six seeds of the demo recipe after 300 updates
 scored 52.76, 52.76, 53.00, 54.97, 55.30 and 56.02 (two clusters), and the t-test puts the three low seeds against
-the three high ones at p = 0.00015.  So between two groups the t-test is joined by the exact permutation test over
-seeds (every way of dealing the ``m + k`` run scores into groups of ``m`` and ``k``; the share whose difference of
-means is at least the observed one, two-sided), which assumes nothing about their distribution, and the p-value
-is the larger of the two (an intersection-union test: B is called different only when both say so).  The exact
-test needs seeds: it cannot go below ``2 / C(m + k, m)``, so 3 + 3 seeds are never significant at 0.05 (2/20),
-3 + 5 or 4 + 4 can be (2/56, 2/70).
+the three high ones at p = 0.00015.  So the t-test is joined by the exact permutation test over seeds
+(:mod:`mlparse.compare.seed_permutation`: every way of dealing the ``m + k`` run scores into groups of ``m`` and
+``k``; the share whose difference of means is at least the observed one, two-sided), which assumes nothing about
+their distribution, and the p-value is the larger of the two (an intersection-union test: B is called different
+only when both say so).  The exact test needs seeds: :func:`~mlparse.compare.seed_permutation.permutation_floor`
+gives the smallest p it can reach for ``m`` and ``k`` runs, which ``mlparse compare`` and the report print.
 
+* Two groups (``m, k >= 2``): the t-test above and the permutation test.
 * One side a single run, the other a group of ``m >= 2``: the run is taken as one more draw of the group's
   seed distribution (its unknown seed variance is the group's): variance ``s²(1 + 1/m) + v_sentences``,
-  ``m - 1`` degrees of freedom (a prediction-interval test).
+  ``m - 1`` degrees of freedom (a prediction-interval test), and the same rule as between groups: the larger p
+  of that t-test and the permutation test (1 run against ``m``: ``m + 1`` dealings).  A system with fewer runs
+  is not tested more leniently: a single run against ``m`` seeds cannot go below ``1 / (m + 1)``.
 * Both single runs: there is no seed variance to estimate; the paired test over sentences
   (:func:`~mlparse.compare.resampling.randomization` or :func:`~mlparse.compare.resampling.bootstrap`) is all
   that can be done, and the result says so.
@@ -39,7 +42,6 @@ imported.
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -47,10 +49,14 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from mlparse.compare.resampling import CHUNK, METHODS, resample_weights
+from mlparse.compare.seed_permutation import MAX_PERMUTATIONS, seed_permutation_p  # noqa: F401 (re-exported)
 from mlparse.compare.statistics import SentenceStats
 
 #: What a :class:`GroupTest` was: groups on both sides, a single run against a group, two single runs.
 GROUPS, RUN_AGAINST_GROUP, SINGLE_RUNS = "groups", "run-vs-group", "single-runs"
+#: The ``method`` of a test with seeds on at least one side.
+METHOD_NAMES = {GROUPS: "t-test and exact permutation over seeds",
+                RUN_AGAINST_GROUP: "t-test (the run as one more seed) and exact permutation over seeds"}
 
 
 class MissingPackage(ImportError):
@@ -71,8 +77,9 @@ class GroupTest:
     """B against A; scores in percent.  ``score_a``/``score_b``: the mean of each group's run scores (each run's
     score recomputed from its per-sentence counts, the value of its ``results.json``); ``delta = score_b - score_a``.
 
-    ``kind`` is :data:`GROUPS`, :data:`RUN_AGAINST_GROUP` or :data:`SINGLE_RUNS`; ``method`` names the test: for
-    groups ``p_value`` is the larger of ``p_t`` (the t-test) and ``p_seeds`` (the exact permutation test over seeds).  ``seed_variance`` and ``sentence_variance`` are the two parts
+    ``kind`` is :data:`GROUPS`, :data:`RUN_AGAINST_GROUP` or :data:`SINGLE_RUNS`; ``method`` names the test: with
+    seeds on one side at least, ``p_value`` is the larger of ``p_t`` (the t-test) and ``p_seeds`` (the exact
+    permutation test over seeds).  ``seed_variance`` and ``sentence_variance`` are the two parts
     of the squared standard error (None for single runs), ``df`` the degrees of freedom (inf: the normal).
     """
 
@@ -92,7 +99,7 @@ class GroupTest:
     df: Optional[float] = None
     seed_variance: Optional[float] = None
     sentence_variance: Optional[float] = None
-    p_t: Optional[float] = None  # groups: the t-test's p-value, and the exact permutation test's over seeds
+    p_t: Optional[float] = None  # with seeds: the t-test's p-value, and the exact permutation test's over seeds
     p_seeds: Optional[float] = None
     ci95: Optional[Tuple[float, float]] = None  # two single runs compared by the paired bootstrap
 
@@ -131,34 +138,6 @@ def sentence_variance(a: Sequence[SentenceStats], b: Sequence[SentenceStats], sa
         differences.append(scores[len(a):].mean(axis=0) - scores[:len(a)].mean(axis=0))
     sampled = np.concatenate(differences)
     return float(sampled.var(ddof=1)) if sampled.size > 1 else 0.0
-
-
-#: Above this many ways of dealing the seeds into two groups, the permutation test draws this many at random.
-MAX_PERMUTATIONS = 20_000
-
-
-def seed_permutation_p(scores_a: Sequence[float], scores_b: Sequence[float], seed: int = 0) -> float:
-    """Two-sided p-value of the permutation test over seeds: the share of the ways of dealing all run scores into
-    groups of ``len(scores_a)`` and ``len(scores_b)`` whose |difference of means| is at least the observed one (the
-    observed dealing included); exact up to :data:`MAX_PERMUTATIONS` dealings, else that many drawn at random
-    (``seed``) plus the observed one."""
-    values = np.asarray(list(scores_a) + list(scores_b), dtype=np.float64)
-    m, total = len(scores_a), len(values)
-    observed = abs(float(np.mean(values[m:]) - np.mean(values[:m])))
-    if math.comb(total, m) <= MAX_PERMUTATIONS:
-        groups = np.zeros((math.comb(total, m), total), dtype=bool)
-        for row, chosen in enumerate(itertools.combinations(range(total), m)):
-            groups[row, list(chosen)] = True
-    else:
-        rng = np.random.default_rng(seed)
-        order = np.argsort(rng.random((MAX_PERMUTATIONS, total)), axis=1)
-        groups = np.zeros((MAX_PERMUTATIONS + 1, total), dtype=bool)
-        np.put_along_axis(groups[:-1], order[:, :m], True, axis=1)
-        groups[-1, :m] = True  # the observed dealing
-    sum_a = groups @ values
-    differences = (values.sum() - sum_a) / (total - m) - sum_a / m
-    scale = max(1.0, observed)
-    return float(np.count_nonzero(np.abs(differences) >= observed - 1e-9 * scale)) / len(groups)
 
 
 def _sample_variance(values: Sequence[float]) -> float:
@@ -202,10 +181,7 @@ def group_test(a: Sequence[SentenceStats], b: Sequence[SentenceStats], samples: 
         parts = [(_sample_variance(group) * (1.0 + 1.0 / len(group)), len(group) - 1)]
     delta = mean_b - mean_a
     t, df, p_t = _p_two_sided(delta, parts, v_sentences)
-    if kind == RUN_AGAINST_GROUP:
-        return GroupTest(kind, "t-test", len(a), len(b), scores_a, scores_b, mean_a, mean_b, delta, p_t, samples, seed,
-                         t, df, sum(part for part, _ in parts), v_sentences)
     p_seeds = seed_permutation_p(scores_a, scores_b, seed)
-    return GroupTest(kind, "t-test and exact permutation over seeds", len(a), len(b), scores_a, scores_b, mean_a,
-                     mean_b, delta, max(p_t, p_seeds), samples, seed, t, df, sum(part for part, _ in parts),
-                     v_sentences, p_t=p_t, p_seeds=p_seeds)
+    return GroupTest(kind, METHOD_NAMES[kind], len(a), len(b), scores_a, scores_b, mean_a, mean_b, delta,
+                     max(p_t, p_seeds), samples, seed, t, df, sum(part for part, _ in parts), v_sentences, p_t=p_t,
+                     p_seeds=p_seeds)

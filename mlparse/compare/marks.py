@@ -4,9 +4,10 @@ A system is a configuration with all its complete seeds (:mod:`mlparse.run_index
 report shows (one per configuration, or one per seed with ``--select all-seeds``).  In every language column the
 best system is the one with the highest mean; every other system of the column is tested against it with
 :func:`mlparse.compare.group_significance.group_test`, every seed of both: the seed means, by a t-test whose variance
-holds the seeds' spread and the test sentences' (a paired bootstrap, :data:`SAMPLES` samples, :data:`SEED`), together with
-the exact permutation test over seeds; a single run against a group as one more seed; two single runs (external systems, say) by the paired randomization test,
-which sees no seed variance.  The p-values of one column are Holm-corrected, and a cell is marked when its
+holds the seeds' spread and the test sentences' (a paired bootstrap, :data:`SAMPLES` samples, :data:`SEED`), together
+with the exact permutation test over seeds (the larger p; a single run against a group counts as one more seed, under
+the same rule); two single runs (external systems, say) by the paired randomization test, which sees no seed
+variance.  The p-values of one column are Holm-corrected, and a cell is marked when its
 system's corrected p-value is below :data:`ALPHA` and it is worse.  Seeds of one system are never tested against
 each other: rows of the best system carry no mark.
 
@@ -25,6 +26,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 #: The test behind a mark.
 SAMPLES = 10_000
 SEED = 12345
+#: The level of the marks and of ``mlparse compare``'s verdict.
 ALPHA = 0.05
 #: The mark (renderers print the legend under a leaderboard that has tested cells).
 MARK = "▾"
@@ -138,17 +140,21 @@ def mark_leaderboards(boards: Sequence[Any], records: Sequence[Any], split: str,
                     cell.significance = p_holm
                     cell.worse = p_holm < ALPHA and result.delta < 0
                     cell.significance_test = result.kind
+                    cell.significance_runs = [result.runs_a, result.runs_b]
                     outcome.tested += 1
     return outcome
 
 
 def legend_lines(board: Any) -> List[str]:
     """The legend under a leaderboard when any of its cells was tested: the mark, the tests made, the samples, the
-    correction and the level."""
+    correction, the level, and the smallest p-value the permutation test over seeds can give for the numbers of
+    runs tested (computed, :func:`mlparse.compare.seed_permutation.floors_text`)."""
     from mlparse.compare.group_significance import GROUPS, RUN_AGAINST_GROUP, SINGLE_RUNS
+    from mlparse.compare.seed_permutation import floors_text
 
-    kinds = {getattr(cell, "significance_test", None) for row in board.rows for cell in row.cells.values()
-             if getattr(cell, "significance", None) is not None}
+    tested = [cell for row in board.rows for cell in row.cells.values()
+              if getattr(cell, "significance", None) is not None]
+    kinds = {getattr(cell, "significance_test", None) for cell in tested}
     kinds.discard(None)
     if not kinds:
         return []
@@ -156,15 +162,18 @@ def legend_lines(board: Any) -> List[str]:
     if GROUPS in kinds:
         tests.append("systems with several seeds: every seed of both, the larger p-value of a t-test on the seed "
                      f"means (its variance the seeds' (Welch) plus the test sentences' (paired bootstrap, {SAMPLES:,} "
-                     "samples)) and of the exact permutation test over seeds (which needs 4 + 4 or 3 + 5 seeds to go "
-                     "below 0.05)")
+                     "samples)) and of the exact permutation test over seeds")
     if RUN_AGAINST_GROUP in kinds:
-        tests.append("a single run against a system with several seeds: the same t-test, the run taken as one more "
-                     f"seed of the group (test sentences' variance from {SAMPLES:,} paired bootstrap samples)")
+        tests.append("a single run against a system with several seeds: the same two tests and the same rule (the "
+                     "larger p), the run taken as one more seed of the group")
     if SINGLE_RUNS in kinds:
         tests.append(f"two single runs: the paired randomization test over sentences ({SAMPLES:,} shuffles), which "
                      "sees no seed variance")
+    sizes = [tuple(cell.significance_runs) for cell in tested
+             if getattr(cell, "significance_test", None) in (GROUPS, RUN_AGAINST_GROUP)
+             and getattr(cell, "significance_runs", None)]
+    floors = f"; {floors_text(sizes, ALPHA)}" if sizes else ""
     return [f"{MARK} worse than the column's best system (highest mean) at p < {ALPHA} after Holm's correction over "
-            f"the column's tests; " + "; ".join(tests) + ". Seeds of one system are never tested against each "
-            "other; systems without predictions of every run, scored on other gold or whose gold file changed, and "
-            "published rows, are not tested"]
+            f"the column's tests; " + "; ".join(tests) + floors + ". Seeds of one system are never tested against "
+            "each other; systems without predictions of every run, scored on other gold or whose gold file changed, "
+            "and published rows, are not tested"]

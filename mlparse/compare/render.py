@@ -1,4 +1,9 @@
-"""``mlparse compare`` output: a plain table, JSON or Markdown; each names the runs it used and what was tested."""
+"""``mlparse compare`` output: a plain table, JSON or Markdown; each names the runs it used and what was tested.
+
+One headline test per comparison decides (its p, Holm-corrected over the systems, and the verdict at the level); the
+other figures (the t-test's and the permutation test's own p-values, Welch's t-test and ASO) are printed apart from
+it, in a table of diagnostics, so that nobody picks the most favourable of several overlapping tests.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import List
 
 from mlparse.compare.comparison import Comparison, CompareResult
 from mlparse.compare.group_significance import GROUPS, RUN_AGAINST_GROUP, SINGLE_RUNS
+from mlparse.compare.marks import ALPHA
 
 
 def _p(value: float) -> str:
@@ -18,10 +24,7 @@ def _test_name(c: Comparison) -> str:
     t = c.test
     if t.kind == SINGLE_RUNS:
         return f"paired {t.method}"
-    df = "∞" if t.df is None or math.isinf(t.df) else f"{t.df:.1f}"
-    if t.p_seeds is not None:
-        return f"t-test ({t.runs_a} vs {t.runs_b} runs, df {df}, p {_p(t.p_t or 0.0)}) + seeds (p {_p(t.p_seeds)})"
-    return f"t-test ({t.runs_a} vs {t.runs_b} runs, df {df})"
+    return f"t-test + permutation over seeds ({t.runs_a} vs {t.runs_b} runs)"
 
 
 def _score(c: Comparison, which: str) -> str:
@@ -35,42 +38,61 @@ def _rows(result: CompareResult) -> List[List[str]]:
     for c in result.comparisons:
         t = c.test
         ci = f"[{t.ci95[0]:+.2f}, {t.ci95[1]:+.2f}]" if t.ci95 is not None else ""
-        row = [c.a, c.b, _score(c, "a"), _score(c, "b"), f"{t.delta:+.2f}", _test_name(c), _p(t.p_value),
-               _p(c.p_holm) if c.p_holm is not None else "", ci]
-        if c.seed_groups is not None:
-            g = c.seed_groups
+        rows.append([c.a, c.b, _score(c, "a"), _score(c, "b"), f"{t.delta:+.2f}", _test_name(c), _p(t.p_value),
+                     _p(c.p_holm) if c.p_holm is not None else "", c.verdict(), ci])
+    return rows
+
+
+def _header(result: CompareResult) -> List[str]:
+    metric = result.comparisons[0].metric.upper()
+    return ["A", "B", f"{metric} A", f"{metric} B", "Δ (B−A)", "headline test", "p", "p (Holm)",
+            f"at {ALPHA:g}", "95% CI"]
+
+
+def _diagnostic_rows(result: CompareResult) -> List[List[str]]:
+    rows = []
+    for c in result.comparisons:
+        t, g = c.test, c.seed_groups
+        if t.kind == SINGLE_RUNS:
+            continue
+        df = "∞" if t.df is None or math.isinf(t.df) else f"{t.df:.1f}"
+        floor = c.permutation_floor()
+        row = [c.a, c.b, f"{_p(t.p_t)} (df {df})" if t.p_t is not None else "",
+               f"{_p(t.p_seeds)} (≥ {floor:.4g})" if t.p_seeds is not None and floor is not None else ""]
+        if g is not None:
             row.append(_p(g.welch_p_holm) if g.welch_p_holm is not None else (g.missing or "no variance"))
             row.append(f"{g.aso_eps_min_holm:.3f}" if g.aso_eps_min_holm is not None else (g.missing or ""))
         rows.append(row)
     return rows
 
 
-def _header(result: CompareResult) -> List[str]:
-    metric = result.comparisons[0].metric.upper()
-    head = ["A", "B", f"{metric} A", f"{metric} B", "Δ (B−A)", "test", "p", "p (Holm)", "95% CI"]
-    if any(c.seed_groups is not None for c in result.comparisons):
-        head += ["Welch p (Holm)", "ASO ε_min B>A (Holm)"]
-    return head
+_DIAGNOSTIC_HEAD = ["A", "B", "t-test p", "permutation p (its floor)", "Welch p (Holm)", "ASO ε_min B>A (Holm)"]
+_DIAGNOSTICS = ("diagnostics (not tests to choose from: the headline p above decides): the headline's two parts, and "
+                "Welch's t-test and ASO over the run scores where both systems have two seeds or more")
 
 
 def _caption(result: CompareResult) -> List[str]:
     c, o = result.comparisons[0], result.options
     kinds = {x.test.kind for x in result.comparisons}
-    lines = [f"{c.metric.upper()} on {c.split}; two-sided p-values; seed {o.seed}"]
+    lines = [f"{c.metric.upper()} on {c.split}; two-sided p-values; seed {o.seed}; one headline test per comparison, "
+             f"its p (Holm-corrected over the systems) and its verdict at {ALPHA:g}"]
     if kinds & {GROUPS, RUN_AGAINST_GROUP}:
-        lines.append(f"t-test: the seed means, every run of both systems; variance = the seeds' (Welch) + the test "
-                     f"sentences' (paired bootstrap, {o.samples} samples); a single run against several seeds counts "
-                     "as one more seed")
-    if GROUPS in kinds:
-        lines.append("two groups of seeds: p is the larger of the t-test's and the exact permutation test's over "
-                     "seeds (3 + 3 seeds cannot go below 0.1)")
+        lines.append(f"headline with seeds: the larger p of a t-test on the seed means (every run of both systems; "
+                     f"variance = the seeds' (Welch) + the test sentences' (paired bootstrap, {o.samples} samples); a "
+                     "single run against several seeds counts as one more seed) and of the exact permutation test "
+                     "over seeds")
+        from mlparse.compare.seed_permutation import floors_text
+
+        sizes = [(x.test.runs_a, x.test.runs_b) for x in result.comparisons if x.test.kind != SINGLE_RUNS]
+        lines.append(floors_text(sizes, ALPHA))
     if SINGLE_RUNS in kinds:
         lines.append(f"paired {o.method} over sentences, {o.samples} samples: two single runs (no seed variance seen)")
     if len(result.comparisons) > 1:
         lines.append(f"p (Holm): corrected over the {len(result.comparisons)} systems compared with A")
     if any(x.seed_groups is not None for x in result.comparisons):
-        lines.append(f"seed groups: Welch's t-test and ASO (deepsig, ε_min at 95% confidence) over the run scores, "
-                     f"Holm-corrected; B is almost stochastically better than A where ε_min < {o.aso_threshold:g}")
+        lines.append(f"diagnostics: Welch's t-test and ASO (deepsig, ε_min at 95% confidence) over the run scores, "
+                     f"Holm-corrected; ASO takes B as almost stochastically better than A where ε_min < "
+                     f"{o.aso_threshold:g}")
     return lines
 
 
@@ -100,8 +122,15 @@ def _table(head: List[str], rows: List[List[str]]) -> List[str]:
     return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [head] + rows]
 
 
+def _diagnostic_head(result: CompareResult) -> List[str]:
+    seeds = any(c.seed_groups is not None for c in result.comparisons)
+    return _DIAGNOSTIC_HEAD if seeds else _DIAGNOSTIC_HEAD[:4]
+
+
 def to_table(result: CompareResult) -> str:
     lines = _caption(result) + _table(_header(result), _rows(result))
+    if _diagnostic_rows(result):
+        lines += ["", f"{_DIAGNOSTICS}:"] + _table(_diagnostic_head(result), _diagnostic_rows(result))
     if _runs_used(result):
         lines += ["", "runs used:"] + [f"  {line}" for line in _runs_used(result)]
     if any(c.pairs for c in result.comparisons):
@@ -120,6 +149,9 @@ def _markdown_table(head: List[str], rows: List[List[str]]) -> List[str]:
 
 def to_markdown(result: CompareResult) -> str:
     lines = [f"{line}." for line in _caption(result)] + [""] + _markdown_table(_header(result), _rows(result))
+    if _diagnostic_rows(result):
+        lines += ["", f"{_DIAGNOSTICS[0].upper()}{_DIAGNOSTICS[1:]}:", ""]
+        lines += _markdown_table(_diagnostic_head(result), _diagnostic_rows(result))
     if _runs_used(result):
         lines += ["", "Runs used:", ""] + [f"- {line}" for line in _runs_used(result)]
     if any(c.pairs for c in result.comparisons):

@@ -67,6 +67,7 @@ class Cell:
     significance: Optional[float] = None
     worse: Optional[bool] = None
     significance_test: Optional[str] = None
+    significance_runs: Optional[List[int]] = None  # [runs of the column's best system, runs of this one]
 
 
 @dataclass
