@@ -97,3 +97,41 @@ def test_tagging_head_predicts_tags_for_tokenized_input(run_dir: Path, tmp_path:
     result = runner.invoke(app, ["parse", "--model", str(run_dir)], input="the dog barks .\n")
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == TINY_TREES[0]  # words and tags both learned
+
+
+def _conllu(sentences: list) -> str:
+    """CoNLL-U of (words, xpos or None) pairs, each after a comment; heads and relations left blank."""
+    blocks = []
+    for k, (words, tags) in enumerate(sentences, start=1):
+        rows = [f"{i}\t{w}\t_\t_\t{tags[i - 1] if tags else '_'}\t_\t_\t_\t_\t_" for i, w in enumerate(words, start=1)]
+        blocks.append(f"# sent_id = {k}\n" + "\n".join(rows) + "\n\n")
+    return "".join(blocks)
+
+
+def test_conllu_input_is_read_by_its_form_and_xpos_columns(run_dir: Path, tmp_path: Path) -> None:
+    """Issue 40, finding 3: a constituency model read CoNLL-U as text, one "sentence" per line (5964 trees for
+    245 sentences).  Now: one tree per sentence, its words and XPOS tags as a tree's, by suffix or content."""
+    trees = [parse_bracketed(text).trees[0] for text in TINY_TREES[:2]]
+    text = _conllu([([leaf.word for leaf in t.leaves()], [leaf.tag for leaf in t.leaves()]) for t in trees]
+                   + [(["hello"], None)])
+    by_suffix = tmp_path / "in.conllu"
+    by_suffix.write_text(text, encoding="utf-8")
+    out = tmp_path / "out.trees"
+    result = runner.invoke(app, ["parse", "--model", str(run_dir), "--input", str(by_suffix), "--output", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "3 trees written" in result.output
+    assert out.read_text().splitlines() == TINY_TREES[:2] + ["(TOP (NP (UNK hello)))"]
+    by_content = runner.invoke(app, ["parse", "--model", str(run_dir)], input=text)  # stdin: no suffix
+    assert by_content.exit_code == 0, by_content.output
+    assert by_content.stdout == out.read_text()
+    named = tmp_path / "in.txt"
+    named.write_text("\n" + text.split("\n", 1)[1], encoding="utf-8")  # no comment first: a word line
+    explicit = runner.invoke(app, ["parse", "--model", str(run_dir), "--input", str(named), "--format", "conllu"])
+    assert explicit.exit_code == 0 and explicit.stdout == out.read_text(), explicit.output
+
+
+def test_malformed_conllu_input_names_its_line(run_dir: Path, tmp_path: Path) -> None:
+    source = tmp_path / "bad.conllu"
+    source.write_text("1\tthe\t_\t_\tDT\t_\t_\t_\t_\t_\n2\tdog\n\n", encoding="utf-8")
+    result = runner.invoke(app, ["parse", "--model", str(run_dir), "--input", str(source)])
+    assert result.exit_code == 1 and f"{source}:2" in result.output and "Traceback" not in result.output

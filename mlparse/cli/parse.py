@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Callable, Iterator, Optional
 
 import typer
-from rich.console import Console
 
 from mlparse.cli.app import app
+from mlparse.cli.consoles import CliConsole
 from mlparse.cli.errors import fail, os_error_message, print_warning
 
-console = Console(stderr=True)
+console = CliConsole(stderr=True)
 
 #: Inputs with at least this many sentences get a progress bar (when stderr is a terminal).
 PROGRESS_MIN_SENTENCES = 200
@@ -81,14 +81,15 @@ def _lines(trees) -> Iterator[str]:  # type: ignore[no-untyped-def]
 def parse_command(
     model: Path = typer.Option(..., "--model", help="A run directory (its checkpoints/best.pt is used), a model package (mlparse export), an ensemble (its run directory or package) or a .pt file."),
     input_file: Optional[Path] = typer.Option(
-        None, "--input", help="UTF-8 input: tokenized sentences (one per line, words separated by spaces) or "
-        "bracketed trees (one or several lines each); default (or -): stdin."),
+        None, "--input", help="UTF-8 input: tokenized sentences (one per line, words separated by spaces), "
+        "bracketed trees (one or several lines each) or CoNLL-U; default (or -): stdin."),
     output_file: Optional[Path] = typer.Option(
         None, "--output", help="Where the trees go (one per line, written all at once); default stdout."),
     input_format: InputFormat = typer.Option(
-        InputFormat.auto, "--format", help="auto: for a constituency model trees when the first non-blank line "
-        "starts a tree, '(S (' or '(NN word)', else tokenized text; for a dependency model CoNLL-U when it starts "
-        "with a comment or a word line, else tokenized text."),
+        InputFormat.auto, "--format", help="auto: CoNLL-U when the file ends in .conllu or its first non-blank line is "
+        "a comment or a word line (a constituency model reads its FORM column, and XPOS where a sentence has it); "
+        "else for a constituency model trees when the first non-blank line starts a tree, '(S (' or '(NN word)'; "
+        "else tokenized text."),
     subbatch_tokens: int = typer.Option(5000, "--batch-tokens", min=1, help="Budget of one forward pass, in token-equivalents (docs/commands/run.md)."),
     trust_checkpoint: bool = typer.Option(
         False, "--trust-checkpoint", help="Read a checkpoint that is not plain data (mlparse's old format) by "
@@ -106,8 +107,10 @@ def parse_command(
     tagger the model carries (a package of a parser trained on predicted tags), else the
     placeholder tag UNK.  Words holding ( or ) are written -LRB- / -RRB-, as in the Penn
     Treebank, so that every output tree reads back.  A sentence longer than the model's
-    position table (model.max_len - 2 words) is an error naming its line.  A dependency model
-    reads CoNLL-U or tokenized text and writes CoNLL-U (the input's other columns as read).
+    position table (model.max_len - 2 words) is an error naming its line.  CoNLL-U input gives a
+    constituency model one tree per sentence (its words, and its XPOS tags where every word has
+    one).  A dependency model reads CoNLL-U or tokenized text and writes CoNLL-U (the input's
+    other columns as read).
     """
     from mlparse.api import load
     from mlparse.models.inference import ParseInputError, parse_input, read_input

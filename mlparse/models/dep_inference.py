@@ -9,29 +9,18 @@ input refuses it (give CoNLL-U with tags instead).
 
 from __future__ import annotations
 
-import re
 from typing import Callable, List, Optional
 
 from mlparse.data.batching import map_in_batches
 from mlparse.models.base import Parser
 from mlparse.models.inference import takes_tags
 from mlparse.trees.dependency import (ConlluDocument, ConlluError, DependencyPrediction, DependencySentence,
-                                      parse_conllu, render_conllu, sentence_from_words)
+                                      looks_like_conllu, parse_conllu, render_conllu, sentence_from_words)
 
-#: A first CoNLL-U line: a comment, or a word line (ID, tab).
-_CONLLU_START = re.compile(r"^(#|\d+(-\d+|\.\d+)?\t)")
 
 
 class DependencyInputError(ValueError):
     """A problem with the input, with a message meant for the user (file and line)."""
-
-
-def looks_like_conllu(text: str) -> bool:
-    """Is ``text`` CoNLL-U rather than tokenized sentences?  Decided on its first non-blank line."""
-    for line in text.lstrip("\ufeff").splitlines():
-        if line.strip():
-            return _CONLLU_START.match(line) is not None
-    return False
 
 
 def read_dependency_input(text: str, parser: Parser, source: str = "<stdin>", input_format: str = "auto",
@@ -41,7 +30,7 @@ def read_dependency_input(text: str, parser: Parser, source: str = "<stdin>", in
     the column the model reads."""
     if input_format not in ("auto", "conllu", "text"):
         raise DependencyInputError(f"unknown input format {input_format!r} for a dependency model; use auto, conllu or text")
-    if input_format == "conllu" or (input_format == "auto" and looks_like_conllu(text)):
+    if input_format == "conllu" or (input_format == "auto" and (source.endswith(".conllu") or looks_like_conllu(text))):
         try:
             return parse_conllu(text.lstrip("\ufeff"), source, bom=text.startswith("\ufeff"))
         except ConlluError as error:

@@ -4,8 +4,10 @@ The model is loaded as ``mlparse.load`` loads it (:func:`mlparse.package.load_pa
 package, an ensemble or a checkpoint file), and the same parser object parses here.
 
 Input (``mlparse parse``): either bracketed trees (any root convention, one or
-several lines each; their words and POS tags are used) or tokenized text, one
-sentence per line, words separated by spaces.  For tokenized text the POS tags
+several lines each; their words and POS tags are used), CoNLL-U (its FORM column,
+and its XPOS column where every word of a sentence has one: one tree per sentence)
+or tokenized text, one sentence per line, words separated by spaces.  For tokenized
+text (and CoNLL-U sentences without XPOS) the POS tags
 come from the model's tagging head when it was trained with one; otherwise the
 leaves get the placeholder tag ``UNK`` (a model that takes tags as input
 refuses tokenized text).  An empty input line gives an empty output line, so
@@ -25,6 +27,7 @@ from mlparse.data.batching import map_in_batches
 from mlparse.data.vocab import UNKNOWN_TAG
 from mlparse.models.base import Parser
 from mlparse.models.span_parser import Sentence
+from mlparse.trees.dependency import looks_like_conllu
 from mlparse.trees.tree import Tree
 from mlparse.trees.writer import escape_word
 
@@ -63,7 +66,7 @@ def tag_words(tagger: Parser, sentences: Sequence[Sequence[str]], budget: int = 
 
 
 #: Input formats of ``mlparse parse``.
-INPUT_FORMATS = ("auto", "text", "trees")
+INPUT_FORMATS = ("auto", "text", "trees", "conllu")
 
 #: A first line that starts a tree: "( (", "(LABEL (", a one-word tree "(TAG word)", or only "(" / "(LABEL".
 _TREE_START = re.compile(r"^\s*\((\s*|[^\s()]+\s+)\(|^\s*\([^\s()]+\s+[^\s()]+\s*\)|^\s*\(\s*[^\s()]*\s*$")
@@ -80,14 +83,17 @@ def looks_like_trees(text: str) -> bool:
 
 def read_input(text: str, parser: Parser, source: str = "<stdin>", input_format: str = "auto",
                tagger: Optional[Parser] = None) -> List[InputSentence]:
-    """Sentences from bracketed trees or tokenized lines (see the module doc).
+    """Sentences from bracketed trees, CoNLL-U or tokenized lines (see the module doc).
 
-    ``input_format``: ``trees``, ``text``, or ``auto`` (trees when the first non-blank line starts a
-    tree, ``(S (`` or ``(NN word)``; a tokenized sentence such as ``( see below ) ...`` stays text).
+    ``input_format``: ``trees``, ``conllu``, ``text``, or ``auto`` (CoNLL-U when ``source`` ends in
+    ``.conllu`` or the first non-blank line is a comment or a word line; trees when it starts a tree,
+    ``(S (`` or ``(NN word)``; a tokenized sentence such as ``( see below ) ...`` stays text).
     Words holding ``(`` or ``)`` are written ``-LRB-`` / ``-RRB-``, so that every output tree can be read back.
     """
     if input_format not in INPUT_FORMATS:
         raise ParseInputError(f"unknown input format {input_format!r}; use one of {', '.join(INPUT_FORMATS)}")
+    if input_format == "conllu" or (input_format == "auto" and (source.endswith(".conllu") or looks_like_conllu(text))):
+        return _conllu_input(text, parser, source, tagger)
     if input_format == "trees" or (input_format == "auto" and looks_like_trees(text)):
         from mlparse.trees.reader import parse_bracketed
 
@@ -106,11 +112,43 @@ def read_input(text: str, parser: Parser, source: str = "<stdin>", input_format:
     for number, line in enumerate(text.splitlines(), start=1):
         words = line.split()
         out.append(InputSentence(number, [(UNKNOWN_TAG, escape_word(word)) for word in words] if words else None))
-    if tagger is not None and not parser.span_config.predict_tags:  # the tagger's tags: as input, and on the leaves
-        present = [item for item in out if item.sentence is not None]
+    return _tagged(out, parser, tagger)
+
+
+def _tagged(untagged: List[InputSentence], parser: Parser, tagger: Optional[Parser]) -> List[InputSentence]:
+    """``untagged`` (placeholder tags) with the tagger's tags, as input and on the leaves, when the model carries
+    a tagger and has no tagging head of its own; as they are otherwise."""
+    if tagger is not None and not parser.span_config.predict_tags:
+        present = [item for item in untagged if item.sentence is not None]
         for item, tags in zip(present, tag_words(tagger, [[w for _, w in item.sentence] for item in present])):
             item.sentence = [(tag, word) for tag, (_, word) in zip(tags, item.sentence)]
-    return out
+    return untagged
+
+
+def _conllu_input(text: str, parser: Parser, source: str, tagger: Optional[Parser]) -> List[InputSentence]:
+    """One sentence per CoNLL-U sentence: its words (FORM of the syntactic words, not of multiword tokens or
+    empty nodes) and, where every word has an XPOS, those tags, as a tree's are used; the other sentences are
+    tagged as tokenized text is."""
+    from mlparse.trees.dependency import ConlluError, parse_conllu
+
+    try:
+        document = parse_conllu(text.lstrip("\ufeff"), source)
+    except ConlluError as error:
+        raise ParseInputError(str(error)) from None
+    tagged: List[InputSentence] = []
+    untagged: List[InputSentence] = []
+    for sentence in document.sentences:
+        words = [escape_word(word) for word in sentence.words]
+        if words and all(tag != "_" for tag in sentence.xpos):
+            tagged.append(InputSentence(sentence.line, list(zip(sentence.xpos, words))))
+        else:
+            untagged.append(InputSentence(sentence.line, [(UNKNOWN_TAG, word) for word in words] or None))
+    if untagged and takes_tags(parser) and tagger is None:
+        raise ParseInputError(f"{source}:{untagged[0].line}: this model takes POS tags as input and carries no "
+                              "tagger, and this CoNLL-U sentence has no XPOS column: give XPOS tags for every word, "
+                              "or bracketed trees")
+    _tagged(untagged, parser, tagger)
+    return sorted(tagged + untagged, key=lambda item: item.line)
 
 
 def parse_input(parser: Parser, sentences: Sequence[InputSentence], budget: int = 5000,

@@ -142,6 +142,19 @@ class ConlluDocument:
 
 # -- reading --------------------------------------------------------------------------------------
 
+#: A first CoNLL-U line: a comment, or a word line (ID, tab).
+_CONLLU_START = re.compile(r"^(#|\d+(-\d+|\.\d+)?\t)")
+
+
+def looks_like_conllu(text: str) -> bool:
+    """Is ``text`` CoNLL-U rather than tokenized sentences or trees?  Decided on its first non-blank line: a
+    comment or a word line (ID, tab)."""
+    for line in text.lstrip(_UTF8_BOM).splitlines():
+        if line.strip():
+            return _CONLLU_START.match(line) is not None
+    return False
+
+
 def split_lines(text: str) -> List[str]:
     """The lines of ``text`` with their ``\\n`` kept (only ``\\n`` ends a line; ``\\r`` stays in it)."""
     parts = text.split("\n")
