@@ -214,3 +214,29 @@ def test_no_product_module_is_named_like_a_test_module() -> None:
     named = [path.relative_to(package).as_posix() for path in package.rglob("*.py")
              if path.name.startswith("test_") or path.stem.endswith("_test")]
     assert named == []
+
+
+def test_calibration_five_seeds_against_five() -> None:
+    """Where the test can go below the level (5 + 5 seeds: floor 2/252): random 5 + 5 splits of ten seeds of one
+    configuration are marked about as often as the level says or less, although the seeds differ far beyond test-set
+    noise (most pairs of seeds differ by the paired test over sentences), and five seeds of a configuration better
+    by construction (four seed deviations) are marked against five of the other nearly always."""
+    rng = np.random.default_rng(40)
+    configurations, splits = 100, 4
+    marked = tests = per_seed_different = better_marked = 0
+    for _ in range(configurations):
+        gold, p, runs = _configuration(rng, 10, 0.04, n=120)
+        for _ in range(splits):
+            chosen = tuple(sorted(rng.choice(10, 5, replace=False)))
+            first = [runs[k] for k in chosen]
+            second = [run for k, run in enumerate(runs) if k not in chosen]
+            marked += group_test(first, second, samples=200, seed=3).p_value < 0.05
+            tests += 1
+        per_seed_different += randomization(runs[0], runs[1], 200, 3).p_value < 0.05
+        better = [_run(rng, gold, p, 0.16 + rng.normal(0.0, 0.04)) for _ in range(5)]
+        result = group_test(runs[:5], better, samples=200, seed=3)
+        better_marked += result.p_value < 0.05 and result.delta > 0
+    assert per_seed_different / configurations > 0.5  # the seeds' spread is real
+    # one configuration: near the level or below it (400 splits: the share's standard error is about 0.01)
+    assert marked / tests <= 0.065
+    assert better_marked / configurations >= 0.9  # and a difference by construction is found
