@@ -35,7 +35,7 @@ from mlparse.config.schema import (
     section_value,
     unknown_key_error,
 )
-from mlparse.config.validation import from_dict
+from mlparse.config.validation import check_minutes, from_dict
 
 
 def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> Dict[str, Any]:
@@ -49,16 +49,17 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> Dict[str
     return out
 
 
-def _resolve_base(base: str, relative_to: Path) -> Path:
+def _resolve_base(base: str, relative_to: Path, where: str) -> Path:
     """The file a ``base:`` names: beside the recipe first, else a bundled recipe by name (``base``,
-    ``hebrew``, ``ud/base``), so that a recipe anywhere on disk can build on the bundled ones."""
+    ``hebrew``, ``ud/base``), so that a recipe anywhere on disk can build on the bundled ones.  ``where``
+    (the recipe and the line of its ``base:``) starts the error when there is none."""
     candidates = [relative_to / base, relative_to / f"{base}.yaml"]
     if not Path(base).is_absolute():
         candidates += [recipes_dir() / base, recipes_dir() / f"{base}.yaml"]
     for candidate in candidates:
         if candidate.is_file():
             return candidate
-    raise ConfigError(f"{relative_to}: base recipe '{base}' not found (looked for {', '.join(map(str, candidates))}).")
+    raise ConfigError(f"{where}: base recipe '{base}' not found (looked for {', '.join(map(str, candidates))}).")
 
 
 def load_raw(path: Union[str, Path], _seen: Tuple[Path, ...] = ()) -> Dict[str, Any]:
@@ -71,13 +72,17 @@ def load_raw(path: Union[str, Path], _seen: Tuple[Path, ...] = ()) -> Dict[str, 
         raise ConfigError(f"{path}: circular 'base:' chain ({' -> '.join(map(str, _seen + (resolved,)))}).")
     text = _read_recipe_text(path)
     try:
-        data = yaml.safe_load(text) or {}
+        data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"{path}, line {mark.line + 1}" if mark is not None else str(path)
         raise ConfigError(f"{where}: invalid YAML ({getattr(error, 'problem', error)}).") from None
+    if data is None or data == {}:  # it would train the default span parser on the default data
+        raise ConfigError(f"{path}: the recipe is empty; give it a recipe to build on (base: demo) and the "
+                          "sections it changes (data, model, train, ...).")
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a recipe must be a mapping of sections, got {type(data).__name__}.")
+    check_duplicate_keys(yaml.compose(text), str(path))
     data, moves = migrate_layout(data, str(path))
     lines = _key_lines(text)
     if moves:
@@ -85,7 +90,8 @@ def load_raw(path: Union[str, Path], _seen: Tuple[Path, ...] = ()) -> Dict[str, 
     _check_file_keys(path, lines, data, moves)
     base = data.pop("base", None)
     if base is not None:
-        parent = load_raw(_resolve_base(str(base), path.parent), _seen + (resolved,))
+        where = f"{path}, line {lines[('base',)]}" if ("base",) in lines else str(path)
+        parent = load_raw(_resolve_base(str(base), path.parent, where), _seen + (resolved,))
         parent.pop("name", None)
         parent.pop("description", None)
         parent.pop("deviation", None)  # each recipe says how it differs from the paper (a child may not differ)
@@ -104,6 +110,28 @@ def _read_recipe_text(path: Path) -> str:
         line = data[: error.start].count(b"\n") + 1
         raise ConfigError(f"{path}, line {line}: not UTF-8 text (byte 0x{data[error.start]:02x}); "
                           "recipes are UTF-8 YAML files.") from None
+
+
+def check_duplicate_keys(node: Optional[yaml.Node], source: str, keys: Tuple[str, ...] = ()) -> None:
+    """Refuse a key given twice in one mapping of a YAML document (``node``: :func:`yaml.compose`'s), naming both
+    lines: YAML keeps the last one silently, so ``lr: 0.002`` then ``lr: 5`` in one section would train at 5."""
+    if isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            check_duplicate_keys(item, source, keys)
+    if not isinstance(node, yaml.MappingNode):
+        return
+    seen: Dict[str, Tuple[yaml.Node, yaml.Node]] = {}
+    for key_node, value_node in node.value:
+        key = str(key_node.value)
+        if key in seen:
+            first_key, first_value = seen[key]
+            what = ".".join((*keys, key)) if keys else f"the {'section' if key in SECTIONS else 'key'} '{key}'"
+            both = (f" ({first_value.value}, then {value_node.value})"
+                    if isinstance(first_value, yaml.ScalarNode) and isinstance(value_node, yaml.ScalarNode) else "")
+            raise ConfigError(f"{source}, lines {first_key.start_mark.line + 1} and {key_node.start_mark.line + 1}: "
+                              f"{what} is given twice{both}; YAML would keep the last one silently: keep one.")
+        seen[key] = (key_node, value_node)
+        check_duplicate_keys(value_node, source, (*keys, key))
 
 
 def _key_lines(text: str) -> Dict[Tuple[str, ...], int]:
@@ -140,6 +168,9 @@ def _check_file_keys(path: Path, lines: Dict[Tuple[str, ...], int], data: Mappin
     for name, cls in SECTIONS.items():
         if data.get(name) is not None:
             build_section(name, cls, data[name], where)
+    minutes = (data.get("train") or {}).get("max_minutes")
+    if minutes is not None:  # a number now (build_section); its range here, where its line is known
+        check_minutes(float(minutes), f"{where('train', 'max_minutes')}: train.max_minutes")
 
 
 #: Notes already printed (a sweep loads the same recipe many times).
@@ -275,7 +306,37 @@ def load_recipe(path: Union[str, Path], overrides: Sequence[str] = ()) -> Recipe
     if generic is not None:
         path, overrides = generic[0], [*generic[1], *overrides]
     path = resolve_recipe(path)
-    data = apply_overrides(load_raw(path), overrides)
+    raw = load_raw(path)
+    data = apply_overrides(raw, overrides)  # (an override's unknown key or type is named --set here)
+    try:
+        return _build(path, data, str(path))
+    except ConfigError as error:
+        blamed = _override_error(path, raw, overrides)
+        if blamed is None:
+            raise error from None
+        raise blamed from None
+
+
+def _override_error(path: Path, raw: Dict[str, Any], overrides: Sequence[str]) -> Optional[ConfigError]:
+    """The error of the ``--set`` that broke a recipe: the override after the last prefix of ``overrides`` with
+    which the recipe still builds, named as ``--set`` (its range, or its clash with the recipe, not the file's).
+    None when the recipe does not build even with none of them, nor with any prefix: the file is to blame."""
+    for count in range(len(overrides) - 1, -1, -1):
+        try:
+            _build(path, apply_overrides(raw, overrides[:count]), str(path))
+        except ConfigError:
+            continue
+        try:
+            _build(path, apply_overrides(raw, overrides[: count + 1]), f"--set {overrides[count]}")
+        except ConfigError as error:
+            return error
+        return None
+    return None
+
+
+def _build(path: Path, data: Dict[str, Any], source: str) -> RecipeConfig:
+    """The recipe of ``path`` from its merged, overridden ``data`` (changed in place); ``source`` starts the
+    messages of its checks."""
     if not data.get("name"):
         data["name"] = path.stem
     if "{language}" in str(data["name"]):
@@ -284,7 +345,7 @@ def load_recipe(path: Union[str, Path], overrides: Sequence[str] = ()) -> Recipe
             raise ConfigError(f"{path}: the name {data['name']!r} needs data.language (--set data.language=...).")
         data["name"] = str(data["name"]).replace("{language}", str(language))
     resolve_tag_input(data)  # data.tags: jackknife / none turn the tag input on / off (mlparse.config.tag_input)
-    return apply_catalog_defaults(from_dict(data, source=str(path)), data, str(path))
+    return apply_catalog_defaults(from_dict(data, source=source), data, source)
 
 
 def recipe_from_yaml_text(text: str, source: str = "recipe") -> RecipeConfig:

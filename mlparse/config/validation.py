@@ -6,7 +6,8 @@ into a run is refused here, naming the recipe and the key.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+import math
+from typing import Any, Mapping, Optional
 
 from mlparse.config import kinds
 from mlparse.config.schema import (SECTIONS, TOP_LEVEL_KEYS, ConfigError, DataConfig, ModelConfig, PretrainedConfig,
@@ -67,6 +68,7 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
         value = getattr(sections[section], name)
         if not check(value):
             raise ConfigError(f"{source}: {key} {message}, got {value}.")
+    check_minutes(t.max_minutes, f"{source}: train.max_minutes")
     _check_punctuation(e, source)
     try:
         declared = kinds.declaration(m.kind)
@@ -83,6 +85,15 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
     _check_input_tags(config, source)
     _check_folds(d, source)
     _check_pretrained(p, source)
+
+
+def check_minutes(minutes: Optional[float], name: str) -> None:
+    """A time budget (``train.max_minutes``, ``--max-minutes``) is a finite number of minutes, 0 or more (0: one
+    update), or None for none: NaN would never stop training and a negative one would act as 0.  ``name`` starts
+    the message (the option, or the recipe and key)."""
+    if minutes is not None and not (math.isfinite(minutes) and minutes >= 0):
+        raise ConfigError(f"{name} is a time budget in minutes: a finite number, 0 or more (0 trains one update), "
+                          f"got {minutes:g}.")
 
 
 def _check_folds(d: DataConfig, source: str) -> None:
@@ -166,8 +177,9 @@ def _check_input_tags(config: RecipeConfig, source: str) -> None:
     if t.folds < 2:
         raise ConfigError(f"{source}: tagger.folds must be at least 2 (each fold tagger tags the sentences it did not "
                           f"train on), got {t.folds}.")
-    if t.max_minutes is not None and t.max_minutes <= 0:
-        raise ConfigError(f"{source}: tagger.max_minutes must be positive, got {t.max_minutes}.")
+    if t.max_minutes is not None and not (math.isfinite(t.max_minutes) and t.max_minutes > 0):
+        raise ConfigError(f"{source}: tagger.max_minutes must be a positive, finite number of minutes (or null for "
+                          f"none), got {t.max_minutes:g}.")
     if not 0.0 <= t.budget_share < 1.0:
         raise ConfigError(f"{source}: tagger.budget_share is the taggers' share of a run's time budget, in [0, 1) "
                           f"(the parser needs some of it), got {t.budget_share}.")

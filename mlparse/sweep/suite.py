@@ -30,6 +30,7 @@ import yaml
 from mlparse.config import ConfigError, RecipeConfig, load_recipe
 from mlparse.config.loading import SUITES_FOLDER, recipes_dir, resolve_bundled
 from mlparse.config.schema import unknown_key_error
+from mlparse.config.validation import check_minutes
 from mlparse.sweep.discover import Discover, discovered_recipes
 
 SUITE_KEYS = ("name", "description", "seeds", "max_minutes", "set", "slurm", "members", "discover")
@@ -180,8 +181,12 @@ def load_suite(name_or_path: str) -> Suite:
     if "seeds" in top:
         suite.seeds = _seeds(data["seeds"], where("seeds"))
     if data.get("max_minutes") is not None:
-        if not _number(data["max_minutes"]) or data["max_minutes"] < 0:
+        if not _number(data["max_minutes"]):
             raise SuiteError(f"{where('max_minutes')}: max_minutes must be a number of minutes, got {data['max_minutes']!r}.")
+        try:  # finite and not negative, as --max-minutes
+            check_minutes(float(data["max_minutes"]), f"{where('max_minutes')}: max_minutes")
+        except ConfigError as error:
+            raise SuiteError(str(error)) from None
         suite.max_minutes = float(data["max_minutes"])
     if "set" in top:
         suite.overrides = _overrides(data["set"], where("set"))
