@@ -15,7 +15,6 @@ from rich.table import Table
 
 from mlparse.cli.app import app
 from mlparse.cli.budget import checked_minutes
-from mlparse.cli.budget import checked_minutes
 from mlparse.cli.errors import fail, os_error_message
 from mlparse.cli.prepare import RichProgress
 from mlparse.data.catalog import CatalogError
@@ -80,7 +79,6 @@ def demo_command(
     prepare_only: bool = typer.Option(False, "--prepare-only", help="Prepare the data and stop."),
     fresh: bool = typer.Option(False, "--fresh", help="Train again even if a finished demo run exists."),
 ) -> None:
-    checked_minutes(minutes, "--minutes")
     checked_minutes(minutes, "--minutes")
     try:
         data = find_and_prepare(source, out, progress=RichProgress(console))

@@ -10,7 +10,6 @@ from rich.console import Console
 
 from mlparse.cli.app import app
 from mlparse.cli.budget import checked_minutes
-from mlparse.cli.budget import checked_minutes
 from mlparse.cli.errors import fail, os_error_message, print_warning
 
 console = Console(stderr=True)
@@ -44,7 +43,6 @@ def ensemble_command(
     reports, ensemble.yaml and results.json (naming its members with their own scores); `mlparse report`
     shows it as "ensemble of N".
     """
-    checked_minutes(max_minutes, "--max-minutes")
     checked_minutes(max_minutes, "--max-minutes")
     from mlparse.io_utils import WriteError
     from mlparse.train.ensemble_run import EnsembleError, EnsemblePlan, is_ensemble_recipe, read_ensemble_recipe, run_ensemble

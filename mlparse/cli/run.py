@@ -13,7 +13,6 @@ from rich.text import Text
 
 from mlparse.cli.app import app
 from mlparse.cli.budget import checked_minutes
-from mlparse.cli.budget import checked_minutes
 from mlparse.cli.errors import fail, os_error_message, print_error, print_warning
 from mlparse.io_utils import WriteError
 
@@ -155,7 +154,6 @@ def run_command(
     import time
 
     started = time.monotonic()  # a jack-knifing run's budget counts from here, its taggers included
-    checked_minutes(max_minutes, "--max-minutes")
     checked_minutes(max_minutes, "--max-minutes")
     from mlparse.config import ConfigError, load_recipe
 

@@ -13,7 +13,6 @@ from rich.text import Text
 
 from mlparse.cli.app import app
 from mlparse.cli.budget import checked_minutes
-from mlparse.cli.budget import checked_minutes
 from mlparse.cli.errors import fail, os_error_message
 
 console = Console(stderr=True)
@@ -64,7 +63,6 @@ def sweep_command(
 
     if launcher_name not in LAUNCHERS:
         fail(f"--launcher must be one of {', '.join(LAUNCHERS)}, got {launcher_name!r}", 2)
-    checked_minutes(max_minutes, "--max-minutes")
     checked_minutes(max_minutes, "--max-minutes")
     try:
         seeds = parse_seeds(seeds_text)
