@@ -156,7 +156,7 @@ GOOD_LINE = "1\tw\tw\tX\tX\t_\t0\troot\t_\t_"
         (["1\tw\tw\tX\tX\t_\t01\troot\t_\t_"], 1, 13, "HEAD '01' is not a word number"),
         ([GOOD_LINE, "3\tw\tw\tX\tX\t_\t1\tdep\t_\t_"], 2, 1, "word ID 3 where 2 was expected"),
         (["0\tw\tw\tX\tX\t_\t0\troot\t_\t_"], 1, 1, "word ID 0 where 1 was expected"),
-        ([GOOD_LINE, "3-2\tww\t_\t_\t_\t_\t_\t_\t_\t_"], 2, 1, "ID '3-2' is neither"),
+        ([GOOD_LINE, "3-2\tww\t_\t_\t_\t_\t_\t_\t_\t_"], 2, 1, "the multiword token range 3-2 runs backwards"),
         ([GOOD_LINE, "1.0\tw\t_\t_\t_\t_\t_\t_\t_\t_"], 2, 1, "ID '1.0' is neither"),
     ],
 )

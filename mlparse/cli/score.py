@@ -33,8 +33,9 @@ def score_command(
                              "directory is RUNS_DIR/FOLDER/external-<id>, FOLDER the name with each run of spaces and "
                              "other signs made '-' (Stanza-1.5)."),
     runs_dir: Path = typer.Option(Path("runs"), "--runs-dir", help="Where the external run is written."),
-    task: Optional[TaskName] = typer.Option(None, "--task", help="Default: dependency for .conllu files, else "
-                                            "constituency."),
+    task: Optional[TaskName] = typer.Option(None, "--task", help="Default: dependency for .conllu files; else the "
+                                            "task of the one split prepared for FAMILY/LANGUAGE:SPLIT; else "
+                                            "dependency when PRED reads as CoNLL-U, constituency otherwise."),
     data_root: Path = typer.Option(Path("data"), "--data-root", help="Where prepared splits live."),
     evalb_params: Optional[str] = typer.Option(None, "--evalb-params", help="Constituency: the evalb parameter file "
                                                "(default: the one the catalog names for the data, as a trained run)."),

@@ -11,7 +11,10 @@ is replaced by mlparse's ``TOP`` root, and a gold file that is not a prepared sp
 and sha256 under ``gold``), the predictions as ``<split>.pred.trees`` / ``.conllu``, the scorer's report,
 the normalized gold file when there is one (``<split>.gold.trees``, what ``gold`` then names) and
 :data:`~mlparse.compare.runs.EXTERNAL_FILE`.  Every check runs before anything is written: a different
-sentence count, different words or an unreadable tree is an error naming file and line.
+sentence count, different words or an unreadable tree is an error naming file and line, and CoNLL-U
+files (gold and predictions) also pass the checks of depeval's reader, which ``mlparse depeval`` and
+``mlparse analyze errors`` read them with (:func:`check_as_depeval_reads`).  Without ``--task`` the task is
+inferred (:func:`infer_task`).
 """
 
 from __future__ import annotations
@@ -58,6 +61,49 @@ def parse_gold(gold: str, task: str, data_root: Path = Path("data")) -> GoldSpec
     parts = path.resolve().parts
     family, language = (parts[-3], parts[-2]) if len(parts) >= 3 else ("file", path.stem)
     return GoldSpec(path, split, family, language)
+
+
+def infer_task(pred: Path, gold: str, data_root: Path = Path("data")) -> str:
+    """The task when ``--task`` is left out: dependency for a ``.conllu`` prediction or gold file; else the task
+    of the one split prepared for ``FAMILY/LANGUAGE:SPLIT`` (a UD treebank has only ``<split>.conllu``); else
+    dependency when the predictions read as CoNLL-U (a comment or a word line first), constituency otherwise."""
+    if pred.suffix == ".conllu" or gold.endswith(".conllu"):
+        return "dependency"
+    match = _SPEC.match(gold)
+    if match and not Path(gold).exists():
+        from mlparse.tasks import task_class
+
+        folder = data_root / match["family"] / match["language"]
+        prepared = [task for task in ("constituency", "dependency")
+                    if (folder / f"{match['split']}{task_class(task).suffix}").is_file()]
+        if len(prepared) == 1:
+            return prepared[0]
+    from mlparse.trees.dependency import looks_like_conllu
+
+    try:
+        with open(pred, encoding="utf-8", errors="replace") as handle:
+            start = handle.read(4096)
+    except OSError:
+        return "constituency"  # reading it again later names the error
+    return "dependency" if looks_like_conllu(start) else "constituency"
+
+
+def check_as_depeval_reads(path: Path) -> None:
+    """The checks ``mlparse depeval`` and ``mlparse analyze errors`` make when they read the CoNLL-U file
+    ``path`` (the CoNLL 2018 script's rules), as a :class:`CompareError` naming its line: made before anything
+    is written, so that every run ``mlparse score`` writes reads back in both."""
+    import depeval
+
+    from mlparse.compare.breakdowns.compute import located
+
+    if path.read_bytes()[:3] == b"\xef\xbb\xbf":
+        raise CompareError(f"{path}:1: the file starts with a UTF-8 byte-order mark, which depeval (as the CoNLL "
+                           "2018 script) reads as part of the first line and refuses: save it without one; "
+                           "nothing written")
+    try:
+        depeval.read_file(path)
+    except depeval.DepevalError as error:
+        raise CompareError(f"{located(error)}; nothing written") from None
 
 
 def folder_name(name: str) -> str:
@@ -133,9 +179,13 @@ def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optio
     name = " ".join(name.split())  # one line: no tabs, newlines or runs of spaces in a display name
     folder = folder_name(name)
     pred = Path(pred)
+    if pred.is_dir():
+        inside = sorted(pred.glob("*.pred.*"))
+        raise CompareError(f"{pred} is a folder, not a prediction file: give the file of predictions (bracketed "
+                           f"trees or CoNLL-U){f', such as {inside[0]}' if inside else ''}")
     if not pred.is_file():
         raise CompareError(f"{pred}: no such prediction file")
-    task = task or ("dependency" if pred.suffix == ".conllu" or gold.endswith(".conllu") else "constituency")
+    task = task or infer_task(pred, gold, data_root)
     spec = parse_gold(gold, task, data_root)
     if family or language:
         spec = GoldSpec(spec.path, spec.split, family or spec.family, language or spec.language)
@@ -146,6 +196,7 @@ def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optio
     normalized_gold = None
     try:  # the gold file's own errors name it
         if runner.scorer == "depeval":
+            check_as_depeval_reads(spec.path)
             gold_split = runner.read_split(spec.path)
         else:
             gold_trees = read_gold_trees(spec.path, spec.family, spec.language)
@@ -166,6 +217,7 @@ def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optio
             _check_words(pred, spec.path, [list(s.words) for s in sentences], [list(s.words) for s in gold_split.examples],
                          [s.line for s in sentences], gold_split.lines or [])
             _check_heads(pred, sentences)
+            check_as_depeval_reads(pred)  # what analyze errors and depeval refuse (a byte-order mark, no last blank line)
             predictions: List[Any] = [DependencyPrediction([int(h) for h in s.heads], list(s.deprels)) for s in sentences]
         else:
             predicted = read_predicted_trees(pred)

@@ -277,6 +277,9 @@ def _parse_fast(lines: Sequence[str], source: str, first_line: int) -> Dependenc
         span = _RANGE_ID.fullmatch(ident) if ident.isascii() else None
         if span is not None and int(span.group(2)) >= int(span.group(1)):
             continue  # a multiword token
+        if span is not None:
+            raise _error(f"the multiword token range {ident} runs backwards: a range a-b spans words a to b, "
+                         f"so a must not exceed b ({span.group(2)}-{span.group(1)}?)", source, first_line + offset, body)
         if ident.isascii() and _EMPTY_ID.fullmatch(ident):
             continue  # an empty node
         raise _error(f"ID {ident!r} is neither a word number, a range a-b nor an empty node a.b",
