@@ -7,8 +7,11 @@ one-line note (:func:`mlparse.config.layout.migrate_layout`).  ``base:`` names
 another recipe (a path relative to the recipe's folder, ``.yaml`` optional)
 whose values are deep-merged under this one's.  Command-line overrides
 (``--set train.lr=0.001``) are applied last; their values are parsed as YAML
-(``1e-3`` → float, ``true`` → bool, ``[a, b]`` → list).  Problems in a file are
-reported with its line; the merged data is checked by :mod:`mlparse.config.schema`.
+(``true`` → bool, ``[a, b]`` → list; a float key also takes text Python's ``float()`` reads,
+such as ``1e-3``, which YAML 1.1 leaves a string).  Problems in a file are reported with
+its line (a key given twice, with both); an empty file is refused; the merged data is
+checked by :mod:`mlparse.config.schema`, and a range error an override causes names that
+``--set`` (:func:`load_recipe`).
 """
 
 from __future__ import annotations
