@@ -202,3 +202,40 @@ def test_fold_members_are_named_by_their_fold(tmp_path: Path) -> None:
     (board,) = build_leaderboards(collect_runs(runs), None, split="test", select="latest")
     assert sorted(row.system for row in board.measured_rows()) == [
         "mlparse span", "mlparse span (fold 1 of 2)", "mlparse span (fold 2 of 2)"]
+
+
+def test_runs_with_other_time_budgets_are_other_configurations(tmp_path: Path) -> None:
+    """train.max_minutes is not part of the run id, but a 5-minute and a 60-minute run are not two seeds of one
+    system: their scores are never pooled, and their rows (and the names `mlparse compare` takes) differ."""
+    from mlparse.run_index.systems import index_systems, matching_systems
+
+    runs = tmp_path / "runs"
+    for seed, f1 in ((1, 70.0), (2, 71.0)):
+        write_seed_run(runs, seed, f1, f1, f"2026-01-0{seed}T00:00:00Z", overrides=("train.max_minutes=5",))
+    for seed, f1 in ((3, 88.0), (4, 89.0)):
+        write_seed_run(runs, seed, f1, f1, f"2026-01-0{seed}T00:00:00Z", overrides=("train.max_minutes=60",))
+    records = collect_runs(runs)
+    assert len({seedless_hash(record) for record in records}) == 1  # the run ids' recipe: one
+    assert sorted(len(group.runs) for group in group_by_seed(records)) == [2, 2]
+    (board,) = build_leaderboards(records, None, split="test", select="latest")
+    cells = {row.system: row.cells["faroese"] for row in board.measured_rows()}
+    assert {name: (cell.value, cell.n) for name, cell in cells.items()} == {
+        "mlparse span (train.max_minutes: 5)": (70.5, 2), "mlparse span (train.max_minutes: 60)": (88.5, 2)}
+    systems = index_systems(records)
+    assert len(matching_systems(systems, "mlparse span (train.max_minutes: 60)")) == 1
+
+
+def test_a_jack_knifing_runs_budget_is_read_from_its_results(tmp_path: Path) -> None:
+    """A jack-knifing run records its budget in all in results.json (budget.minutes): that is the one it ran under."""
+    from mlparse.run_index.seeds import recorded_budget
+
+    runs = tmp_path / "runs"
+    run = write_seed_run(runs, 1, 80.0, 79.0, "2026-01-02T00:00:00Z")
+    (record,) = collect_runs(runs)
+    assert recorded_budget(record) is None
+    results = json.loads((run.path / "results.json").read_text(encoding="utf-8"))
+    results["budget"] = {"minutes": 20}
+    (run.path / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    (record,) = collect_runs(runs)
+    assert recorded_budget(record) == 20.0
+

@@ -247,12 +247,12 @@ def _metric_for(refs: Sequence[RunRef], metric: Optional[str]) -> str:
 def _seeds_of_one_configuration(systems: Sequence[SystemRef]) -> List[str]:
     """Notes for single runs given as run directories that are seeds of one configuration."""
     from mlparse.run_index.collect import load_run
-    from mlparse.run_index.seeds import seedless_hash
+    from mlparse.run_index.seeds import configuration_key
 
     keys: Dict[Tuple[str, str], List[str]] = {}
     for system in systems:
         if len(system.runs) == 1 and not system.runs[0].external:
-            key = seedless_hash(load_run(system.runs[0].path))
+            key = configuration_key(load_run(system.runs[0].path))
             if key is not None:
                 keys.setdefault((system.runs[0].results.recipe, key), []).append(system.name)
     return [f"{', '.join(names)} are seeds of one configuration: the paired test over sentences sees the test set's "

@@ -5,7 +5,9 @@
 * :func:`settings_difference`: the recipe keys (``section.key``) whose values in a run's resolved
   ``recipe.yaml`` differ from the recipe it was made from: the bundled recipe of that name when there
   is one, else the first-started configuration of that recipe name among the runs.  The seed keys
-  (:data:`mlparse.run_index.seeds.SEED_KEYS`), run-time-only keys and where the data lives are left out.
+  (:data:`mlparse.run_index.seeds.SEED_KEYS`), run-time-only keys and where the data lives are left out; the
+  time budget is not (runs with other budgets are other configurations, :mod:`mlparse.run_index.seeds`): a
+  run's ``train.max_minutes`` is the budget it ran under (:func:`~mlparse.run_index.seeds.recorded_budget`).
 * :func:`configuration_name`: the system name with that difference, ``mlparse span (CharLSTM)
   (model.factored: false)``, the name of the row and of the run's lines in the plots.
 """
@@ -18,14 +20,15 @@ from typing import Any, Dict, List, Optional, Sequence
 import yaml
 
 from mlparse.run_index.collect import RunRecord
+from mlparse.run_index.seeds import recorded_budget
 from mlparse.results import COMPLETE
 from mlparse.run_dir import RECIPE_FILE
 
-#: Keys that never make a configuration: the seed, run-time-only settings, where the data lives, text.
+#: Keys that never make a configuration: the seed, run-time-only settings, where the data lives, text (the time
+#: budget, run-time-only for the run id, does make one).
 #: A fold member (jack-knifed taggers, ``--folds`` ensembles) is named by its fold, not by these keys.
 FOLD_KEYS = frozenset({"data.fold", "data.folds"})
-IGNORED_KEYS = frozenset({"train.seed", "train.max_minutes", "train.num_threads", "train.overlap", "data.root",
-                          "description", "name"})
+IGNORED_KEYS = frozenset({"train.seed", "train.num_threads", "train.overlap", "data.root", "description", "name"})
 #: At most this many differences are spelled out in a name (then ``…``).
 MAX_SHOWN = 4
 
@@ -105,7 +108,10 @@ class Configurations:
     def settings(self, record: RunRecord) -> Optional[Dict[str, Any]]:
         key = record.run_dir.as_posix()
         if key not in self._settings:
-            self._settings[key] = _resolved(record)
+            settings = _resolved(record)
+            if settings is not None:
+                settings["train.max_minutes"] = recorded_budget(record)
+            self._settings[key] = settings
         return self._settings[key]
 
     def base(self, recipe: str) -> Optional[Dict[str, Any]]:

@@ -1,9 +1,11 @@
 """Runs of one recipe that differ only by seed, grouped; their mean, sample standard deviation and n.
 
 Which recipe keys count as "only the seed" is :data:`SEED_KEYS`: two runs belong to one group when their
-recipe names match and the hash of their resolved recipes (``recipe.yaml``) with those keys set to one
-fixed value is the same (:func:`seedless_hash`; the run id's hash, minus the seed).  A run whose
-``recipe.yaml`` cannot be read forms a group of its own.
+recipe names match, the hash of their resolved recipes (``recipe.yaml``) with those keys set to one
+fixed value is the same (:func:`seedless_hash`; the run id's hash, minus the seed), and they ran under the
+same time budget (:func:`recorded_budget`).  The budget is not part of the run id (a run given more time
+resumes its folder), but a 5-minute and a 60-minute run are two configurations, not two seeds of one: their
+scores are never pooled.  A run whose ``recipe.yaml`` cannot be read forms a group of its own.
 """
 
 from __future__ import annotations
@@ -35,6 +37,38 @@ def seedless_hash(record: RunRecord) -> Optional[str]:
     return config.hash()
 
 
+def recorded_budget(record: RunRecord) -> Optional[float]:
+    """The time budget (minutes) the run trained under; None for none.  ``results.json`` records it
+    (``max_minutes``: ``--max-minutes``, else ``train.max_minutes``); files written before it was recorded give a
+    jack-knifing run's budget in all (``budget.minutes``), else the ``train.max_minutes`` of ``recipe.yaml``."""
+    import yaml
+
+    results = record.results
+    minutes = getattr(results, "max_minutes", None) if results is not None else None
+    budget = getattr(results, "budget", None) if results is not None else None
+    if minutes is None and isinstance(budget, dict):
+        minutes = budget.get("minutes")
+    if minutes is None:
+        try:
+            data = yaml.safe_load((record.run_dir / RECIPE_FILE).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            return None
+        train = data.get("train") if isinstance(data, dict) else None
+        minutes = train.get("max_minutes") if isinstance(train, dict) else None
+    if isinstance(minutes, bool) or not isinstance(minutes, (int, float)):
+        return None
+    return float(minutes)
+
+
+def configuration_key(record: RunRecord) -> Optional[str]:
+    """The key of the run's seed group: :func:`seedless_hash`, with the budget when it has one; None if unreadable."""
+    key = seedless_hash(record)
+    if key is None:
+        return None
+    budget = recorded_budget(record)
+    return key if budget is None else f"{key}+max_minutes={budget:g}"
+
+
 def seed_of(record: RunRecord) -> Optional[int]:
     """The run's ``train.seed`` from its ``recipe.yaml`` (None if unreadable)."""
     import yaml
@@ -53,7 +87,7 @@ class SeedGroup:
     latest run, which then stands for the group with its state."""
 
     recipe: str
-    key: str  # the seedless hash, or the run directory for a run that forms its own group
+    key: str  # the seedless hash and budget (configuration_key), or the run directory for a run of its own
     runs: List[RunRecord] = field(default_factory=list)
     seeds: Dict[str, Optional[int]] = field(default_factory=dict)  # run label -> seed
 
@@ -73,7 +107,7 @@ def group_by_seed(records: Sequence[RunRecord]) -> List[SeedGroup]:
     for record in records:
         if record.results is None:
             continue
-        key = seedless_hash(record) or f"run:{record.run_dir.as_posix()}"
+        key = configuration_key(record) or f"run:{record.run_dir.as_posix()}"
         group = groups.setdefault((record.recipe, key), SeedGroup(record.recipe, key))
         group.runs.append(record)
         group.seeds[record.label] = seed_of(record)
