@@ -2,8 +2,11 @@
 
 ``BPA_REFERENCE`` is the folder of a copy of ``jkkummerfeld/berkeley-parser-analyser`` (with its
 ``sample_data``), kept outside the repository; without it these checks are skipped (the rules are tested on
-hand-built trees in ``test_compare_error_classes.py``).  The original is the oracle only: none of its code
-or data goes into the repository.
+hand-built trees in ``test_compare_error_classes.py``).  mlparse's error classes re-implement the analyser
+(ISC licence; credited in ``mlparse/compare/breakdowns/error_classes.py`` and ``docs/breakdowns.md``): the
+classification rules follow its ``classify_english.py`` rule for rule and the repair search its candidate order,
+while the code is written here.  The copy is the oracle for these checks; none of its files or data is in the
+repository.
 """
 
 from __future__ import annotations

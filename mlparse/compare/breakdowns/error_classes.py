@@ -1,5 +1,12 @@
 """Kummerfeld et al. (2012)'s error classes: each repair of :mod:`.repairs` named by what it moved or changed.
 
+Credit: the classes are those of Jonathan K. Kummerfeld, David Hall, James R. Curran and Dan Klein, "Parser
+Showdown at the Wall Street Corral: An Empirical Investigation of Error Types in Parser Output", EMNLP 2012, and
+the rules below re-implement, rule for rule and in its order, ``classify_english.py`` of their Berkeley Parser
+Analyser (``jkkummerfeld/berkeley-parser-analyser``, Copyright (c) 2014 Jonathan K. Kummerfeld, ISC licence).
+The code is written here; the rules, their order and the behaviours kept for agreement (below) are the analyser's;
+``benchmarks/error_classes_vs_analyser.py`` checks that the two agree.
+
 The rules, in order (labels are PTB labels after evalb's cuts; a word's label is its POS tag):
 
 * a **move** next to a coordinating conjunction (``CC`` just left or right of the run at its
@@ -21,6 +28,13 @@ The rules, in order (labels are PTB labels after evalb's cuts; a word's label is
 
 Labels are read as the analyser reads them after Collins's rules: ``PRT`` is ``ADVP``.  The analyser's
 *X-over-X unary* is counted as *unary*, as in the paper's table.
+
+Kept only to agree with the analyser (not what the paper or the PTB's label set asks for): a bracket's own label,
+a move's source and its destination are tested by containment (``WHNP`` is an ``NP``, ``WHADVP`` an ``ADVP``);
+``PRT`` is read as ``ADVP``; *VP attachment* is a class of its own (the paper counts it in *other*); and the
+phrase labels that keep an ``NP``'s children from being "words only" (:data:`PHRASE_LABELS`) hold the
+analyser's ``WHAVP`` spelling, which no PTB tree has.  One difference: that list here also has ``WHADVP``, the
+PTB's label, which the analyser's lacks, so an ``NP`` over a ``WHADVP`` is not "words only" here.
 
 The classes are English PTB constructions: on other treebanks most repairs come out as
 *different label*, *unary*, *single-word phrase* or *other*.
@@ -57,6 +71,8 @@ OTHER = "other"
 CLASSES = (PP_ATTACHMENT, SINGLE_WORD, CLAUSE_ATTACHMENT, UNARY, MODIFIER_ATTACHMENT, DIFFERENT_LABEL,
            COORDINATION, NP_ATTACHMENT, NP_INTERNAL, VP_ATTACHMENT, OTHER)
 
+#: Phrase labels (an ``NP`` over none of them holds words only): the analyser's list, its ``WHAVP`` spelling
+#: kept for agreement, with the PTB's ``WHADVP`` added.
 PHRASE_LABELS = frozenset({
     "S", "SBAR", "SBARQ", "SINV", "SQ", "ADJP", "ADVP", "CONJP", "FRAG", "INTJ", "LST", "NAC", "NP", "NX", "PP",
     "PRN", "PRT", "QP", "RRC", "UCP", "VP", "WHADJP", "WHAVP", "WHADVP", "WHNP", "WHPP", "X"})

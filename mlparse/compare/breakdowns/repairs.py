@@ -15,9 +15,11 @@ that removes the most errors, among:
   bracket that ends where the run starts (starts where it ends), or up to the source's parent and
   on to each further ancestor that shares the run's edge with the source.
 
-The rules follow the original analyser (``jkkummerfeld/berkeley-parser-analyser``), checked step by
-step against it (``benchmarks/error_classes_vs_analyser.py``), ties included.  Ties go to the first
-candidate in that order: relabels (missing brackets by span, ties in gold tree order; then extra
+The rules follow the original analyser, the Berkeley Parser Analyser of Kummerfeld et al. (2012, "Parser
+Showdown at the Wall Street Corral: An Empirical Investigation of Error Types in Parser Output", EMNLP 2012;
+``jkkummerfeld/berkeley-parser-analyser``, Copyright (c) 2014 Jonathan K. Kummerfeld, ISC licence), and its
+candidate order: this is a re-implementation of its search, written here, checked step by step against it
+(``benchmarks/error_classes_vs_analyser.py``), ties included.  Ties go to the first candidate in that order: relabels (missing brackets by span, ties in gold tree order; then extra
 brackets by span, ties in tree order), adds, removes (extra brackets in the same order; a relabel or a
 removal acts on the highest bracket with the key), moves (sources in tree order; targets down left,
 down right, out left, out right, up left, up right).  Removing an extra bracket or adding a missing
@@ -30,6 +32,10 @@ it leaves the source with one child of the source's label (an X over X), the low
 it adds the smallest gold bracket still missing after it that holds the moved nodes (and more)
 within their new parent (none when the new parent is the bracket collapsed: the analyser then reads
 that bracket's old span, which cannot hold them).
+
+Kept only to agree with the analyser: the candidate order and its ties (any order reaches the gold brackets,
+but the steps, and so the classes, differ); the bracket a move adds in the same step, and none added where the
+new parent is the collapsed bracket; and an added bracket going above the highest bracket of its span.
 
 Moves are scored without being applied: only the brackets on the paths from the source and the
 target up to their lowest common ancestor change span, and the change in errors is summed over
