@@ -133,6 +133,13 @@ def test_the_saved_model_predicts_the_same_and_mlparse_parse_writes_its_trees(tm
     assert result.exit_code == 0, result.output
     lines = out.read_text().splitlines()
     assert len(lines) == 3 and lines[1] == "" and lines[0].startswith("(TOP")
+    # CoNLL-U (issue 40, finding 3): one tree per sentence from FORM and XPOS, as the same sentences as trees give
+    outputs = []
+    for name in (config.data.dev, str(Path(config.data.dev).with_suffix(".conllu"))):
+        result = CliRunner().invoke(app, ["parse", "--model", str(run_dir.path), "--input", name])
+        assert result.exit_code == 0, result.output
+        outputs.append(result.stdout)
+    assert outputs[1] == outputs[0] and len(outputs[1].splitlines()) == len(sentences)
 
 
 def test_the_joint_task_reads_the_conllu_beside_the_trees_and_checks_them(tmp_path: Path) -> None:
