@@ -153,6 +153,7 @@ class TrainConfig:
     ema_decay: float = 0.0  # 0: off; d in (0, 1): dev checks and the best checkpoint use a moving average of the weights (mlparse/train/weight_average.py)
     max_minutes: Optional[float] = None  # training-time bound (the CLI's --max-minutes wins); not part of the recipe hash
     decoder: str = "auto"  # auto (torch on GPU, cython on CPU) | cython | torch
+    step: str = "eager"  # eager | graph: the span parser's loss-augmented decoding on the device without a wait for the host, in shapes fixed per length (mlparse/structs/cky_device.py); same loss; not part of the recipe hash
     device: str = "auto"  # auto | cpu | cuda
     bf16: bool = True  # bf16 autocast on CUDA
     num_threads: Optional[int] = None  # CPU threads for torch (None: torch's default)
@@ -346,6 +347,7 @@ VALID_CHOICES = {
     ("tagger", "dropout_kind"): ("feature", "element"),
     ("data", "fold_assignment"): ("auto", "blocks", "modulo", "permutation"),
     ("train", "decoder"): ("auto", "cython", "torch"),
+    ("train", "step"): ("eager", "graph"),
     ("train", "device"): ("auto", "cpu", "cuda"),
     ("train", "compile"): ("off", "encoder", "encoder-graphs"),
     ("train", "batch_order"): ("shuffled", "buckets"),

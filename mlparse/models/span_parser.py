@@ -51,7 +51,7 @@ from mlparse.modules.encoder import PartitionedTransformerEncoder
 from mlparse.modules.span_scorer import SpanScorer
 from mlparse.modules.subwords import SubwordBatch
 from mlparse.modules.tag_head import TagHead
-from mlparse.structs import cky, cky_torch
+from mlparse.structs import cky, cky_device, cky_torch
 from mlparse.structs.chart import LabelVocab, gold_spans, tree_from_chart
 from mlparse.structs.chart_tree import GoldSpans, hamming_cost
 from mlparse.trees.tree import Leaf, Tree
@@ -241,14 +241,15 @@ class SpanParser(SpanKind, Parser):
     def make_targets(self, golds: Sequence[GoldSpans], batch: SentenceBatch) -> SpanTargets:
         """The gold span table (and the gold label chart for the batched torch decoder, the word mask for
         the tag loss) on the model's device: :func:`~mlparse.models.targets.span_targets`."""
-        return span_targets(golds, batch.lengths, self.device(), decoder_labels=self.loss_decoder == "torch",
+        return span_targets(golds, batch.lengths, self.device(), decoder_labels=self.loss_decoder in ("torch", "device"),
                             tag_mask=self.tagger is not None)
 
     # -- training -------------------------------------------------------------
     def loss(self, sentences: Sequence[Sentence], golds: Sequence[GoldSpans], decoder: str = "cython") -> LossOutput:
         """Summed hinge loss (plus the scaled tag loss) over ``sentences`` with gold spans ``golds``.
 
-        ``decoder``: ``"cython"`` decodes each sentence on the CPU; ``"torch"`` decodes the batch on the model's device.
+        ``decoder``: ``"cython"`` decodes each sentence on the CPU; ``"torch"`` decodes the batch on the model's device;
+        ``"device"`` decodes it there and reads nothing back to the host (:meth:`_hinge_on_device`).
         """
         return self(self.make_batch(sentences), list(golds), decoder)
 
@@ -262,6 +263,10 @@ class SpanParser(SpanKind, Parser):
         What the host learns from decoding (the predicted spans, the Hamming costs) goes to the
         device in one non-blocking copy; the gold side was put there by :meth:`make_targets`.
         """
+        if decoder == "device":
+            if targets.labels is None or targets.lengths is None:
+                targets = span_targets(targets.golds, lengths, projected.device, decoder_labels=True, tag_mask=False)
+            return self._hinge_on_device(projected, targets.labels, targets.lengths)
         golds = targets.golds
         with torch.no_grad():
             chart = self.scorer.chart(projected, lengths)  # float32, [B, N+1, N+1, L]
@@ -284,6 +289,40 @@ class SpanParser(SpanKind, Parser):
         sums = values.new_zeros(2 * count).index_add(0, table[:, 4], values)  # predicted sums, then gold sums
         costs = upload[rows.size:].to(sums.dtype)
         return torch.clamp(sums[:count] + costs - sums[count:], min=0.0).sum()
+
+    def _hinge_on_device(self, projected: Tensor, gold: Tensor, lengths: Tensor) -> Tensor:
+        """The summed hinge loss of :meth:`_hinge` with nothing read back to the host, in shapes fixed by the
+        padded length N (:mod:`mlparse.structs.cky_device`), so that it can be compiled as one graph.
+
+        ``projected: Tensor[B, N+1, d_hidden]``; ``gold: LongTensor[B, N+1, N+1]`` the gold labels (0 off the gold
+        spans); ``lengths: LongTensor[B]``. The chart covers every span of the padding (a sentence's tree never
+        reaches past its length); the predicted and the gold spans are scored again with gradient in
+        ``2N - 1`` slots per sentence each, the unused slots and EMPTY labels counting 0.
+        """
+        count, side = projected.shape[0], projected.shape[1]
+        with torch.no_grad():  # every span (i < j) of the padding, one label MLP call: [B, N+1, N+1, L]
+            left_all, right_all = torch.triu_indices(side, side, offset=1, device=projected.device)
+            rows_all = torch.arange(count, device=projected.device).repeat_interleave(left_all.numel())
+            spans_all = self.scorer.scores_at(projected, rows_all, left_all.repeat(count), right_all.repeat(count))
+            chart = spans_all.new_zeros((count, side, side, spans_all.shape[-1]))
+            chart[rows_all, left_all.repeat(count), right_all.repeat(count)] = spans_all
+            chosen, labels, hamming = cky_device.decode(chart, lengths, gold)
+            del chart
+            gold_spans = (gold != 0).long()
+            predicted_slots = cky_device.tree_slots(chosen, 2 * lengths - 1)
+            gold_slots = cky_device.tree_slots(gold_spans, gold_spans.sum(dim=(1, 2)))
+        batch = torch.cat([predicted_slots[0], gold_slots[0] + count])
+        left = torch.cat([predicted_slots[1], gold_slots[1]])
+        right = torch.cat([predicted_slots[2], gold_slots[2]])
+        used = torch.cat([predicted_slots[3], gold_slots[3]])
+        slot_labels = torch.cat([labels[predicted_slots[0], predicted_slots[1], predicted_slots[2]],
+                                 gold[gold_slots[0], gold_slots[1], gold_slots[2]]])
+        sentence = torch.remainder(batch, count)
+        values = self.scorer.scores_at(projected, sentence, left, right).float()
+        values = values.gather(1, slot_labels[:, None]).squeeze(1)
+        values = torch.where(used & (slot_labels != 0), values, torch.zeros_like(values))
+        sums = values.new_zeros(2 * count).index_add(0, batch, values)  # predicted sums, then gold sums
+        return torch.clamp(sums[:count] + hamming.to(sums.dtype) - sums[count:], min=0.0).sum()
 
     def _loss_output(self, batch: SentenceBatch, hinge: Tensor, tag_logits: Optional[Tensor],
                      word_mask: Optional[Tensor] = None) -> LossOutput:
@@ -343,8 +382,9 @@ class SpanParser(SpanKind, Parser):
         return gold_spans(example, self.labels)
 
     def training_setup(self, config: RecipeConfig, decoder: str = "cython") -> None:
-        """Loss-augmented decoding with ``decoder``; UNK dropout by training counts (``train.unk_word_dropout``)."""
-        self.loss_decoder = decoder
+        """Loss-augmented decoding with ``decoder`` (on the device without a wait for the host with
+        ``train.step: graph``); UNK dropout by training counts (``train.unk_word_dropout``)."""
+        self.loss_decoder = "device" if getattr(config.train, "step", "eager") == "graph" else decoder
         if config.train.unk_word_dropout:
             self.enable_unk_dropout()
         if self.pretrained is not None:

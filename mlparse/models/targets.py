@@ -45,12 +45,15 @@ class SpanTargets:
         loss-augmented decoding by the batched torch decoder; None when the decoder runs on the host.
     word_mask: ``BoolTensor[B, N+2]`` on the device, the words (not start, stop or padding) for the tag
         loss; None without a tagging head.
+    lengths: ``LongTensor[B]`` on the device, the sentence lengths, with ``labels`` (the decoder that never
+        waits for the host reads them, :mod:`mlparse.structs.cky_device`); None without ``labels``.
     """
 
     golds: List[GoldSpans]
     table: Tensor
     labels: Optional[Tensor]
     word_mask: Optional[Tensor]
+    lengths: Optional[Tensor] = None
 
 
 @dataclass
@@ -113,7 +116,8 @@ def span_targets(golds: Sequence[GoldSpans], lengths: Sequence[int], device: tor
     return SpanTargets(
         golds=golds, table=to_device(table, device),
         labels=to_device(gold_label_array(golds, padded), device) if decoder_labels else None,
-        word_mask=to_device(word_mask_array(lengths, padded + 2), device) if tag_mask else None)
+        word_mask=to_device(word_mask_array(lengths, padded + 2), device) if tag_mask else None,
+        lengths=to_device(np.asarray(lengths, dtype=np.int64), device) if decoder_labels else None)
 
 
 def dependency_targets(golds: Sequence[Any], width: int, device: torch.device) -> DependencyTargets:
