@@ -13,15 +13,15 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.console import Console
 from typer.core import TyperGroup
 from rich.table import Table
 
 from mlparse.cli.app import app
+from mlparse.cli.consoles import CliConsole
 from mlparse.cli.errors import fail, os_error_message, print_warning
 
-console = Console(stderr=True)
-out = Console()
+console = CliConsole(stderr=True)
+out = CliConsole()
 
 
 def parse_windows(text: str) -> List[int]:

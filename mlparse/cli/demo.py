@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from mlparse.cli.app import app
 from mlparse.cli.budget import checked_minutes
+from mlparse.cli.consoles import CliConsole
 from mlparse.cli.errors import fail, os_error_message
 from mlparse.cli.prepare import RichProgress
 from mlparse.data.catalog import CatalogError
@@ -23,8 +23,8 @@ from mlparse.data.issues import PrepareError
 from mlparse.data.prepare import load_manifest
 from mlparse.data.splits import SplitError
 
-console = Console()
-errors = Console(stderr=True)
+console = CliConsole()
+errors = CliConsole(stderr=True)
 
 
 def manifest_table(prepared_dir: Path) -> Table:

@@ -6,13 +6,13 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.console import Console
 
 from mlparse.cli.app import app
 from mlparse.cli.budget import checked_minutes
+from mlparse.cli.consoles import CliConsole
 from mlparse.cli.errors import fail, os_error_message, print_warning
 
-console = Console(stderr=True)
+console = CliConsole(stderr=True)
 
 
 @app.command("ensemble")

@@ -13,8 +13,10 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from mlparse.cli.consoles import CliConsole
+
 #: Where errors and warnings go.
-stderr = Console(stderr=True)
+stderr = CliConsole(stderr=True)
 
 
 def print_error(message: object, console: Optional[Console] = None) -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from mlparse.cli.app import app
+from mlparse.cli.consoles import CliConsole
 from mlparse.cli.errors import fail, os_error_message
 
-console = Console(stderr=True)
+console = CliConsole(stderr=True)
 
 
 @app.command("export")

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mlparse.cli.app import app
+from mlparse.cli.consoles import CliConsole
 from mlparse.cli.errors import fail, os_error_message
 from mlparse.data.catalog import CatalogError, family_names
 from mlparse.data.issues import Issue, PrepareError
@@ -20,8 +21,8 @@ from mlparse.data.prepare import PrepareReport, ProgressHook, prepare_family
 from mlparse.data.sources import SourceNotFoundError
 from mlparse.data.splits import SplitError
 
-console = Console()
-error_console = Console(stderr=True)
+console = CliConsole()
+error_console = CliConsole(stderr=True)
 
 
 class RichProgress(ProgressHook):

@@ -65,14 +65,14 @@ def report(
                                  "untested with a warning."),
 ) -> None:
     """Collect every results.json under RUNS_DIR and print or write the leaderboards."""
-    from rich.console import Console
     from rich.text import Text
 
+    from mlparse.cli.consoles import CliConsole
     from mlparse.report.model import build_report
     from mlparse.report.output import render, write_report
     from mlparse.report.published import PublishedDataError
 
-    errors = Console(stderr=True)
+    errors = CliConsole(stderr=True)
     if not runs_dir.is_dir():
         fail(f"runs folder not found: {runs_dir}" + (" (it is a file)" if runs_dir.exists() else ""), 2)
     if out is not None and out.is_dir():
@@ -99,7 +99,7 @@ def report(
                 from mlparse.report.output import write_plots
 
                 write_plots(result, plots)
-            print_report(result, Console())
+            print_report(result, CliConsole())
             return
         sys.stdout.write(render(result, format.value, plots_dir=plots))
     except OSError as error:

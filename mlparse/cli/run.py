@@ -8,15 +8,15 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
 from mlparse.cli.app import app
+from mlparse.cli.consoles import CliConsole
 from mlparse.cli.budget import checked_minutes
 from mlparse.cli.errors import fail, os_error_message, print_error, print_warning
 from mlparse.io_utils import WriteError
 
-console = Console(stderr=True)
+console = CliConsole(stderr=True)
 
 
 class RichReporter:

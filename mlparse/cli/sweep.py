@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
 from mlparse.cli.app import app
 from mlparse.cli.budget import checked_minutes
+from mlparse.cli.consoles import CliConsole
 from mlparse.cli.errors import fail, os_error_message
 
-console = Console(stderr=True)
+console = CliConsole(stderr=True)
 
 
 def parse_seeds(text: Optional[str]) -> Optional[List[int]]:
@@ -80,7 +80,7 @@ def sweep_command(
         state = SweepState.read(runs_dir, suite.name)
         jobs = _slurm_jobs(state, suite.slurm)
         rows = member_statuses(members, runs_dir, state, jobs)
-        Console().print(status_table(suite.name, rows))
+        CliConsole().print(status_table(suite.name, rows))
         return
     settings = suite.slurm
     for name, value in (("gpus_per_member", gpus_per_member), ("partition", partition),
@@ -155,7 +155,7 @@ def _run_with_display(sweep):  # type: ignore[no-untyped-def]
     and the table at the end."""
     from mlparse.sweep.table import state_text, status_table
 
-    out = Console()
+    out = CliConsole()
     if sys.stdout.isatty():
         from rich.live import Live
 

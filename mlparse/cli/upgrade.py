@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import List
 
 import typer
-from rich.console import Console
 
 from mlparse.cli.app import app
+from mlparse.cli.consoles import CliConsole
 from mlparse.cli.errors import fail, os_error_message, print_error, print_warning
 
-console = Console(stderr=True)
+console = CliConsole(stderr=True)
 
 
 @app.command("upgrade")
