@@ -99,6 +99,10 @@ class RunResults:
     # (mlparse.train.run_budget.BudgetSplit.record: minutes in all, taggers, side_by_side, tagger_minutes,
     # parser_minutes, tagger_phase_minutes); None for other runs and in older files
     budget: Optional[Dict[str, Any]] = None
+    # the training-time bound in minutes (--max-minutes, else train.max_minutes) the run trained under: the last
+    # one given, or a larger one the run had already trained under before it was resumed; None: none (or older
+    # files).  A reused jack-knifing tagger shows the bound it actually had (mlparse.train.jackknife)
+    max_minutes: Optional[float] = None
 
     def to_json_dict(self) -> Dict[str, Any]:
         return asdict(self)

@@ -11,8 +11,8 @@ import typer
 from rich.text import Text
 
 from mlparse.cli.app import app
-from mlparse.cli.consoles import CliConsole
 from mlparse.cli.budget import checked_minutes
+from mlparse.cli.consoles import CliConsole
 from mlparse.cli.errors import fail, os_error_message, print_error, print_warning
 from mlparse.io_utils import WriteError
 
@@ -140,6 +140,10 @@ def run_command(
         None, "--tagger", metavar="FOLD|all", help="Run only one tagger of RECIPE's jack-knifing (data.tags: "
         "jackknife): the fold tagger of FOLD (0 .. tagger.folds-1), or all (the tagger of dev and test); the same "
         "run the parser's run trains or reuses (mlparse sweep runs them side by side)."),
+    wait: bool = typer.Option(
+        False, "--wait", help="When another process trains this run (it holds RUN_DIR/run.lock), wait until it "
+        "finishes, then resume or reuse the run, instead of refusing at once. Jack-knifing parsers start their "
+        "tagger processes with it, so that parsers on the same data share their taggers."),
 ) -> None:
     """Train and evaluate RECIPE; running the same recipe again resumes it.
 
@@ -172,8 +176,9 @@ def run_command(
 
     plan = RunPlan.for_recipe(config, runs_dir)  # the run directory, this process, its lock and device: once
     run_dir, main = plan.run_dir, plan.dist.is_main
-    try:  # before torch loads (seconds): a second launch of a training run is refused at once
-        plan.check_free()
+    try:  # before torch loads (seconds): a second launch of a training run is refused at once (--wait: waits, later)
+        if not wait:
+            plan.check_free()
     except RunLocked as error:
         fail(error, 1)
     from mlparse.tasks.evalb_scoring import EvaluationError
@@ -189,7 +194,8 @@ def run_command(
     if main:
         console.print(f"run directory: {run_dir.path}", highlight=False, soft_wrap=True)
     options = RunOptions(runs_dir=runs_dir, max_minutes=max_minutes, fresh=fresh, trust_checkpoint=trust_checkpoint,
-                         warn=print_warning, profile=profile, started=started)
+                         warn=print_warning, profile=profile, started=started,
+                         wait_for_lock="the process that trains this run" if wait else None)
     try:
         if main:
             with reporter_for(config) as reporter:

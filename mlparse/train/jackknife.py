@@ -100,33 +100,53 @@ def tagger_configs(config: RecipeConfig, minutes: Optional[float] = None) -> Lis
 
     ``minutes``: each tagger's training-time bound (the share of a bounded run's budget,
     :mod:`mlparse.train.run_budget`); None: ``tagger.max_minutes`` (none by default: each stops on its patience)."""
+    base = _tagger_base(config)
+    return [tagger_config(config, fold, minutes, base) for fold in list(range(config.tagger.folds)) + [None]]
+
+
+def _tagger_base(config: RecipeConfig) -> RecipeConfig:
+    """The recipe ``tagger.recipe`` names, checked to be a tagger's."""
     base = load_recipe(config.tagger.recipe)
     from mlparse.models.registry import parser_class
 
     if not parser_class(base.model.kind).tags_words:
         raise DataError(f"tagger.recipe {config.tagger.recipe!r} is a {base.model.kind} recipe, not a tagger "
                         "(model.kind: tagger)")
-    column = tag_column(config)
+    return base
+
+
+def tagger_config(config: RecipeConfig, fold: Optional[int], minutes: Optional[float] = None,
+                  base: Optional[RecipeConfig] = None) -> RecipeConfig:
+    """One tagger of :func:`tagger_configs`: the fold tagger that holds out ``fold``, or (None) the tagger of all of
+    train; ``base``: the loaded ``tagger.recipe`` (loaded here when None)."""
+    base = base if base is not None else _tagger_base(config)
     folds = config.tagger.folds
-    out = []
-    for fold in list(range(folds)) + [None]:
-        data = base.to_dict()
-        data.pop("base", None)
-        for key in LOCATION_KEYS:
-            data["data"][key] = getattr(config.data, key)
-        # the folds' assignment resolved (auto: blocks); the tagger of all of train has no fold, and keeps auto
-        data["data"].update(folds=folds if fold is not None else None, fold=fold,
-                            fold_assignment=config.data.folds_by() if fold is not None else "auto",
-                            fold_seed=config.data.fold_seed, max_train_sentences=None)
-        data["tagger"]["column"] = column
-        data["name"] = f"tagger-{Path(str(config.data.family)).name}-{Path(str(config.data.language)).name}"
-        bound = minutes if minutes is not None else config.tagger.max_minutes
-        if bound is not None:
-            data["train"]["max_minutes"] = bound
-        tagger = from_dict(data, source=f"tagger.recipe {config.tagger.recipe}")
-        tagger.train.num_threads = tagger_threads(tagger)  # not part of the run id
-        out.append(tagger)
-    return out
+    data = base.to_dict()
+    data.pop("base", None)
+    for key in LOCATION_KEYS:
+        data["data"][key] = getattr(config.data, key)
+    # the folds' assignment resolved (auto: blocks); the tagger of all of train has no fold, and keeps auto
+    data["data"].update(folds=folds if fold is not None else None, fold=fold,
+                        fold_assignment=config.data.folds_by() if fold is not None else "auto",
+                        fold_seed=config.data.fold_seed, max_train_sentences=None)
+    data["tagger"]["column"] = tag_column(config)
+    data["name"] = f"tagger-{Path(str(config.data.family)).name}-{Path(str(config.data.language)).name}"
+    bound = minutes if minutes is not None else config.tagger.max_minutes
+    if bound is not None:
+        data["train"]["max_minutes"] = bound
+    tagger = from_dict(data, source=f"tagger.recipe {config.tagger.recipe}")
+    tagger.train.num_threads = tagger_threads(tagger)  # not part of the run id
+    return tagger
+
+
+def check_folds(config: RecipeConfig) -> None:
+    """A :class:`DataError` when the training file has fewer sentences than ``tagger.folds``: said before the
+    taggers are planned or trained (``tagger.folds + 1`` recipes take a while to build when the folds are many)."""
+    path = tagger_split_path(tagger_config(config, None), "train")
+    sentences = len(tagged_sentences(path).examples)
+    if sentences < config.tagger.folds:
+        raise DataError(f"tagger.folds={config.tagger.folds}, but {path} has only {sentences} sentences: each fold "
+                        f"tagger holds out at least one (set tagger.folds to at most {sentences})")
 
 
 #: How a tagger of :func:`tagger_configs` is chosen on the command line (``mlparse run RECIPE --tagger ALL``) besides
@@ -313,6 +333,7 @@ def make_tags(config: RecipeConfig, train: TrainTaggers, note: Callable[[str], N
     side, with each tagger's training bounded by ``minutes`` (None: ``tagger.max_minutes``); a tagger that does not
     finish raises :class:`TaggerFailed` with its error, and no tag file is written.  Then every training sentence
     is tagged by the fold tagger that held it out, dev and test by the tagger of all of train."""
+    check_folds(config)
     existing = load_tags(config, minutes)
     if existing is not None:
         note(f"jack-knifed tags reused from {existing.folder}")
@@ -323,15 +344,29 @@ def make_tags(config: RecipeConfig, train: TrainTaggers, note: Callable[[str], N
     train_sentences = splits["train"].examples
     k = config.tagger.folds
     fold = fold_of(len(train_sentences), k, config.data.folds_by(), config.data.fold_seed)
-    if len(train_sentences) < k:
-        raise TaggerFailed(f"tagger.folds={k}, but {splits['train'].path} has only {len(train_sentences)} sentences")
     roles = [tagger_role(index, k) for index in range(len(taggers))]
     trained = train(taggers, roles)
     for what, (results, path) in zip(roles, trained):
         if results.status != COMPLETE:
             raise TaggerFailed(f"the {what} ({path}) failed: {results.error or results.status}")
+    other_bounds = bounds_note(taggers[-1].train.max_minutes, [results for results, _ in trained])
+    if other_bounds is not None:
+        note(other_bounds)
     with torch_threads(tagger_threads(taggers[-1])):  # the taggers' own threads (more are slower on a loaded CPU)
         return _tag_with(config, taggers, trained, roles, splits, fold, folder, note, device)
+
+
+def bounds_note(asked: Optional[float], trained: Sequence[RunResults]) -> Optional[str]:
+    """What to say when finished tagger runs reused here trained under another time bound than ``asked`` (None: no
+    bound): their tags are those of that training, which a new run under ``asked`` would not give."""
+    other = [results.max_minutes for results in trained if results.max_minutes != asked]
+    if not other:
+        return None
+    had = ", ".join(sorted({"no bound" if m is None else f"{m:g} minutes" for m in other}))
+    return (f"{len(other)} tagger{'s' if len(other) > 1 else ''} of these tags {'were' if len(other) > 1 else 'was'} "
+            f"trained earlier under another time bound ({had}) than this run's "
+            f"({'none' if asked is None else format(asked, 'g') + ' minutes'}) and reused: the tags are theirs "
+            f"(manifest.json records each tagger's max_minutes)")
 
 
 @contextmanager
@@ -366,7 +401,8 @@ def _tag_with(config: RecipeConfig, taggers: Sequence[RecipeConfig], trained: Se
         trained_tagger = load_tagger(run_dir, device)
         record = {"run_id": run_id_for(tagger), "run_dir": str(run_dir.path), "recipe": tagger.name,
                   "dev_accuracy": results.dev.tagging_accuracy if results.dev else None,
-                  "stop_reason": results.stop_reason, "training_seconds": results.training_seconds}
+                  "stop_reason": results.stop_reason, "training_seconds": results.training_seconds,
+                  "max_minutes": results.max_minutes}  # the bound it trained under (a reused run: its own)
         if index < k:
             held = [i for i in range(len(train_sentences)) if fold[i] == index]
             held_sentences = [train_sentences[i] for i in held]
@@ -397,6 +433,7 @@ def _tag_with(config: RecipeConfig, taggers: Sequence[RecipeConfig], trained: Se
     unknown = {"train": unknown_rate(*held_out), **unknown}
     manifest = {"format": FORMAT_VERSION, "column": column, "folds": k, "fold_assignment": config.data.folds_by(),
                 "fold_seed": config.data.fold_seed, "tagger_recipe": config.tagger.recipe,
+                "tagger_minutes": taggers[-1].train.max_minutes,  # the bound asked for; each tagger's: its record
                 "data": {split: str(splits[split].path) for split in SPLITS},
                 "files": {split: f"{split}.tags" for split in SPLITS}, "accuracy": accuracy,
                 "unknown_words": unknown, "taggers": records, "train_fold": [int(f) for f in fold]}

@@ -3,7 +3,9 @@
 ``mlparse run RECIPE --max-minutes M`` (or ``train.max_minutes``) of a recipe with ``data.tags: jackknife``
 bounds the whole run, its taggers included.  The split is fixed when the run starts, from M, the number of
 taggers and how many train side by side (:func:`BudgetSplit.plan`), so the same command on the same machine
-gives every tagger the same bound (and so finds the same tags again):
+gives every tagger the same bound (and so finds the same tags again, from the same tagger runs: a finished tagger
+trained earlier under a larger bound is reused as it is, and the tags' manifest records the bound it had,
+:func:`mlparse.train.jackknife.bounds_note`):
 
 - the taggers (``tagger.folds`` fold taggers and the tagger of dev and test) get ``tagger.budget_share`` of
   M, in rounds of ``side_by_side`` taggers: each tagger's training is bounded by that share over the rounds
@@ -142,9 +144,9 @@ def split_for(config: RecipeConfig, minutes: Optional[float], gpus: int) -> Budg
     taggers side by side on ``gpus`` GPUs (0: on the CPU) unless a budget leaves each less than
     :data:`SIDE_BY_SIDE_MIN_MINUTES` (and ``tagger.side_by_side`` does not choose).  Raises what loading the tagger
     recipe raises."""
-    from mlparse.train.jackknife import tagger_configs, tagger_threads
+    from mlparse.train.jackknife import tagger_config, tagger_threads
 
-    threads = tagger_threads(tagger_configs(config)[-1])
+    threads = tagger_threads(tagger_config(config, None))  # one recipe built, not tagger.folds + 1
     taggers = config.tagger.folds + 1
     slots = side_by_side(config.tagger.side_by_side, taggers, threads, gpus)
     t = config.tagger

@@ -269,6 +269,26 @@ def wait_until_free(folder: Path, what: str, note: Callable[[str], None]) -> Non
             time.sleep(LOCK_POLL_SECONDS)
 
 
+#: Seconds between tries of a run's lock that another process holds (:func:`acquire_when_free`).
+ACQUIRE_POLL_SECONDS = 2.0
+
+
+def acquire_when_free(lock: RunLock, what: str, note: Callable[[str], None]) -> None:
+    """Take ``lock``, waiting while another live process holds it; ``note`` says once that this waits for ``what``.
+    Looking first (:func:`wait_until_free`) and locking later leaves a gap in which another process (a parser on the
+    same data starting the same tagger) takes the lock: this takes it or waits, with no gap."""
+    told = False
+    while True:
+        try:
+            lock.acquire()
+            return
+        except RunLocked as error:
+            if not told:
+                note(f"waiting for {what}: {error}")
+                told = True
+            time.sleep(ACQUIRE_POLL_SECONDS)
+
+
 def _flock(fd: int) -> Optional[bool]:
     """Try an exclusive flock: True (got it), False (somebody holds it), None (the file system cannot lock)."""
     if fcntl is None:  # pragma: no cover - not POSIX

@@ -38,7 +38,7 @@ from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tag
 from mlparse.train.environment import hardware_info, now_iso, versions
 from mlparse.train.run_budget import extends_budget
 from mlparse.train.run_data import check_lengths, ensure_prepared, load_splits
-from mlparse.train.run_lock import RunLocked
+from mlparse.train.run_lock import RunLocked, acquire_when_free
 from mlparse.train.run_plan import DistInfo, RunError, RunPlan
 from mlparse.train.split_record import carved_dev, carved_dev_note, data_sizes, gold_record
 from mlparse.train.cpu_share import ThreadGovernor, others_since_start
@@ -58,6 +58,8 @@ class RunOptions:
     profile: int = 0  # --profile N: a torch profiler summary of N updates in <run dir>/profile.txt (0: none)
     started: Optional[float] = None  # time.monotonic() when the command started (a jack-knifing run's budget
     # counts from there; None: from when the runner starts)
+    wait_for_lock: Optional[str] = None  # what this run is, in words, when it waits for another process that holds
+    # its run (a tagger that parsers on the same data share); None: it is refused at once
 
 
 #: Dev sentences parsed, untimed, before results.json's parse speed is measured over dev and test.
@@ -84,7 +86,11 @@ def run_planned(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
         return _run_recipe(plan, options, reporter)
     run_dir.path.mkdir(parents=True, exist_ok=True)
     try:
-        lock.acquire()
+        if options.wait_for_lock is not None:  # taken or waited for, with no gap for another process to take it
+            acquire_when_free(lock, options.wait_for_lock,
+                              reporter.on_note if reporter is not None else (lambda text: None))
+        else:
+            lock.acquire()
     except RunLocked as error:
         raise RunError(str(error)) from None
     try:
@@ -142,6 +148,8 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
         versions=versions(), started_at=(previous.started_at if previous and previous.started_at else now_iso()),
         eval_tags=eval_tags.kind, eval_tag_files=eval_tags.files,
         budget=split.record(tagger_seconds) if split is not None else None,
+        max_minutes=_bound_trained_under(previous, options.max_minutes if options.max_minutes is not None
+                                         else config.train.max_minutes),
     )
     try:
         if info.is_main:
@@ -170,6 +178,15 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
             except OSError:  # the disk that stopped the run may refuse this too: results.json keeps its last state
                 pass
         raise
+
+
+def _bound_trained_under(previous: Optional[RunResults], bound: Optional[float]) -> Optional[float]:
+    """The bound to record (:attr:`RunResults.max_minutes`): ``bound``, or the larger one that an unfinished
+    ``previous`` run had already trained under (its training is not undone by resuming it under less)."""
+    before = previous.max_minutes if previous is not None and previous.status != COMPLETE else None
+    if bound is not None and isinstance(before, (int, float)) and before > bound:
+        return float(before)
+    return bound
 
 
 def _described(config: RecipeConfig, eval_kind: Optional[str]) -> str:
@@ -209,17 +226,22 @@ def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optiona
     from mlparse.train import jackknife
     from mlparse.train.tagger_pool import train_taggers
 
+    try:  # more folds than sentences: said before the taggers are planned (many folds take a while to plan)
+        jackknife.check_folds(config)
+    except DataError as error:
+        raise RunError(f"jack-knifed tags: {error}") from None
     split = split if split is not None else budget_split(config, options, device)
     if reporter is not None:
         reporter.on_note(split.describe())  # what this run trains, and how its budget is split
 
     def run(tagger: RecipeConfig, what: str) -> Tuple[RunResults, Path]:
+        # parsers on the same data share their taggers (seeds of a sweep, say): one holding this tagger is waited for
         tagger_options = RunOptions(runs_dir=options.runs_dir, trust_checkpoint=options.trust_checkpoint,
-                                    warn=options.warn, max_minutes=tagger.train.max_minutes)
+                                    warn=options.warn, max_minutes=tagger.train.max_minutes,
+                                    wait_for_lock=f"the {what}")
         # a tagger is a run of one process on this process's device, also when this parser runs as several
         plan = RunPlan.for_recipe(tagger, options.runs_dir, dist=DistInfo(), device=device)
         path = plan.run_dir.path
-        plan.wait_until_free(f"the {what}", note)  # parsers on the same data share their taggers (seeds of a sweep, say)
         note(f"jack-knifing: {what}")
         try:
             with jackknife.torch_threads(torch.get_num_threads()):  # the tagger sets its own; the parser keeps its
@@ -390,6 +412,8 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
         setattr(results, split_name, outcome.scores)
         results.record_dependency_scoring(outcome.protocol)
     results.parse_sentences_per_second = round(parsed / max(parse_seconds, 1e-9), 2)
+    if deadline is not None and isinstance(results.budget, dict):
+        _record_overrun(results, deadline, run_dir, reporter)
     results.status, results.finished_at = COMPLETE, now_iso()
     run_dir.write_results(results)
     return results
@@ -421,6 +445,18 @@ def _final_checkpoint(run_dir: RunDir, device: torch.device, options: RunOptions
     return last, (f"{problem or f'{run_dir.best} is missing'}: the final scores are those of {run_dir.last} (step "
                   f"{final.step}, {metric} {final.log[-1]['dev_score']:.2f}), not of the best dev check (step "
                   f"{final.best_step}, {metric} {final.best_score:.2f}), whose weights are lost")
+
+
+def _record_overrun(results: RunResults, deadline: float, run_dir: RunDir, reporter: Optional[Reporter]) -> None:
+    """``results.json``'s ``budget.overrun_minutes``: how long after its budget in all (its ``deadline``) a
+    jack-knifing run finished parsing dev and test (0 when it ended in time), with a note when it overran."""
+    late = max(0.0, time.monotonic() - deadline) / 60.0
+    results.budget = dict(results.budget or {}, overrun_minutes=round(late, 3))
+    if late > 0:
+        minutes = (results.budget or {}).get("minutes")
+        _record_notes([f"the run overran its budget of {minutes:g} minutes by {late:.2f} minutes (what came before "
+                       "the parser's training, or its first dev check, took more than was left)"],
+                      run_dir, results, reporter)
 
 
 def _record_notes(notes: List[str], run_dir: RunDir, results: RunResults, reporter: Optional[Reporter]) -> None:

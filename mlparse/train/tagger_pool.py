@@ -140,12 +140,15 @@ def _free_slot(running: Sequence[_Running], slots: int) -> int:
 
 def _start(tagger: RecipeConfig, index: int, role: str, runs_dir: Path, scratch: Path, slot: int, gpus: int,
            trust_checkpoint: bool, note: Callable[[str], None]) -> _Running:
-    """Start ``mlparse run`` of ``tagger`` (its resolved recipe in ``scratch``) once no other process holds its run."""
+    """Start ``mlparse run --wait`` of ``tagger`` (its resolved recipe in ``scratch``) once no other process holds its
+    run; a process that takes the run's lock before this one's does is waited for, not a failure."""
     run_dir = RunDir.for_recipe(runs_dir, tagger)
     wait_until_free(run_dir.path, f"the {role}", note)  # parsers on the same data share their taggers
     recipe = scratch / f"tagger-{index}.yaml"
     atomic_write_text(recipe, tagger.to_yaml())
-    argv = [sys.executable, "-m", "mlparse", "run", str(recipe), "--runs-dir", str(runs_dir)]
+    # --wait: another parser's process may take the tagger's lock between the look above and this process's lock
+    # (taken once it has imported torch, seconds later); waiting for it, not refused, this one then reuses the run
+    argv = [sys.executable, "-m", "mlparse", "run", str(recipe), "--runs-dir", str(runs_dir), "--wait"]
     if trust_checkpoint:
         argv.append("--trust-checkpoint")
     env = dict(os.environ)

@@ -198,6 +198,7 @@ class Trainer:
         self.deadline, self.final_sentences = deadline, final_sentences
         self.eval_seconds_per_sentence = 0.0  # measured by the dev checks (the deadline's reserve)
         self.update_seconds = 0.0  # the last update's
+        self.update_sentences = 0  # the last update's sentences (before the first dev check, its cost's estimate)
         self.check_seconds = 0.0  # the last dev check's, its checkpoints included
         self.save_seconds = 0.0  # the last checkpoint's
         self._epoch_cache: Optional[Tuple[int, List[List[int]]]] = None  # (epoch, its batches): _batches_of
@@ -395,7 +396,7 @@ class Trainer:
                 continue
             update_start = time.monotonic()
             self.state.recent_loss = self.train_step(batches[index])
-            self.update_seconds = time.monotonic() - update_start
+            self.update_seconds, self.update_sentences = time.monotonic() - update_start, len(batches[index])
             if self.thread_governor is not None:
                 self.thread_governor.after_update()
             window_sentences += len(batches[index])
@@ -457,11 +458,16 @@ class Trainer:
         return self.deadline is not None and time.monotonic() + self.reserve_seconds() >= self.deadline
 
     def reserve_seconds(self) -> float:
-        """What may still come once training is found in time, in seconds at the speed measured so far (0 before the
-        first dev check): a scheduled dev check and one more update, then the last dev check and update, the best
-        checkpoint read back (as long as writing one) and the final parse and scoring of ``final_sentences``."""
-        return (2 * (self.update_seconds + self.check_seconds) + self.save_seconds
-                + self.eval_seconds_per_sentence * self.final_sentences)
+        """What may still come once training is found in time, in seconds at the speed measured so far: a scheduled
+        dev check and one more update, then the last dev check and update, the best checkpoint read back (as long as
+        writing one) and the final parse and scoring of ``final_sentences``.  Before the first dev check has
+        measured its cost, a sentence is parsed as fast as the last update trained one (training does more per
+        sentence than parsing: an overestimate), so that a first check late in a short budget is paid for."""
+        check, per_sentence = self.check_seconds, self.eval_seconds_per_sentence
+        if check <= 0 and self.update_sentences > 0:
+            per_sentence = self.update_seconds / self.update_sentences
+            check = per_sentence * len(self.dev_inputs)
+        return 2 * (self.update_seconds + check) + self.save_seconds + per_sentence * self.final_sentences
 
     def _out_of_time(self) -> bool:
         """Past the time bound? Under DDP rank 0 decides for everybody (clocks differ; checks must not)."""
