@@ -157,3 +157,24 @@ def test_a_graph_step_update_reads_the_device_once_and_trains_like_the_eager_ste
     figures = count_update(graph, batch)
     assert figures.host_syncs <= 1, figures.sync_operations  # the update's loss, read once
     assert figures.host_reads <= 1, figures.transfer_sites  # no chart or table read back per sub-batch
+
+
+@pytest.mark.parametrize("kind", ["joint", "biaffine"])
+def test_a_graph_step_of_the_joint_and_biaffine_parsers_reads_only_the_updates_loss(tmp_path: Path, kind: str) -> None:
+    """The joint parser's span half decodes on the device like the span parser's; the biaffine parser decodes
+    nothing in training (cross-entropy), so its step is the same either way."""
+    from helpers.trainers import generic_trainer
+
+    eager = generic_trainer(tmp_path / "eager", kind)
+    graph = generic_trainer(tmp_path / "graph", kind, ["train.step=graph"])
+    if kind == "joint":
+        assert graph.model.loss_decoder == "device"
+    batch = list(range(len(eager.train_sentences)))
+    for _ in range(2):
+        torch.manual_seed(1)
+        a = eager.train_step(batch)
+        torch.manual_seed(1)
+        assert graph.train_step(batch) == pytest.approx(a, rel=1e-4)
+    figures = count_update(graph, batch)
+    assert figures.subbatches > 1
+    assert figures.host_syncs <= 1 and figures.host_reads <= 1, (figures.sync_operations, figures.transfer_sites)
