@@ -67,7 +67,7 @@ def compare_command(
 ) -> None:
     """Is B better than A?  Every seed of both: a t-test on the seed means with the seeds' and the test sentences'
     variance (two single runs: a paired test on per-sentence statistics from the scorers themselves); with more
-    than two systems, Holm-corrected; systems with several seeds also get Welch's t-test and ASO."""
+    than two systems, Holm-corrected; Welch's t-test and ASO over seeds are printed apart, as diagnostics."""
     from mlparse.compare.comparison import CompareOptions, compare
     from mlparse.compare.group_significance import MissingPackage
     from mlparse.compare.render import RENDERERS

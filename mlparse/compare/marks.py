@@ -165,7 +165,8 @@ def legend_lines(board: Any) -> List[str]:
                      "samples)) and of the exact permutation test over seeds")
     if RUN_AGAINST_GROUP in kinds:
         tests.append("a single run against a system with several seeds: the same two tests and the same rule (the "
-                     "larger p), the run taken as one more seed of the group")
+                     "larger p), the run taken as one more seed of the group (test sentences' variance from "
+                     f"{SAMPLES:,} paired bootstrap samples)")
     if SINGLE_RUNS in kinds:
         tests.append(f"two single runs: the paired randomization test over sentences ({SAMPLES:,} shuffles), which "
                      "sees no seed variance")
