@@ -239,3 +239,17 @@ def test_a_jack_knifing_runs_budget_is_read_from_its_results(tmp_path: Path) -> 
     (record,) = collect_runs(runs)
     assert recorded_budget(record) == 20.0
 
+
+def test_a_run_records_the_budget_it_ran_under(tmp_path: Path) -> None:
+    """--max-minutes (RunOptions.max_minutes) wins over the recipe's train.max_minutes: results.json records it, so
+    that the report groups the run with runs of its budget; the run id does not change."""
+    from helpers.run_fixtures import write_tiny_recipe
+    from mlparse.run_index.seeds import recorded_budget
+    from mlparse.train.runner import RunOptions, run_recipe
+
+    config = load_recipe(write_tiny_recipe(tmp_path, train={"max_epochs": 1}))
+    run_recipe(config, RunOptions(runs_dir=tmp_path / "runs", max_minutes=30))
+    run = RunDir.for_recipe(tmp_path / "runs", config)
+    assert load_recipe(str(run.recipe)).train.max_minutes is None  # the recipe's own: none
+    (record,) = collect_runs(tmp_path / "runs")
+    assert recorded_budget(record) == 30.0 and record.run_id == run.path.name
