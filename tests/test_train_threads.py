@@ -12,7 +12,7 @@ import pytest
 from mlparse.train import threads
 from mlparse.train.cpu_share import CpuSampler, ThreadGovernor, read_machine_busy, threads_for
 from mlparse.train.threads import (SHARING_VARIABLE, SPIN_COUNT, WAIT_POLICY, apply_waiting, choose_threads,
-                                   choose_waiting, wait_policy)
+                                   choose_waiting, trainings_at_once, wait_policy)
 
 
 def test_a_recipe_that_names_its_threads_gets_them() -> None:
@@ -213,3 +213,24 @@ def test_a_run_whose_threads_nobody_chose_adapts_and_says_how_long_at_each_count
     hardware = RunDir.for_recipe(tmp_path / "runs", config).read_results().hardware
     assert set(hardware["torch_threads_seconds"]) <= {str(n) for n in range(1, threads.torch_default_threads() + 1)}
     assert sum(hardware["torch_threads_seconds"].values()) > 0
+
+
+def test_fold_taggers_started_side_by_side_are_told_how_many_share_the_cores(tmp_path, monkeypatch) -> None:
+    """The tagger pool sets MLPARSE_TRAININGS_AT_ONCE for the processes it starts (choose_threads reads it)."""
+    from helpers.run_fixtures import write_tiny_recipe
+    from mlparse.config import load_recipe
+    from mlparse.train import tagger_pool
+
+    seen: dict = {}
+
+    class Started:
+        pid = 4242
+
+        def __init__(self, argv, **kwargs) -> None:  # type: ignore[no-untyped-def]
+            seen.update(kwargs["env"])
+
+    monkeypatch.setattr(tagger_pool.subprocess, "Popen", Started)
+    tagger = load_recipe(write_tiny_recipe(tmp_path, train={"num_threads": 1}))
+    tagger_pool._start(tagger, 0, "fold 1", tmp_path / "runs", tmp_path, 0, 2, 0, False, lambda note: None)
+    assert seen[SHARING_VARIABLE] == "2" and seen["OMP_NUM_THREADS"] == "1"
+    assert trainings_at_once(seen) == 2

@@ -30,6 +30,7 @@ from mlparse.results import COMPLETE, FAILED, RunResults
 from mlparse.run_dir import RunDir
 from mlparse.train.run_budget import extends_budget
 from mlparse.train.run_lock import wait_until_free
+from mlparse.train.threads import SHARING_VARIABLE
 
 #: Trains one tagger in this process (the runner's ``run_planned`` of its plan): its results and run directory.
 RunOne = Callable[[RecipeConfig, str], Tuple[RunResults, Path]]
@@ -99,7 +100,7 @@ def train_side_by_side(taggers: Sequence[RecipeConfig], roles: Sequence[str], ru
                 while pending and not failed and len(running) < slots:
                     index = pending.pop(0)
                     slot = _free_slot(running, slots)
-                    running.append(_start(taggers[index], index, roles[index], runs_dir, Path(scratch), slot, gpus,
+                    running.append(_start(taggers[index], index, roles[index], runs_dir, Path(scratch), slot, slots, gpus,
                                           trust_checkpoint, note))
                 if failed and not running:
                     break
@@ -138,8 +139,8 @@ def _free_slot(running: Sequence[_Running], slots: int) -> int:
     return next(slot for slot in range(slots) if slot not in held)
 
 
-def _start(tagger: RecipeConfig, index: int, role: str, runs_dir: Path, scratch: Path, slot: int, gpus: int,
-           trust_checkpoint: bool, note: Callable[[str], None]) -> _Running:
+def _start(tagger: RecipeConfig, index: int, role: str, runs_dir: Path, scratch: Path, slot: int, slots: int,
+           gpus: int, trust_checkpoint: bool, note: Callable[[str], None]) -> _Running:
     """Start ``mlparse run --wait`` of ``tagger`` (its resolved recipe in ``scratch``) once no other process holds its
     run; a process that takes the run's lock before this one's does is waited for, not a failure."""
     run_dir = RunDir.for_recipe(runs_dir, tagger)
@@ -154,6 +155,7 @@ def _start(tagger: RecipeConfig, index: int, role: str, runs_dir: Path, scratch:
     env = dict(os.environ)
     threads = str(tagger.train.num_threads or 1)
     env.update(OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
+    env[SHARING_VARIABLE] = str(slots)  # trainings side by side: none of them adapts its threads to the others
     if gpus > 0:
         env["CUDA_VISIBLE_DEVICES"] = _gpu(slot % gpus, env.get("CUDA_VISIBLE_DEVICES"))
     output = scratch / f"tagger-{index}.out"
