@@ -8,3 +8,6 @@ argument names, its gold file and checksum), :mod:`comparison` (a whole ``mlpars
 :mod:`render` (table, JSON, Markdown), :mod:`marks` (the report's significance marks) and
 :mod:`breakdowns` (``mlparse analyze errors``: where scores differ, Kummerfeld et al.'s error classes).
 """
+
+#: The level at which the report's marks and ``mlparse compare``'s verdict call a difference significant.
+ALPHA = 0.05

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mlparse.compare.group_significance import SINGLE_RUNS, GroupTest, group_test
-from mlparse.compare.marks import ALPHA
+from mlparse.compare import ALPHA
 from mlparse.compare.resampling import METHODS, TestResult, holm
 from mlparse.compare.runs import CompareError, RunRef, SystemRef
 from mlparse.compare.seed_groups import DEFAULT_ASO_THRESHOLD, SeedGroupTest, seed_group_tests

@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from mlparse.compare import ALPHA  # the level (re-exported: mlparse.compare.marks.ALPHA)
+
 #: The test behind a mark.
 SAMPLES = 10_000
 SEED = 12345
-#: The level of the marks and of ``mlparse compare``'s verdict.
-ALPHA = 0.05
 #: The mark (renderers print the legend under a leaderboard that has tested cells).
 MARK = "▾"
 

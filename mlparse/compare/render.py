@@ -13,7 +13,7 @@ from typing import List
 
 from mlparse.compare.comparison import Comparison, CompareResult
 from mlparse.compare.group_significance import GROUPS, RUN_AGAINST_GROUP, SINGLE_RUNS
-from mlparse.compare.marks import ALPHA
+from mlparse.compare import ALPHA
 
 
 def _p(value: float) -> str:
