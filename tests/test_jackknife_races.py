@@ -57,7 +57,7 @@ def test_a_tagger_process_waits_for_a_lock_another_parser_took_after_the_pool_lo
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     notes: list = []
-    job = tagger_pool._start(tagger, 0, "tagger on all of train", runs, scratch, 0, 0, False, notes.append)
+    job = tagger_pool._start(tagger, 0, "tagger on all of train", runs, scratch, 0, 1, 0, False, notes.append)
     lock = RunLock(run_dir.path)
     lock.acquire()  # the other parser's process for the same tagger: its lock taken while this one imports torch
     finisher = _finish_as_the_other_parser(run_dir, lock, 1.0)

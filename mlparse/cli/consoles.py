@@ -19,10 +19,15 @@ UNWRAPPED_WIDTH = 1_000_000
 class CliConsole(Console):
     """``rich.console.Console`` whose lines are never wrapped where it writes to no terminal (see the module)."""
 
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        # a width given here holds; one rich takes from $COLUMNS (set by shells and test runners) does not
+        self._explicit_width = kwargs.get("width") is not None
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
     @property
     def size(self) -> ConsoleDimensions:
         dimensions = Console.size.fget(self)  # type: ignore[attr-defined]
-        if self._width is None and not self.is_terminal:
+        if not self._explicit_width and not self.is_terminal:
             return ConsoleDimensions(UNWRAPPED_WIDTH, dimensions.height)
         return dimensions
 

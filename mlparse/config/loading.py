@@ -321,16 +321,17 @@ def load_recipe(path: Union[str, Path], overrides: Sequence[str] = ()) -> Recipe
 
 
 def _override_error(path: Path, raw: Dict[str, Any], overrides: Sequence[str]) -> Optional[ConfigError]:
-    """The error of the ``--set`` that broke a recipe: the override after the last prefix of ``overrides`` with
-    which the recipe still builds, named as ``--set`` (its range, or its clash with the recipe, not the file's).
+    """The error of a recipe that ``overrides`` broke, named as the ``--set`` after the last prefix of them with which
+    the recipe still builds (its range, or its clash with the recipe, not the file's); the message is that of all
+    the overrides together.
     None when the recipe does not build even with none of them, nor with any prefix: the file is to blame."""
     for count in range(len(overrides) - 1, -1, -1):
         try:
             _build(path, apply_overrides(raw, overrides[:count]), str(path))
         except ConfigError:
             continue
-        try:
-            _build(path, apply_overrides(raw, overrides[: count + 1]), f"--set {overrides[count]}")
+        try:  # the whole set's error (a later --set may change what is missing), named after the one that broke it
+            _build(path, apply_overrides(raw, overrides), f"--set {overrides[count]}")
         except ConfigError as error:
             return error
         return None
