@@ -178,3 +178,58 @@ def test_a_graph_step_of_the_joint_and_biaffine_parsers_reads_only_the_updates_l
     figures = count_update(graph, batch)
     assert figures.subbatches > 1
     assert figures.host_syncs <= 1 and figures.host_reads <= 1, (figures.sync_operations, figures.transfer_sites)
+
+
+def test_the_char_lstm_in_fixed_shapes_gives_the_packed_vectors_and_gradients() -> None:
+    import numpy as np
+
+    from mlparse.modules.char_lstm import CharLSTM
+
+    torch.manual_seed(0)
+    lstm = CharLSTM(num_chars=20, d_char_emb=6, d_out=8, char_dropout=0.0)
+    lstm.train()
+    lengths = np.array([[0, 3, 5, 1], [2, 4, 0, 0]], dtype=np.int64)
+    chars = torch.zeros(2, 4, 5, dtype=torch.long)
+    for (b, t), n in np.ndenumerate(lengths):
+        chars[b, t, :n] = torch.randint(1, 20, (int(n),))
+    packed = lstm(chars, torch.from_numpy(lengths), lengths)
+    packed.pow(2).sum().backward()
+    packed_grads = [p.grad.clone() for p in lstm.parameters()]
+    lstm.zero_grad()
+    lstm.static_shapes = True
+    with DispatchCounter() as counter:
+        static = lstm(chars, torch.from_numpy(lengths))
+    assert counter.host_syncs == 0, dict(counter.syncs)
+    static.pow(2).sum().backward()
+    torch.testing.assert_close(static, packed, rtol=1e-5, atol=1e-6)
+    for grad, expected in zip((p.grad for p in lstm.parameters()), packed_grads):
+        torch.testing.assert_close(grad, expected, rtol=1e-4, atol=1e-6)
+    lstm.eval()  # parsing keeps the packed pass
+    torch.testing.assert_close(lstm(chars, torch.from_numpy(lengths), lengths), packed.detach(), rtol=1e-5, atol=1e-6)
+
+
+def test_the_compiled_graph_step_trains_like_the_eager_step_in_few_graphs(tmp_path: Path, monkeypatch) -> None:
+    """train.step: graph with train.compile: encoder compiles the span parser's forward and loss with fullgraph=True
+    (a graph break would raise); on a CPU backend its updates equal the eager step's within float tolerance."""
+    from mlparse.train.compile import BACKEND_VARIABLE, compiled_graphs
+
+    monkeypatch.setenv(BACKEND_VARIABLE, "aot_eager")
+    torch._dynamo.reset()
+    eager = tiny_trainer(tmp_path / "eager", "cython")
+    graph = tiny_trainer(tmp_path / "graph", "cython", train={"step": "graph", "compile": "encoder"})
+    assert graph.graph_step is not None and graph.compiled is None
+    assert graph.model.embedding.char_lstm is not None and graph.model.embedding.char_lstm.static_shapes
+    batch = list(range(len(eager.train_sentences)))
+    before = compiled_graphs()
+    for _ in range(3):
+        torch.manual_seed(1)
+        a = eager.train_step(batch)
+        torch.manual_seed(1)
+        b = graph.train_step(batch)
+        assert b == pytest.approx(a, rel=1e-4)
+    cancelling = f"encoder.layers.{eager.model.config.num_layers - 1}.feed_forward_norm.joint.bias"
+    for (name, p), q in zip(eager.model.named_parameters(), graph.model.parameters()):
+        if name != cancelling:
+            assert torch.allclose(p, q, rtol=1e-4, atol=1e-6), name
+    assert 0 < compiled_graphs() - before <= 4  # the sub-batches' lengths fall in a few buckets
+    # (the dispatch counter cannot run inside a compiled graph: the eager graph step above is the one counted)

@@ -40,6 +40,10 @@ class CharLSTM(nn.Module):
 
     Parsing on the CPU runs the LSTM once per distinct word of the batch (:meth:`shares_words`): the same
     numbers, for about a third of the work on running text.
+
+    ``static_shapes`` (set for ``train.step: graph``): in training, every position runs in shapes fixed by
+    ``[B, T, C]`` with nothing read on the host (:meth:`_static_states`), so the pass can be compiled as one graph;
+    the same vectors as the packed pass, for twice its LSTM work.
     """
 
     def __init__(
@@ -59,6 +63,7 @@ class CharLSTM(nn.Module):
         self.char_dropout = nn.Dropout(char_dropout)
         self.lstm = nn.LSTM(d_char_emb, d_out // 2, num_layers=1, bidirectional=True, batch_first=True)
         self.share_words = True  # inference on the CPU runs each distinct word once (see shares_words)
+        self.static_shapes = False  # training in fixed shapes, no host read (train.step: graph; _static_states)
 
     def forward(self, chars: Tensor, char_lengths: Tensor, host_lengths: Optional[np.ndarray] = None) -> Tensor:
         if chars.dim() != 3:
@@ -68,6 +73,8 @@ class CharLSTM(nn.Module):
             raise ValueError(
                 f"char_lengths must be [B, T] = {(batch, length)}, got {tuple(char_lengths.shape)}"
             )
+        if self.static_shapes and self.training:
+            return self._static_states(chars, char_lengths)
         flat_host = np.asarray(char_lengths.cpu() if host_lengths is None else host_lengths).reshape(batch * length)
         if (flat_host > n_chars).any():
             raise ValueError("a char_lengths entry exceeds the character dimension C of chars")
@@ -113,3 +120,26 @@ class CharLSTM(nn.Module):
         _, (h_n, _) = self.lstm(packed, (zeros, zeros))
         # h_n: [2, M, d_out/2] (forward final, backward final), in the order of ``order``
         return torch.cat([h_n[0], h_n[1]], dim=-1)
+
+    def _static_states(self, chars: Tensor, char_lengths: Tensor) -> Tensor:
+        """``[h_fwd_final ; h_bwd_final]`` of every position, ``Tensor[B, T, d_out]`` (0 where the length is 0), in
+        shapes fixed by ``chars: LongTensor[B, T, C]``: one LSTM call over the words as they are (the forward
+        direction's state at the last character) and right-aligned within C (the backward direction's state once
+        it has read back to the first character), stacked as ``[2 B T, C, d_char_emb]``."""
+        batch, length, n_chars = chars.shape
+        count = batch * length
+        lengths = char_lengths.reshape(count)
+        emb = self.char_dropout(self.embedding(chars.reshape(count, n_chars)))  # one dropout mask per character
+        positions = torch.arange(n_chars, device=chars.device)
+        shift = n_chars - lengths  # where a right-aligned word starts
+        source = (positions[None, :] - shift[:, None]).clamp(min=0)
+        right = emb.gather(1, source[:, :, None].expand(-1, -1, emb.shape[-1]))
+        right = right * (positions[None, :] >= shift[:, None]).to(emb.dtype)[:, :, None]
+        hidden = self.d_out // 2
+        zeros = emb.new_zeros((2, 2 * count, hidden))
+        states, _ = self.lstm(torch.cat([emb, right], dim=0), (zeros, zeros))  # [2 B T, C, d_out]
+        rows = torch.arange(count, device=chars.device)
+        forward = states[rows, (lengths - 1).clamp(min=0), :hidden]
+        backward = states[rows + count, shift.clamp(max=n_chars - 1), hidden:]
+        vectors = torch.cat([forward, backward], dim=-1) * (lengths > 0).to(emb.dtype)[:, None]
+        return vectors.view(batch, length, self.d_out)

@@ -44,6 +44,7 @@ from mlparse.train import checkpoint
 from mlparse.train.budget import parameter_bytes, resolve_budget
 from mlparse.train.compile import compile_encoder
 from mlparse.train.cpu_share import ThreadGovernor
+from mlparse.train.graph_step import GraphStep, graph_step_for
 from mlparse.train.resume import ResumeError, plan_resume
 from mlparse.train.environment import versions
 from mlparse.train.mixed_precision import UpdateAutocast
@@ -219,7 +220,14 @@ class Trainer:
         self.autocast = bf16_autocast(device, t.bf16, warn=dist_info.is_main)
         self.precision = UpdateAutocast(device.type, self.autocast)  # one autocast block per update
         model.training_setup(config, self.decoder)
-        self.compiled = compile_encoder(model, t.compile, device)  # None for train.compile: off
+        #: train.step: graph with train.compile on: the whole forward and loss as one graph (mlparse/train/graph_step.py)
+        self.graph_step: Optional[GraphStep] = None
+        if t.step == "graph" and not dist_info.active:
+            self.graph_step, why = graph_step_for(model, config, device)
+            if dist_info.is_main and t.compile != "off":
+                self.reporter.on_note(f"train.step: graph: {why}")
+        # None for train.compile: off, or when the whole step is compiled
+        self.compiled = compile_encoder(model, t.compile, device) if self.graph_step is None else None
         #: the moving average of the weights that dev checks and checkpoints use (train.ema_decay; None: off)
         self.average = WeightAverage(model, t.ema_decay) if t.ema_decay > 0 else None
         #: adapts torch's threads to what other processes leave free (set by the runner; None: fixed threads)
@@ -308,7 +316,7 @@ class Trainer:
                 context = self.network.no_sync() if (self.dist.active and not sync) else _null_context()
                 with context:
                     with precision.forward():
-                        out = self.network(inputs, targets)
+                        out = self.network(inputs, targets) if self.graph_step is None else self.graph_step(inputs, targets)
                     with precision.backward():
                         (out.loss * scale).backward()
                 total += out.loss.detach().float()
