@@ -384,7 +384,10 @@ class SpanParser(SpanKind, Parser):
     def training_setup(self, config: RecipeConfig, decoder: str = "cython") -> None:
         """Loss-augmented decoding with ``decoder`` (on the device without a wait for the host with
         ``train.step: graph``); UNK dropout by training counts (``train.unk_word_dropout``)."""
-        self.loss_decoder = "device" if getattr(config.train, "step", "eager") == "graph" else decoder
+        graph = getattr(config.train, "step", "eager") == "graph"
+        self.loss_decoder = "device" if graph else decoder
+        if self.embedding.char_lstm is not None:
+            self.embedding.char_lstm.static_shapes = graph
         if config.train.unk_word_dropout:
             self.enable_unk_dropout()
         if self.pretrained is not None:
