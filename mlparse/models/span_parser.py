@@ -99,6 +99,9 @@ class SpanParser(SpanKind, Parser):
     ``(tag, word)`` pairs; predictions are trees.
     """
 
+    #: its training forward has a form torch.compile takes as one graph (:meth:`graph_loss`, train.step: graph)
+    compiles_as_one_graph = True
+
     @property
     def predicts_tags(self) -> bool:
         """Whether its trees carry the tags of its own tagging head (``predict_tags``)."""
@@ -289,6 +292,20 @@ class SpanParser(SpanKind, Parser):
         sums = values.new_zeros(2 * count).index_add(0, table[:, 4], values)  # predicted sums, then gold sums
         costs = upload[rows.size:].to(sums.dtype)
         return torch.clamp(sums[:count] + costs - sums[count:], min=0.0).sum()
+
+    def graph_loss(self, mask: Tensor, words: Tensor, tags: Tensor, chars: Tensor, char_lengths: Tensor,
+                   labels: Tensor, lengths: Tensor, word_mask: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
+        """``(loss, hinge, tag loss)`` over padded inputs (shapes as in :class:`SentenceBatch` and
+        :class:`~mlparse.models.targets.SpanTargets`): the training forward with golds in a form that
+        ``torch.compile(fullgraph=True)`` takes as one graph (no Python number of the batch enters;
+        :mod:`mlparse.train.graph_step`)."""
+        batch = SentenceBatch(mask, words, tags, chars, char_lengths, lengths=[], host_char_lengths=None)
+        h, tag_logits = self.encode(batch)
+        hinge = self._hinge_on_device(self.scorer.project(h), labels, lengths)
+        if tag_logits is None:
+            return hinge, hinge, hinge.new_zeros(())
+        tag = TagHead.loss(tag_logits.float(), tags, word_mask, reduction="sum")
+        return hinge + self.span_config.tag_loss_scale * tag, hinge, tag
 
     def _hinge_on_device(self, projected: Tensor, gold: Tensor, lengths: Tensor) -> Tensor:
         """The summed hinge loss of :meth:`_hinge` with nothing read back to the host, in shapes fixed by the

@@ -14,7 +14,8 @@ optimizer step (fused Adam on CUDA: one launch per parameter group), and reading
 Other kinds (biaffine, joint, tagger) and span parsers with a pretrained encoder train eagerly with
 ``train.step: graph`` (the joint parser's hinge still decodes on the device; :func:`graph_step_for` says why).
 
-``GraphStep.__call__(batch: SentenceBatch, targets: SpanTargets) -> LossOutput``, the eager forward's result.
+``GraphStep.__call__(batch: SentenceBatch, targets: SpanTargets) -> LossOutput``, the eager forward's result; the
+graph is the parser's own ``graph_loss`` (a parser class that has one says ``compiles_as_one_graph = True``).
 """
 
 from __future__ import annotations
@@ -65,30 +66,13 @@ class GraphStep:
         return LossOutput(loss=total, sentences=len(batch.lengths), parts=parts)
 
 
-def span_graph_loss(model: Any, mask: Tensor, words: Tensor, tags: Tensor, chars: Tensor, char_lengths: Tensor,
-                    labels: Tensor, lengths: Tensor, word_mask: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
-    """``(loss, hinge, tag loss)`` of a span parser over padded inputs (shapes as in ``SentenceBatch`` and
-    ``SpanTargets``), the eager ``SpanParser.forward`` with golds: no Python number of the batch enters."""
-    from mlparse.models.span_parser import SentenceBatch
-    from mlparse.modules.tag_head import TagHead
-
-    batch = SentenceBatch(mask, words, tags, chars, char_lengths, lengths=[], host_char_lengths=None)
-    h, tag_logits = model.encode(batch)
-    hinge = model._hinge_on_device(model.scorer.project(h), labels, lengths)
-    if tag_logits is None:
-        return hinge, hinge, hinge.new_zeros(())
-    tag = TagHead.loss(tag_logits.float(), tags, word_mask, reduction="sum")
-    return hinge + model.span_config.tag_loss_scale * tag, hinge, tag
-
-
 def graph_step_for(model: Any, config: Any, device: torch.device) -> Tuple[Optional[GraphStep], str]:
     """The compiled step of ``model`` under ``config`` (``train.step: graph`` and ``train.compile`` not off), or None
     with the reason it trains eagerly."""
     if config.train.step != "graph" or config.train.compile == "off":
         return None, "train.step: graph compiles the step only with train.compile: encoder or encoder-graphs"
-    if config.model.kind != "span":
-        return None, (f"the {config.model.kind} parser's step is not compiled as one graph yet; "
-                      + ("its span loss decodes on the device" if config.model.kind == "joint" else "it trains eagerly"))
+    if not getattr(type(model), "compiles_as_one_graph", False):
+        return None, f"the {config.model.kind} parser's step is not compiled as one graph yet (it trains eagerly)"
     if getattr(model, "pretrained", None) is not None:
         return None, "a span parser with a pretrained encoder is not compiled as one graph (subword batches vary)"
     backend = os.environ.get(BACKEND_VARIABLE, "inductor")
@@ -97,7 +81,7 @@ def graph_step_for(model: Any, config: Any, device: torch.device) -> Tuple[Optio
         options["mode"] = "reduce-overhead"
 
     def loss(*tensors: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
-        return span_graph_loss(model, *tensors)
+        return model.graph_loss(*tensors)
 
     if getattr(model.embedding, "char_lstm", None) is not None:
         torch._dynamo.config.allow_rnn = True  # the CharLSTM's nn.LSTM in the graph (its static_shapes pass)
