@@ -9,6 +9,8 @@
 # register the package without touching the network), suite (benchmarks/gpu_suite.py --no-compile),
 # cudatests (the CUDA-only tests), memory (span_memory.py --device cuda), compile (the compiled-encoder
 # rows), demo (a short demo run with auto sub-batches and --profile, and one with encoder-graphs),
+# graph (train.step: graph: the span parser's whole forward and loss as CUDA graphs per length bucket, a minute
+# of the demo with --profile for the GPU's busy share, then the graph-step tests with CUDA visible),
 # tests (the whole suite with CUDA visible, in parallel). Without arguments: all of them.
 #
 # Needs data/ptb-sample prepared (python3 benchmarks/parse_speed.py prepares it; carry data/ to the
@@ -18,7 +20,7 @@ OUT=${OUT:-/tmp/gpu-checks}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 stages=("$@")
-[ ${#stages[@]} -eq 0 ] && stages=(install suite cudatests memory compile demo tests)
+[ ${#stages[@]} -eq 0 ] && stages=(install graph suite cudatests memory compile demo tests)
 
 stage() {  # stage NUMBER NAME SECONDS COMMAND...
     local number=$1 name=$2 seconds=$3
@@ -65,6 +67,13 @@ for s in "${stages[@]}"; do
         find /tmp/gpu-runs -name profile.txt -exec cp {} "$OUT/profile.txt" \;
         stage 08 demo-graphs 240 python3 -m mlparse run demo --runs-dir /tmp/gpu-runs-graphs --max-minutes 1 \
             --set train.device=cuda --set train.subbatch_tokens=auto --set train.compile=encoder-graphs
+        ;;
+    graph)
+        stage 10 demo-graph-step 240 python3 -m mlparse run demo --runs-dir /tmp/gpu-runs-step --max-minutes 1 \
+            --set train.device=cuda --set train.subbatch_tokens=auto --set train.step=graph \
+            --set train.compile=encoder-graphs --profile 5
+        find /tmp/gpu-runs-step -name profile.txt -exec cp {} "$OUT/profile-graph-step.txt" \;
+        stage 11 graph-tests 180 python3 -m pytest -q -x -p no:cacheprovider tests/test_train_graph_step.py
         ;;
     tests) stage 09 tests 420 python3 -m pytest -q -p no:cacheprovider -n 12 ;;
     *) echo "unknown stage: $s" >&2; exit 2 ;;
