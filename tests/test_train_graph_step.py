@@ -40,6 +40,23 @@ def _spans(chosen: torch.Tensor, labels: torch.Tensor, b: int) -> list:
     return sorted((i, j, int(labels[b, i, j])) for i in range(side) for j in range(side) if chosen[b, i, j])
 
 
+def _same_updates(eager, graph, updates: int = 3) -> list:  # type: ignore[no-untyped-def]
+    """Train both trainers ``updates`` updates from the same seeds; their losses and weights must agree (all but the
+    last LayerNorm's bias, which adds one vector at every position and cancels in the fencepost differences: its
+    gradient is float noise, which Adam scales up to full steps). Returns the batch."""
+    batch = list(range(len(eager.train_sentences)))
+    for _ in range(updates):
+        torch.manual_seed(1)
+        a = eager.train_step(batch)
+        torch.manual_seed(1)
+        assert graph.train_step(batch) == pytest.approx(a, rel=1e-4)
+    cancelling = f"encoder.layers.{eager.model.config.num_layers - 1}.feed_forward_norm.joint.bias"
+    for (name, p), q in zip(eager.model.named_parameters(), graph.model.parameters()):
+        if name != cancelling:
+            assert torch.allclose(p, q, rtol=1e-4, atol=1e-6), name
+    return batch
+
+
 @pytest.mark.parametrize("ties", [False, True])
 def test_device_decoding_finds_the_cython_decoders_tree_and_hamming_cost(ties: bool) -> None:
     rng = random.Random(7)
@@ -141,19 +158,7 @@ def test_a_graph_step_update_reads_the_device_once_and_trains_like_the_eager_ste
     same = copy.deepcopy(eager.config)
     same.train.step = "graph"
     assert same.hash() == eager.config.hash()  # train.step is not part of the run id
-    batch = list(range(len(eager.train_sentences)))
-    for _ in range(3):
-        torch.manual_seed(1)
-        a = eager.train_step(batch)
-        torch.manual_seed(1)
-        b = graph.train_step(batch)
-        assert b == pytest.approx(a, rel=1e-4)
-    # The last LayerNorm's bias adds one vector at every position, which cancels in the fencepost differences: its
-    # gradient is float noise, which Adam scales up to full steps, so the two steps move it differently.
-    cancelling = f"encoder.layers.{eager.model.config.num_layers - 1}.feed_forward_norm.joint.bias"
-    for (name, p), q in zip(eager.model.named_parameters(), graph.model.parameters()):
-        if name != cancelling:
-            assert torch.allclose(p, q, rtol=1e-4, atol=1e-6), name
+    batch = _same_updates(eager, graph)
     figures = count_update(graph, batch)
     assert figures.host_syncs <= 1, figures.sync_operations  # the update's loss, read once
     assert figures.host_reads <= 1, figures.transfer_sites  # no chart or table read back per sub-batch
@@ -219,17 +224,7 @@ def test_the_compiled_graph_step_trains_like_the_eager_step_in_few_graphs(tmp_pa
     graph = tiny_trainer(tmp_path / "graph", "cython", train={"step": "graph", "compile": "encoder"})
     assert graph.graph_step is not None and graph.compiled is None
     assert graph.model.embedding.char_lstm is not None and graph.model.embedding.char_lstm.static_shapes
-    batch = list(range(len(eager.train_sentences)))
     before = compiled_graphs()
-    for _ in range(3):
-        torch.manual_seed(1)
-        a = eager.train_step(batch)
-        torch.manual_seed(1)
-        b = graph.train_step(batch)
-        assert b == pytest.approx(a, rel=1e-4)
-    cancelling = f"encoder.layers.{eager.model.config.num_layers - 1}.feed_forward_norm.joint.bias"
-    for (name, p), q in zip(eager.model.named_parameters(), graph.model.parameters()):
-        if name != cancelling:
-            assert torch.allclose(p, q, rtol=1e-4, atol=1e-6), name
+    _same_updates(eager, graph)
     assert 0 < compiled_graphs() - before <= 4  # the sub-batches' lengths fall in a few buckets
     # (the dispatch counter cannot run inside a compiled graph: the eager graph step above is the one counted)

@@ -76,9 +76,9 @@ def test_the_policy_line_says_what_was_set(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.delenv(SPIN_COUNT, raising=False)
     assert "default wait" in wait_policy()
     monkeypatch.setenv(WAIT_POLICY, "PASSIVE")
-    assert wait_policy() == "OMP_WAIT_POLICY=PASSIVE"
+    assert wait_policy() == "OMP_WAIT_POLICY=PASSIVE (from the environment: yours wins)"
     monkeypatch.setenv(SPIN_COUNT, "5000")
-    assert wait_policy() == "OMP_WAIT_POLICY=PASSIVE GOMP_SPINCOUNT=5000"
+    assert wait_policy() == "OMP_WAIT_POLICY=PASSIVE GOMP_SPINCOUNT=5000 (from the environment: yours wins)"
 
 
 def test_a_training_alone_leaves_the_cores_others_keep_busy_and_adapts() -> None:

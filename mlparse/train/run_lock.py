@@ -257,16 +257,7 @@ LOCK_POLL_SECONDS = 10.0
 def wait_until_free(folder: Path, what: str, note: Callable[[str], None]) -> None:
     """Return once no live process holds the run lock of ``folder``; ``note`` says once that this waits for ``what``
     (another parser run training the same tagger, say)."""
-    told = False
-    while True:
-        try:
-            check_free(folder)
-            return
-        except RunLocked as error:
-            if not told:
-                note(f"waiting for {what}: {error}")
-                told = True
-            time.sleep(LOCK_POLL_SECONDS)
+    _until_free(lambda: check_free(folder), what, note, LOCK_POLL_SECONDS)
 
 
 #: Seconds between tries of a run's lock that another process holds (:func:`acquire_when_free`).
@@ -277,16 +268,21 @@ def acquire_when_free(lock: RunLock, what: str, note: Callable[[str], None]) -> 
     """Take ``lock``, waiting while another live process holds it; ``note`` says once that this waits for ``what``.
     Looking first (:func:`wait_until_free`) and locking later leaves a gap in which another process (a parser on the
     same data starting the same tagger) takes the lock: this takes it or waits, with no gap."""
+    _until_free(lock.acquire, what, note, ACQUIRE_POLL_SECONDS)
+
+
+def _until_free(attempt: Callable[[], None], what: str, note: Callable[[str], None], seconds: float) -> None:
+    """Call ``attempt`` every ``seconds`` until it raises no :class:`RunLocked`; ``note`` says once what it waits for."""
     told = False
     while True:
         try:
-            lock.acquire()
+            attempt()
             return
         except RunLocked as error:
             if not told:
                 note(f"waiting for {what}: {error}")
                 told = True
-            time.sleep(ACQUIRE_POLL_SECONDS)
+            time.sleep(seconds)
 
 
 def _flock(fd: int) -> Optional[bool]:

@@ -77,7 +77,10 @@ def wait_policy() -> str:
     chosen = {name: os.environ[name] for name in (WAIT_POLICY, SPIN_COUNT) if name in os.environ}
     if not chosen:
         return OPENMP_DEFAULT
-    return " ".join(f"{k}={v}" for k, v in chosen.items())
+    told = " ".join(f"{k}={v}" for k, v in chosen.items())
+    if DEFAULT_SPIN is not None and chosen == {SPIN_COUNT: DEFAULT_SPIN}:
+        return f"{told} (mlparse's default)"
+    return f"{told} (from the environment: yours wins)"
 
 
 _TORCH_DEFAULT: Optional[int] = None
