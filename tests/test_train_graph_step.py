@@ -40,17 +40,17 @@ def _spans(chosen: torch.Tensor, labels: torch.Tensor, b: int) -> list:
     return sorted((i, j, int(labels[b, i, j])) for i in range(side) for j in range(side) if chosen[b, i, j])
 
 
-def _same_updates(eager, graph, updates: int = 3) -> list:  # type: ignore[no-untyped-def]
-    """Train both trainers ``updates`` updates from the same seeds; their losses and weights must agree (all but the
-    last LayerNorm's bias, which adds one vector at every position and cancels in the fencepost differences: its
-    gradient is float noise, which Adam scales up to full steps). Returns the batch."""
+def _same_updates(eager, graph, updates: int = 3, span: bool = True) -> list:  # type: ignore[no-untyped-def]
+    """Train both trainers ``updates`` updates from the same seeds; their losses and weights must agree (for a span
+    parser all but the last LayerNorm's bias, which adds one vector at every position and cancels in the fencepost
+    differences: its gradient is float noise, which Adam scales up to full steps). Returns the batch."""
     batch = list(range(len(eager.train_sentences)))
     for _ in range(updates):
         torch.manual_seed(1)
         a = eager.train_step(batch)
         torch.manual_seed(1)
         assert graph.train_step(batch) == pytest.approx(a, rel=1e-4)
-    cancelling = f"encoder.layers.{eager.model.config.num_layers - 1}.feed_forward_norm.joint.bias"
+    cancelling = f"encoder.layers.{eager.model.config.num_layers - 1}.feed_forward_norm.joint.bias" if span else ""
     for (name, p), q in zip(eager.model.named_parameters(), graph.model.parameters()):
         if name != cancelling:
             assert torch.allclose(p, q, rtol=1e-4, atol=1e-6), name
@@ -228,3 +228,26 @@ def test_the_compiled_graph_step_trains_like_the_eager_step_in_few_graphs(tmp_pa
     _same_updates(eager, graph)
     assert 0 < compiled_graphs() - before <= 4  # the sub-batches' lengths fall in a few buckets
     # (the dispatch counter cannot run inside a compiled graph: the eager graph step above is the one counted)
+
+
+@pytest.mark.parametrize("overrides", [[], ["model.char_encoder=lstm", "model.char_input_dropout=0"]])
+def test_the_compiled_graph_step_of_the_biaffine_parser_trains_like_its_eager_step(tmp_path: Path, monkeypatch,
+                                                                                   overrides: list) -> None:
+    from helpers.trainers import generic_trainer
+    from mlparse.train.compile import BACKEND_VARIABLE
+
+    monkeypatch.setenv(BACKEND_VARIABLE, "aot_eager")
+    torch._dynamo.reset()
+    eager = generic_trainer(tmp_path / "eager", "biaffine", overrides)
+    graph = generic_trainer(tmp_path / "graph", "biaffine", [*overrides, "train.step=graph", "train.compile=encoder"])
+    assert graph.graph_step is not None and graph.compiled is None
+    _same_updates(eager, graph, span=False)
+
+
+def test_a_model_the_graph_step_cannot_compile_trains_eagerly_and_says_why(tmp_path: Path) -> None:
+    from helpers.trainers import generic_trainer
+
+    joint = generic_trainer(tmp_path / "joint", "joint", ["train.step=graph", "train.compile=encoder"])
+    assert joint.graph_step is None and "arcs and relations" in joint.model.graph_unsupported()
+    bilstm = generic_trainer(tmp_path / "bilstm", "biaffine", ["model.encoder=bilstm", "train.step=graph"])
+    assert bilstm.graph_step is None and "BiLSTM" in bilstm.model.graph_unsupported()

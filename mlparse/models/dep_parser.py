@@ -189,6 +189,8 @@ class BiaffineParser(BiaffineKind, Parser):
         return self.tag_head is not None
 
     def training_setup(self, config: RecipeConfig, decoder: str = "cython") -> None:
+        if self.input.char_lstm is not None:  # train.step: graph: the CharLSTM in fixed shapes
+            self.input.char_lstm.static_shapes = getattr(config.train, "step", "eager") == "graph"
         if self.input.pretrained is not None:
             self.input.pretrained.training_setup(self.device())
 
@@ -299,6 +301,49 @@ class BiaffineParser(BiaffineKind, Parser):
             loss = loss + self.dep_config.tag_loss_scale * tag_loss
             parts["tag"] = tag_loss.detach()
         return LossOutput(loss=loss, sentences=len(batch.lengths), parts=parts)
+
+    # -- the training step as one graph (train.step: graph; mlparse/train/graph_step.py) ---------------------
+    def graph_unsupported(self) -> Optional[str]:
+        """None when :meth:`graph_loss` can be compiled for this model, else why not."""
+        from mlparse.modules.bilstm_encoder import BiLSTMEncoder
+
+        if self.input.pretrained is not None:
+            return "a pretrained encoder's subword batches vary in shape"
+        if isinstance(self.input.encoder, BiLSTMEncoder):
+            return "the BiLSTM encoder packs by lengths it reads on the host"
+        if self.input.affix_embedding is not None:
+            return "affix features"
+        return None
+
+    def graph_tensors(self, batch: DependencyBatch, targets: DependencyTargets, positions: int,
+                      chars: int) -> tuple:
+        """The inputs of :meth:`graph_loss`, padded to ``positions`` positions (root and words; at most
+        ``model.max_len``) and ``chars`` characters: the batch's five tensors, then the gold heads, the head and
+        relation targets and the tag targets (:data:`IGNORED` where there are none), each ``[B, T']``."""
+        grow = max(0, min(positions, self.input.model_config.max_len) - batch.mask.shape[1])
+        gold_tags = targets.tags if targets.tags is not None else torch.full_like(targets.heads, IGNORED)
+        return (F.pad(batch.mask, (0, grow), value=False), F.pad(batch.words, (0, grow)), F.pad(batch.tags, (0, grow)),
+                F.pad(batch.chars, (0, max(0, chars - batch.chars.shape[2]), 0, grow)), F.pad(batch.char_lengths, (0, grow)),
+                F.pad(targets.heads, (0, grow)), F.pad(targets.targets[0], (0, grow), value=IGNORED),
+                F.pad(targets.targets[1], (0, grow), value=IGNORED), F.pad(gold_tags, (0, grow), value=IGNORED))
+
+    def graph_loss(self, mask: Tensor, words: Tensor, tags: Tensor, chars: Tensor, char_lengths: Tensor, heads: Tensor,
+                   head_targets: Tensor, relation_targets: Tensor, tag_targets: Tensor) -> tuple:
+        """``(loss, parts)`` of :meth:`forward` with golds over :meth:`graph_tensors`, in a form that
+        ``torch.compile(fullgraph=True)`` takes as one graph (no Python number of the batch enters)."""
+        batch = DependencyBatch(mask, words, tags, chars, char_lengths, lengths=[])
+        h = self.input(batch)
+        arc = mask_arc_scores(self.scorer.arc(self.scorer.arc_dependent(h), self.scorer.arc_head(h)).squeeze(1).float(),
+                              mask)
+        targets = DependencyTargets(heads=heads, targets=torch.stack([head_targets, relation_targets]), tags=None)
+        arc_loss, relation_loss = dependency_losses(arc, targets, lambda gold: self.scorer.relation_scores_for(h, gold))
+        parts = {"arc": arc_loss, "relation": relation_loss}
+        loss = arc_loss + relation_loss
+        if self.tag_head is not None:
+            tag_loss = TagHead.loss(self.tag_head(h).float(), tag_targets, tag_targets != IGNORED)
+            loss = loss + self.dep_config.tag_loss_scale * tag_loss
+            parts["tag"] = tag_loss
+        return loss, parts
 
     def scores(self, batch: DependencyBatch) -> DependencyScores:
         """Arc log-probabilities and the relation MLP outputs (relations are scored per decoded head)."""

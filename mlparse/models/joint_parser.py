@@ -102,8 +102,8 @@ class AveragedJointScores:
 class JointParser(JointKind, SpanParser):
     """Span + dependency parser over a Label Attention Layer (see the module docstring)."""
 
-    #: its loss adds the arcs and relations: not yet one graph (its span loss decodes on the device all the same)
-    compiles_as_one_graph = False
+    def graph_unsupported(self) -> Optional[str]:  # type: ignore[override]
+        return "its loss adds arcs and relations to the span loss (which decodes on the device all the same)"
 
     def __init__(self, config: ModelConfig, joint: JointConfig, vocab: ParserVocab, labels: LabelVocab,
                  relations: Vocab, pretrained: Optional[PretrainedConfig] = None,

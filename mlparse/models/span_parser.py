@@ -35,6 +35,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import torch
 from torch import Tensor, nn
+import torch.nn.functional as F
 
 from mlparse.config import ModelConfig, PretrainedConfig, RecipeConfig, SpanConfig
 from mlparse.config.layout import split_model_settings
@@ -98,9 +99,6 @@ class SpanParser(SpanKind, Parser):
     Examples (training, gold) are TOP-rooted trees; inputs (what it parses) are sentences of
     ``(tag, word)`` pairs; predictions are trees.
     """
-
-    #: its training forward has a form torch.compile takes as one graph (:meth:`graph_loss`, train.step: graph)
-    compiles_as_one_graph = True
 
     @property
     def predicts_tags(self) -> bool:
@@ -293,19 +291,36 @@ class SpanParser(SpanKind, Parser):
         costs = upload[rows.size:].to(sums.dtype)
         return torch.clamp(sums[:count] + costs - sums[count:], min=0.0).sum()
 
+    # -- the training step as one graph (train.step: graph; mlparse/train/graph_step.py) ---------------------
+    def graph_unsupported(self) -> Optional[str]:
+        """None when :meth:`graph_loss` can be compiled for this model, else why not."""
+        if self.pretrained is not None:
+            return "a pretrained encoder's subword batches vary in shape"
+        return None
+
+    def graph_tensors(self, batch: SentenceBatch, targets: SpanTargets, positions: int, chars: int) -> Tuple[Tensor, ...]:
+        """The inputs of :meth:`graph_loss`: the batch and its targets (with the device decoder's labels and lengths)
+        padded to ``positions`` words axis positions (at most ``model.max_len``) and ``chars`` characters."""
+        if targets.labels is None or targets.lengths is None:
+            targets = span_targets(targets.golds, batch.lengths, batch.mask.device, decoder_labels=True,
+                                   tag_mask=self.tagger is not None)
+        grow = max(0, min(positions, self.config.max_len) - batch.mask.shape[1])
+        word_mask = targets.word_mask if targets.word_mask is not None else torch.zeros_like(batch.mask)
+        return (F.pad(batch.mask, (0, grow), value=False), F.pad(batch.words, (0, grow)), F.pad(batch.tags, (0, grow)),
+                F.pad(batch.chars, (0, max(0, chars - batch.chars.shape[2]), 0, grow)), F.pad(batch.char_lengths, (0, grow)),
+                F.pad(targets.labels, (0, grow, 0, grow)), targets.lengths, F.pad(word_mask, (0, grow), value=False))
+
     def graph_loss(self, mask: Tensor, words: Tensor, tags: Tensor, chars: Tensor, char_lengths: Tensor,
-                   labels: Tensor, lengths: Tensor, word_mask: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
-        """``(loss, hinge, tag loss)`` over padded inputs (shapes as in :class:`SentenceBatch` and
-        :class:`~mlparse.models.targets.SpanTargets`): the training forward with golds in a form that
-        ``torch.compile(fullgraph=True)`` takes as one graph (no Python number of the batch enters;
-        :mod:`mlparse.train.graph_step`)."""
+                   labels: Tensor, lengths: Tensor, word_mask: Tensor) -> Tuple[Tensor, Dict[str, Tensor]]:
+        """``(loss, parts)`` over :meth:`graph_tensors`: the training forward with golds in a form that
+        ``torch.compile(fullgraph=True)`` takes as one graph (no Python number of the batch enters)."""
         batch = SentenceBatch(mask, words, tags, chars, char_lengths, lengths=[], host_char_lengths=None)
         h, tag_logits = self.encode(batch)
         hinge = self._hinge_on_device(self.scorer.project(h), labels, lengths)
         if tag_logits is None:
-            return hinge, hinge, hinge.new_zeros(())
+            return hinge, {"hinge": hinge}
         tag = TagHead.loss(tag_logits.float(), tags, word_mask, reduction="sum")
-        return hinge + self.span_config.tag_loss_scale * tag, hinge, tag
+        return hinge + self.span_config.tag_loss_scale * tag, {"hinge": hinge, "tag": tag}
 
     def _hinge_on_device(self, projected: Tensor, gold: Tensor, lengths: Tensor) -> Tensor:
         """The summed hinge loss of :meth:`_hinge` with nothing read back to the host, in shapes fixed by the
