@@ -28,10 +28,11 @@ words, ``[b, d, h]``), the relation scores ``[B, N+1, N+1, R]``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import Tensor
 
 from mlparse.config import JointConfig, ModelConfig, PretrainedConfig, RecipeConfig, SpanConfig
@@ -43,7 +44,7 @@ from mlparse.models.dep_parser import DependencyGold, decode_heads, dependency_l
 from mlparse.models.ensemble import average_distributions
 from mlparse.models.memory import subbatch_cost
 from mlparse.models.span_parser import Sentence, SentenceBatch, SpanParser
-from mlparse.models.targets import JointTargets, dependency_targets
+from mlparse.models.targets import IGNORED, DependencyTargets, JointTargets, dependency_targets
 from mlparse.modules.transfer import to_device
 from mlparse.modules.biaffine import BiaffineDependencyScorer
 from mlparse.modules.label_attention import HeadwiseSpanScorer, LabelAttentionLayer
@@ -102,8 +103,6 @@ class AveragedJointScores:
 class JointParser(JointKind, SpanParser):
     """Span + dependency parser over a Label Attention Layer (see the module docstring)."""
 
-    def graph_unsupported(self) -> Optional[str]:  # type: ignore[override]
-        return "its loss adds arcs and relations to the span loss (which decodes on the device all the same)"
 
     def __init__(self, config: ModelConfig, joint: JointConfig, vocab: ParserVocab, labels: LabelVocab,
                  relations: Vocab, pretrained: Optional[PretrainedConfig] = None,
@@ -247,6 +246,39 @@ class JointParser(JointKind, SpanParser):
             if "tag" in span_loss.parts:
                 parts["tag"] = span_loss.parts["tag"]
         return LossOutput(loss=total, sentences=len(batch.lengths), parts=parts)
+
+    # -- the training step as one graph (train.step: graph; mlparse/train/graph_step.py) ---------------------
+    def graph_tensors(self, batch: SentenceBatch, targets: JointTargets, positions: int,  # type: ignore[override]
+                      chars: int) -> Tuple[Tensor, ...]:
+        """The span parser's :meth:`~SpanParser.graph_tensors`, then the gold heads, head and relation targets over
+        the root and the words, padded alike (``[B, T' - 1]``, :data:`IGNORED` where there is no word)."""
+        spans = super().graph_tensors(batch, targets.spans, positions, chars)
+        dependency = targets.dependency
+        grow = spans[0].shape[1] - 1 - dependency.heads.shape[1]
+        return (*spans, F.pad(dependency.heads, (0, grow)), F.pad(dependency.targets[0], (0, grow), value=IGNORED),
+                F.pad(dependency.targets[1], (0, grow), value=IGNORED))
+
+    def graph_loss(self, mask: Tensor, words: Tensor, tags: Tensor, chars: Tensor,  # type: ignore[override]
+                   char_lengths: Tensor, labels: Tensor, lengths: Tensor, word_mask: Tensor, heads: Tensor,
+                   head_targets: Tensor, relation_targets: Tensor) -> Tuple[Tensor, Dict[str, Tensor]]:
+        """``(loss, parts)`` of :meth:`forward` with golds over :meth:`graph_tensors`: the hinge decoded on the device,
+        the arcs and relations over positions 0..T'-2, in one graph."""
+        batch = SentenceBatch(mask, words, tags, chars, char_lengths, lengths=[], host_char_lengths=None)
+        h, tag_logits = self.encode(batch)
+        hinge = self._hinge_on_device(self.scorer.project(h), labels, lengths)
+        width = h.shape[1] - 1  # the root (start token) and the words: the input mask shifted by one
+        dep_h = h[:, :width]
+        arc = self._arc_scores(dep_h, mask[:, 1:width + 1])
+        targets = DependencyTargets(heads=heads, targets=torch.stack([head_targets, relation_targets]), tags=None)
+        arc_loss, relation_loss = dependency_losses(
+            arc, targets, lambda gold: self.dependency_scorer.relation_scores_for(dep_h, gold))
+        total = hinge + arc_loss + relation_loss
+        parts = {"hinge": hinge, "arc": arc_loss, "relation": relation_loss}
+        if tag_logits is not None:
+            tag = TagHead.loss(tag_logits.float(), tags, word_mask, reduction="sum")
+            total = total + self.span_config.tag_loss_scale * tag
+            parts["tag"] = tag
+        return total, parts
 
     # -- decoding --------------------------------------------------------------
     def scores(self, batch: SentenceBatch) -> JointScores:  # type: ignore[override]
