@@ -35,7 +35,6 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import torch
 from torch import Tensor, nn
-import torch.nn.functional as F
 
 from mlparse.config import ModelConfig, PretrainedConfig, RecipeConfig, SpanConfig
 from mlparse.config.layout import split_model_settings
@@ -52,7 +51,8 @@ from mlparse.modules.encoder import PartitionedTransformerEncoder
 from mlparse.modules.span_scorer import SpanScorer
 from mlparse.modules.subwords import SubwordBatch
 from mlparse.modules.tag_head import TagHead
-from mlparse.structs import cky, cky_device, cky_torch
+from mlparse.models.span_graph import hinge_on_device, padded_span_tensors
+from mlparse.structs import cky, cky_torch
 from mlparse.structs.chart import LabelVocab, gold_spans, tree_from_chart
 from mlparse.structs.chart_tree import GoldSpans, hamming_cost
 from mlparse.trees.tree import Leaf, Tree
@@ -304,11 +304,7 @@ class SpanParser(SpanKind, Parser):
         if targets.labels is None or targets.lengths is None:
             targets = span_targets(targets.golds, batch.lengths, batch.mask.device, decoder_labels=True,
                                    tag_mask=self.tagger is not None)
-        grow = max(0, min(positions, self.config.max_len) - batch.mask.shape[1])
-        word_mask = targets.word_mask if targets.word_mask is not None else torch.zeros_like(batch.mask)
-        return (F.pad(batch.mask, (0, grow), value=False), F.pad(batch.words, (0, grow)), F.pad(batch.tags, (0, grow)),
-                F.pad(batch.chars, (0, max(0, chars - batch.chars.shape[2]), 0, grow)), F.pad(batch.char_lengths, (0, grow)),
-                F.pad(targets.labels, (0, grow, 0, grow)), targets.lengths, F.pad(word_mask, (0, grow), value=False))
+        return padded_span_tensors(batch, targets, min(positions, self.config.max_len), chars)
 
     def graph_loss(self, mask: Tensor, words: Tensor, tags: Tensor, chars: Tensor, char_lengths: Tensor,
                    labels: Tensor, lengths: Tensor, word_mask: Tensor) -> Tuple[Tensor, Dict[str, Tensor]]:
@@ -323,38 +319,9 @@ class SpanParser(SpanKind, Parser):
         return hinge + self.span_config.tag_loss_scale * tag, {"hinge": hinge, "tag": tag}
 
     def _hinge_on_device(self, projected: Tensor, gold: Tensor, lengths: Tensor) -> Tensor:
-        """The summed hinge loss of :meth:`_hinge` with nothing read back to the host, in shapes fixed by the
-        padded length N (:mod:`mlparse.structs.cky_device`), so that it can be compiled as one graph.
-
-        ``projected: Tensor[B, N+1, d_hidden]``; ``gold: LongTensor[B, N+1, N+1]`` the gold labels (0 off the gold
-        spans); ``lengths: LongTensor[B]``. The chart covers every span of the padding (a sentence's tree never
-        reaches past its length); the predicted and the gold spans are scored again with gradient in
-        ``2N - 1`` slots per sentence each, the unused slots and EMPTY labels counting 0.
-        """
-        count, side = projected.shape[0], projected.shape[1]
-        with torch.no_grad():  # every span (i < j) of the padding, one label MLP call: [B, N+1, N+1, L]
-            left_all, right_all = torch.triu_indices(side, side, offset=1, device=projected.device)
-            rows_all = torch.arange(count, device=projected.device).repeat_interleave(left_all.numel())
-            spans_all = self.scorer.scores_at(projected, rows_all, left_all.repeat(count), right_all.repeat(count))
-            chart = spans_all.new_zeros((count, side, side, spans_all.shape[-1]))
-            chart[rows_all, left_all.repeat(count), right_all.repeat(count)] = spans_all
-            chosen, labels, hamming = cky_device.decode(chart, lengths, gold)
-            del chart
-            gold_spans = (gold != 0).long()
-            predicted_slots = cky_device.tree_slots(chosen, 2 * lengths - 1)
-            gold_slots = cky_device.tree_slots(gold_spans, gold_spans.sum(dim=(1, 2)))
-        batch = torch.cat([predicted_slots[0], gold_slots[0] + count])
-        left = torch.cat([predicted_slots[1], gold_slots[1]])
-        right = torch.cat([predicted_slots[2], gold_slots[2]])
-        used = torch.cat([predicted_slots[3], gold_slots[3]])
-        slot_labels = torch.cat([labels[predicted_slots[0], predicted_slots[1], predicted_slots[2]],
-                                 gold[gold_slots[0], gold_slots[1], gold_slots[2]]])
-        sentence = torch.remainder(batch, count)
-        values = self.scorer.scores_at(projected, sentence, left, right).float()
-        values = values.gather(1, slot_labels[:, None]).squeeze(1)
-        values = torch.where(used & (slot_labels != 0), values, torch.zeros_like(values))
-        sums = values.new_zeros(2 * count).index_add(0, batch, values)  # predicted sums, then gold sums
-        return torch.clamp(sums[:count] + hamming.to(sums.dtype) - sums[count:], min=0.0).sum()
+        """The summed hinge loss of :meth:`_hinge` with nothing read back to the host
+        (:func:`mlparse.models.span_graph.hinge_on_device`)."""
+        return hinge_on_device(self.scorer, projected, gold, lengths)
 
     def _loss_output(self, batch: SentenceBatch, hinge: Tensor, tag_logits: Optional[Tensor],
                      word_mask: Optional[Tensor] = None) -> LossOutput:
