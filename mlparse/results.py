@@ -103,6 +103,10 @@ class RunResults:
     # one given, or a larger one the run had already trained under before it was resumed; None: none (or older
     # files).  A reused jack-knifing tagger shows the bound it actually had (mlparse.train.jackknife)
     max_minutes: Optional[float] = None
+    # runs of another toolkit's parser (model.kind: external, mlparse/external/): the system, the version the recipe
+    # names and the one installed, its Python, its folder and log in the run directory, its training attempts and
+    # whether the budget stopped it; None for mlparse's own parsers
+    external: Optional[Dict[str, Any]] = None
 
     def to_json_dict(self) -> Dict[str, Any]:
         return asdict(self)
@@ -151,6 +155,8 @@ class RunResults:
             kwargs["dependency_scoring"] = None
         if not isinstance(kwargs.get("budget"), (dict, type(None))):
             kwargs["budget"] = None
+        if not isinstance(kwargs.get("external"), (dict, type(None))):
+            kwargs["external"] = None
         if "notes" in kwargs:
             notes = kwargs["notes"]
             kwargs["notes"] = [note for note in notes if isinstance(note, str)] if isinstance(notes, list) else []

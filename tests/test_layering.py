@@ -26,7 +26,8 @@ LAYERS: List[Tuple[str, Tuple[str, ...]]] = [
     # the Python API: `mlparse.load` (the package's lazy attribute), its parser object, model packages
     ("python api", ("mlparse.api", "mlparse.package", "mlparse.package_ensemble", "mlparse.package_info", "mlparse")),
     # the applications of parsers: training and runs, the report, analyses, comparisons, benchmark suites
-    ("applications", ("mlparse.train", "mlparse.report", "mlparse.analysis", "mlparse.compare", "mlparse.sweep")),
+    ("applications", ("mlparse.train", "mlparse.report", "mlparse.analysis", "mlparse.compare", "mlparse.sweep",
+                      "mlparse.external")),  # and other toolkits' parsers run as runs
     # the runs of a runs folder, as the report and the comparisons both read them (found, grouped by seed, named)
     ("run index", ("mlparse.run_index",)),
     ("parsers and tasks", ("mlparse.models", "mlparse.tasks")),

@@ -59,7 +59,7 @@ def invoke(*args: str) -> str:
 
 
 def test_an_unregistered_kind_is_refused_naming_the_known_ones(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="model.kind must be one of span, biaffine, joint, tagger"):
+    with pytest.raises(ConfigError, match="model.kind must be one of span, biaffine, joint, tagger, external"):
         load_recipe(toy_recipe(tmp_path))
 
 
@@ -154,7 +154,7 @@ def test_a_class_registered_under_another_kind_is_refused(toy_kind: None) -> Non
 def test_every_builtin_kind_declares_its_task_and_sections() -> None:
     expected = {"span": ("constituency", ("span",)), "biaffine": ("dependency", ("biaffine",)),
                 "joint": ("joint", ("span", "joint")),
-                "tagger": ("tagging", ("tagger",))}
+                "tagger": ("tagging", ("tagger",)), "external": ("dependency", ("external",))}
     assert kinds.builtin_kinds() == list(expected)
     assert {kind: (kinds.task_of(kind), kinds.sections_of(kind)) for kind in expected} == expected
     assert sys.modules.get("helpers.toy_parser") is not None  # imported by this module, not by mlparse

@@ -155,6 +155,72 @@ def _trees_text(trees: Sequence[Any]) -> str:
 
 
 @dataclass(frozen=True)
+class ScoredPredictions:
+    """A prediction file read, checked against its gold split and scored (nothing written yet)."""
+
+    outcome: Any  # the task's scoring outcome: scores, report, protocol
+    prediction: Any  # what the run directory keeps: the file's bytes (CoNLL-U, as given) or the trees' text
+    notes: List[str]  # what was done to the predictions before scoring (root wrappers, tags put back)
+    predicted_tags: bool  # trees whose POS tags differ from the gold ones (scored as predicted tags)
+    config: Any  # the scoring recipe
+
+
+def scored_predictions(pred: Path, gold_path: Path, gold_split: Any, task: str, family: str, language: str,
+                       split: str, evalb_params: Optional[str] = None, dependency_scoring: str = "conll18",
+                       placeholder_tags: Optional[str] = None) -> ScoredPredictions:
+    """Read ``pred``, check it against ``gold_split`` (read from ``gold_path``: sentence count, words, well-formed
+    dependency trees, what depeval's reader refuses) and score it as a trained run on that data is scored, as a
+    :class:`CompareError` naming file and line for anything wrong.  ``placeholder_tags``: a tag that a parser
+    given no tags passed through; trees whose tags are all that one get the gold tags back (said in the notes)."""
+    from mlparse.tasks import DataError, task_for
+
+    runner = task_for(task)
+    notes: List[str] = []
+    predicted_tags = False
+    try:
+        if runner.scorer == "depeval":  # CoNLL-U predictions; else bracketed trees
+            from mlparse.trees.dependency import ConlluError, DependencyPrediction, read_conllu
+
+            try:
+                document = read_conllu(pred)
+            except ConlluError as error:
+                raise CompareError(str(error)) from None
+            sentences = document.sentences
+            _check_words(pred, gold_path, [list(s.words) for s in sentences], [list(s.words) for s in gold_split.examples],
+                         [s.line for s in sentences], gold_split.lines or [])
+            _check_heads(pred, sentences)
+            check_as_depeval_reads(pred)  # what analyze errors and depeval refuse (a byte-order mark, no last blank line)
+            predictions: List[Any] = [DependencyPrediction([int(h) for h in s.heads], list(s.deprels)) for s in sentences]
+        else:
+            predicted = read_predicted_trees(pred)
+            predictions, lines = predicted.trees, predicted.lines
+            notes += predicted.notes()
+            _check_words(pred, gold_path, [t.words() for t in predictions], [t.words() for t in gold_split.trees],
+                         lines, gold_split.lines or [])
+            if placeholder_tags is not None and predictions and all(
+                    tag == placeholder_tags for tree in predictions for tag in tree.tags()):
+                _put_back_gold_tags(predictions, gold_split.trees)
+                notes.append(f"the parser read no tags and passed its placeholder {placeholder_tags} through: its trees "
+                             "were scored with the gold tags put back, as mlparse's parsers without a tagging head are")
+            predicted_tags = any(p.tags() != g.tags() for p, g in zip(predictions, gold_split.trees))
+        config = scoring_recipe(task, family, language, {split: str(gold_path)}, evalb_params, dependency_scoring,
+                                predicted_tags)
+        outcome = runner.score(gold_split, predictions, config)
+        prediction: Any = pred.read_bytes() if not runner.writes_trees else _trees_text(predictions)  # bytes: as given
+    except (DataError, ValueError) as error:
+        if isinstance(error, CompareError):
+            raise
+        raise CompareError(f"{pred}: {error}; nothing written") from None
+    return ScoredPredictions(outcome, prediction, notes, predicted_tags, config)
+
+
+def _put_back_gold_tags(predictions: Sequence[Any], golds: Sequence[Any]) -> None:
+    for tree, gold in zip(predictions, golds):
+        for leaf, tag in zip(tree.leaves(), gold.tags()):
+            leaf.tag = tag
+
+
+@dataclass(frozen=True)
 class ScoredExternal:
     run_dir: Path
     results: Any  # RunResults
@@ -205,37 +271,14 @@ def score_external(pred: Path, gold: str, name: str, runs_dir: Path, task: Optio
             normalized_gold = gold_trees.trees if gold_trees.normalized else None
     except (DataError, ValueError) as error:
         raise CompareError(f"{error}; nothing written") from None
-    try:
-        if runner.scorer == "depeval":  # CoNLL-U predictions; else bracketed trees
-            from mlparse.trees.dependency import ConlluError, DependencyPrediction, read_conllu
-
-            try:
-                document = read_conllu(pred)
-            except ConlluError as error:
-                raise CompareError(str(error)) from None
-            sentences = document.sentences
-            _check_words(pred, spec.path, [list(s.words) for s in sentences], [list(s.words) for s in gold_split.examples],
-                         [s.line for s in sentences], gold_split.lines or [])
-            _check_heads(pred, sentences)
-            check_as_depeval_reads(pred)  # what analyze errors and depeval refuse (a byte-order mark, no last blank line)
-            predictions: List[Any] = [DependencyPrediction([int(h) for h in s.heads], list(s.deprels)) for s in sentences]
-        else:
-            predicted = read_predicted_trees(pred)
-            predictions, lines = predicted.trees, predicted.lines
-            notes += predicted.notes()
-            _check_words(pred, spec.path, [t.words() for t in predictions], [t.words() for t in gold_split.trees],
-                         lines, gold_split.lines or [])
-            predicted_tags = any(p.tags() != g.tags() for p, g in zip(predictions, gold_split.trees))
-        config = scoring_recipe(task, spec.family, spec.language, {spec.split: str(spec.path)}, evalb_params,
-                                dependency_scoring, predicted_tags)
-        outcome = runner.score(gold_split, predictions, config)
-        # everything is made before the first file is written: a step that fails leaves nothing behind
+    scored = scored_predictions(pred, spec.path, gold_split, task, spec.family, spec.language, spec.split,
+                                evalb_params, dependency_scoring)
+    notes += scored.notes
+    outcome, prediction, predicted_tags, config = scored.outcome, scored.prediction, scored.predicted_tags, scored.config
+    try:  # everything is made before the first file is written: a step that fails leaves nothing behind
         line = runner.scorer_line(outcome.scores)
-        prediction: Any = pred.read_bytes() if not runner.writes_trees else _trees_text(predictions)  # bytes: as given
         gold_copy = _trees_text(normalized_gold) if normalized_gold is not None else None
     except (DataError, ValueError) as error:
-        if isinstance(error, CompareError):
-            raise
         raise CompareError(f"{pred}: {error}; nothing written") from None
     used_params = config.data.evalb_params if runner.scorer == "evalb" else None  # the evalb parameter file it used
     params = used_params if runner.scorer == "evalb" else dependency_scoring

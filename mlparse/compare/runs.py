@@ -60,7 +60,8 @@ class RunRef:
 
     @property
     def external(self) -> bool:
-        return self.results.model == "external"
+        """Predictions scored by ``mlparse score`` (no recipe); a peer trained by ``mlparse run`` has its recipe."""
+        return self.results.model == "external" and (self.path / EXTERNAL_FILE).is_file()
 
     def suffix(self) -> str:
         """The suffix of its predictions and gold files (its task's)."""
@@ -132,7 +133,7 @@ def load_ref(path: Path) -> RunRef:
     from mlparse.tasks import find_task
 
     label = f"{results.recipe or path.parent.name}/{results.run_id or path.name}"
-    if results.model == "external":
+    if results.model == "external" and (path / EXTERNAL_FILE).is_file():  # mlparse score's; a peer's run has a recipe
         task, config = _external_config(path)
     else:
         task, config = results.task, _recipe_of(path, results)

@@ -44,6 +44,9 @@ def hash_payload(config: Any) -> Dict[str, Any]:
     for section in sections:  # a parser's own section counts only for that parser
         if section not in kinds.SHARED_SECTIONS and section not in own:
             data.pop(section, None)
+    if "external" in data:  # where the peer is installed and how long it gets to stop: this machine, not the recipe
+        for runtime_only in ("python", "stop_seconds", "install"):
+            data["external"].pop(runtime_only, None)
     if "tagger" in own:
         data["tagger"] = {k: v for k, v in tagger.items() if k not in TAGGER_JACKKNIFE_KEYS}
     elif config.data.tags == "jackknife":

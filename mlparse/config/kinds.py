@@ -37,11 +37,12 @@ BUILTIN: Dict[str, str] = {
     "biaffine": "mlparse.models.dep_parser:BiaffineParser",
     "joint": "mlparse.models.joint_parser:JointParser",
     "tagger": "mlparse.models.tagger:TaggerParser",
+    "external": "mlparse.models.declarations:ExternalKind",  # another toolkit's parser (mlparse/external/): no torch model
 }
 #: Their declarations, which each class derives from (no torch): kind → "module:Class".
 BUILTIN_DECLARATIONS: Dict[str, str] = {kind: f"mlparse.models.declarations:{name}Kind" for kind, name in
                                         (("span", "Span"), ("biaffine", "Biaffine"), ("joint", "Joint"),
-                                         ("tagger", "Tagger"))}
+                                         ("tagger", "Tagger"), ("external", "External"))}
 
 #: The kind of a checkpoint spec saved before specs named their kind.
 LEGACY_KIND = "span"

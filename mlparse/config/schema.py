@@ -253,6 +253,34 @@ class TaggerConfig:
 
 
 @dataclass
+class ExternalConfig:
+    """Another toolkit's parser run by its own commands (``model.kind: external``, :mod:`mlparse.external`): mlparse
+    prepares its input files under the run's tag protocol, runs its training under the run's budget and its
+    prediction on dev and test, and scores what it writes like any run.  Commands are templates of words
+    (:mod:`mlparse.external.commands`: ``{python}``, ``{train}``, ``{dev}``, ``{test}``, ``{input}``, ``{output}``,
+    ``{seed}``, ``{minutes}``, ``{seconds}``, ``{workdir}``, ``{threads}``), run without a shell."""
+
+    system: str = ""  # the peer's name as the report shows it: SuPar, Stanza, benepar
+    version: str = ""  # the peer's version this recipe is written for; checked against version_command's output
+    task: str = "dependency"  # dependency (CoNLL-U in and out) | constituency (bracketed trees, one per line)
+    settings: str = ""  # the peer's model in a few words (biaffine-dep, words + gold UPOS): the report's system name
+    python: Optional[str] = None  # what {python} stands for; null: $MLPARSE_<SYSTEM>_PYTHON (system in capitals); not part of the recipe hash
+    install: str = ""  # one line telling a user without the peer how to install it
+    version_command: str = ""  # prints the installed version (one line); empty: not checked
+    train: str = ""  # the training command (template); it must leave the model where predict finds it (under {workdir})
+    predict: str = ""  # the prediction command, once per split: reads {input}, writes {output}
+    model: str = ""  # the file (template) the training leaves for predict: checked before predicting (a training stopped before it saved one is said so); empty: not checked
+    resume: str = ""  # the training command that continues an interrupted training; empty: a restart (said)
+    resume_when: str = ""  # a file (template) that must exist for resume: the peer's checkpoint
+    columns: List[str] = field(default_factory=lambda: ["form", "upos"])  # CoNLL-U columns the peer sees besides ID, HEAD, DEPREL (and DEPS, MISC): the others become _
+    predict_targets: str = "blank"  # blank: the prediction input's HEAD, DEPREL and DEPS are _ (the peer cannot read the answers) | keep (a peer that needs them to read its input)
+    files: Dict[str, str] = field(default_factory=dict)  # files written into {workdir} before the peer trains: name -> text (its configuration file)
+    environment: Dict[str, str] = field(default_factory=dict)  # variables set for the peer's commands (its own switches, such as TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD)
+    predict_minutes: float = 30.0  # each prediction's bound (a hang is a failed run)
+    stop_seconds: float = 30.0  # at the budget the peer gets SIGINT, then SIGTERM and SIGKILL after this long; not part of the recipe hash
+
+
+@dataclass
 class EvalConfig:
     """How dev/test are decoded."""
 
@@ -279,6 +307,7 @@ class RecipeConfig:
     joint: JointConfig = field(default_factory=JointConfig)
     pretrained: PretrainedConfig = field(default_factory=PretrainedConfig)
     tagger: TaggerConfig = field(default_factory=TaggerConfig)
+    external: ExternalConfig = field(default_factory=ExternalConfig)
 
     def system_name(self, described: str) -> str:
         """A parser's description (``describe``) with the recipe's deviation from the paper, when it has one:
@@ -288,7 +317,7 @@ class RecipeConfig:
     @property
     def task(self) -> str:
         """The task of the recipe's parser kind (its class's ``task``): constituency, dependency, ..."""
-        return kinds.task_of(self.model.kind)
+        return str(kinds.declaration(self.model.kind).recipe_task(self))
 
     def split_path(self, split: str) -> Path:
         """The prepared file of ``split`` for this recipe's task (the task's ``prepared_suffix``)."""
@@ -321,7 +350,8 @@ def sections_of_kind(kind: str) -> Tuple[str, ...]:
 
 
 SECTIONS = {"data": DataConfig, "model": ModelConfig, "span": SpanConfig, "train": TrainConfig, "eval": EvalConfig,
-            "biaffine": BiaffineConfig, "joint": JointConfig, "pretrained": PretrainedConfig, "tagger": TaggerConfig}
+            "biaffine": BiaffineConfig, "joint": JointConfig, "pretrained": PretrainedConfig, "tagger": TaggerConfig,
+            "external": ExternalConfig}
 SHARED_SECTIONS = kinds.SHARED_SECTIONS  # the sections every parser kind reads
 
 TOP_LEVEL_KEYS = ("name", "description", "deviation", "base", *SECTIONS)
@@ -351,6 +381,8 @@ VALID_CHOICES = {
     ("train", "device"): ("auto", "cpu", "cuda"),
     ("train", "compile"): ("off", "encoder", "encoder-graphs"),
     ("train", "batch_order"): ("shuffled", "buckets"),
+    ("external", "task"): ("dependency", "constituency"),
+    ("external", "predict_targets"): ("blank", "keep"),
 }
 
 

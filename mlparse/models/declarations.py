@@ -135,3 +135,35 @@ class TaggerKind(ParserKind):
     @classmethod
     def tags_source(cls, spec: Dict[str, Any], bundled: bool) -> str:
         return "tagging head"
+
+
+class ExternalKind(ParserKind):
+    """Another toolkit's parser (SuPar, Stanza, benepar), trained and run by its own commands over mlparse's prepared
+    files: the runner hands a run of a kind that ``runs_outside`` to :mod:`mlparse.external`.  Its task is the
+    recipe's ``external.task``."""
+
+    kind = "external"
+    task = "dependency"  # the default of external.task; a recipe's own is recipe_task's
+    sections = ("external",)
+    runs_outside = True
+
+    @classmethod
+    def recipe_task(cls, config: Any) -> str:
+        return str(config.external.task)
+
+    @classmethod
+    def check(cls, config: Any, source: str) -> None:
+        """The commands are well-formed templates, the tag protocol is one a peer can get, the bounds positive."""
+        from mlparse.config.external_checks import check_external
+
+        check_external(config, source)
+
+    @staticmethod
+    def describe(config: Any, eval_tags: Any = None) -> str:
+        """``SuPar 1.1.4 (biaffine-dep, BiLSTM 3×400, words + UPOS; gold UPOS)``: the system, the version its recipe
+        names, the recipe's settings and the tags it was given (``eval_tags``: gold, jack-knifed; None: none)."""
+        e = config.external
+        head = " ".join(part for part in (e.system, e.version) if part) or "external parser"
+        column = "UPOS" if e.task == "dependency" else "POS"
+        tags = f"{eval_tags} {column}" if eval_tags and config.data.tags != "none" else "no tags"
+        return f"{head} ({'; '.join(part for part in (e.settings, tags) if part)})"

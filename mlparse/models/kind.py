@@ -30,6 +30,14 @@ class ParserKind:
     #: Whether ``mlparse analyze`` probes its encoder's attention (content and position ablations of Kitaev & Klein
     #: 2018, Section 4).
     attention_probes: ClassVar[bool] = False
+    #: Whether a run of this kind trains outside mlparse (another toolkit's parser, run by its own commands): the
+    #: runner then hands the run, its data and tags made, to :mod:`mlparse.external`.
+    runs_outside: ClassVar[bool] = False
+
+    @classmethod
+    def recipe_task(cls, config: Any) -> str:
+        """The task a recipe of this kind solves: the class's ``task`` (a kind that solves several reads the recipe)."""
+        return cls.task
 
     @classmethod
     def check(cls, config: Any, source: str) -> None:
@@ -41,7 +49,7 @@ class ParserKind:
         """The task (:class:`mlparse.tasks.base.Task`) of this kind for the recipe ``config`` (None: defaults)."""
         from mlparse.tasks import task_for
 
-        return task_for(cls.task, config)
+        return task_for(cls.recipe_task(config) if config is not None else cls.task, config)
 
     @classmethod
     def input_tag_column(cls, config: Any) -> str:

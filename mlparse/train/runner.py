@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import torch
 import torch.distributed as dist
 
-from mlparse.config import ConfigError, RecipeConfig
+from mlparse.config import ConfigError, RecipeConfig, kinds
 from mlparse.io_utils import atomic_write_json, atomic_write_text
 from mlparse.models.registry import parser_class, parser_from_spec
 from mlparse.modules.pretrained_loading import PretrainedError
@@ -132,8 +132,8 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
     previous = run_dir.read_results()
     if previous is not None and previous.status == COMPLETE and not options.fresh:
         budget = options.max_minutes if options.max_minutes is not None else config.train.max_minutes
-        if not extends_budget(previous, budget):
-            return previous
+        if not extends_budget(previous, budget) or kinds.declaration(config.model.kind).runs_outside:
+            return previous  # (another toolkit's parser is not trained on: its run stands as it finished)
         if reporter is not None and info.is_main:
             reporter.on_note(f"this run stopped at its time budget after {(previous.training_seconds or 0) / 60:.1f} "
                              f"minutes; training on from its last checkpoint "
@@ -168,6 +168,11 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
         if info.active:
             dist.barrier()
         deadline = started + split.minutes * 60.0 if split is not None and split.minutes is not None else None
+        declared = kinds.declaration(config.model.kind)
+        if declared.runs_outside:  # another toolkit's parser, run by its own commands (mlparse/external/)
+            from mlparse.external.runner import run_external
+
+            return run_external(_outside_run(config, options, run_dir, results, reporter, split, deadline, threads))
         return _train_and_evaluate(config, options, run_dir, results, device, info, reporter, split, deadline,
                                    threads)
     except BaseException as error:
@@ -178,6 +183,29 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
             except OSError:  # the disk that stopped the run may refuse this too: results.json keeps its last state
                 pass
         raise
+
+
+def _outside_run(config: RecipeConfig, options: RunOptions, run_dir: RunDir, results: RunResults,
+                 reporter: Optional[Reporter], split: Any, deadline: Optional[float], threads: ThreadChoice) -> Any:
+    """What a kind that runs outside mlparse gets (:class:`mlparse.external.runner.OutsideRun`): the run so far, the
+    jack-knifed tags when the run has them, and its training budget (a jack-knifing run's parser share)."""
+    from mlparse.external.runner import OutsideRun
+
+    tags, record = None, None
+    if config.data.tags == "jackknife":
+        tagged = _made_tags(config, split.tagger_minutes if split is not None else None)
+        tags = tagged.tags
+        record = {"source": "jackknife", "folds": config.tagger.folds, "accuracy": tagged.accuracy,
+                  "folder": str(tagged.folder)}
+    if split is not None and split.minutes is not None:
+        minutes = split.parser_minutes
+    else:
+        minutes = options.max_minutes if options.max_minutes is not None else config.train.max_minutes
+    import os
+
+    environ = dict(os.environ, **{k: str(v) for k, v in config.external.environment.items()})
+    return OutsideRun(config=config, run_dir=run_dir, results=results, reporter=reporter, tags=tags, tags_record=record,
+                      minutes=minutes, deadline=deadline, threads=threads.threads, environ=environ)
 
 
 def _bound_trained_under(previous: Optional[RunResults], bound: Optional[float]) -> Optional[float]:
@@ -196,7 +224,8 @@ def _described(config: RecipeConfig, eval_kind: Optional[str]) -> str:
 
     jackknife = config.data.tags == "jackknife"
     tags = "jack-knifed" if jackknife and eval_kind else eval_kind
-    described = parser_class(config.model.kind).describe(config, tags)
+    declared = kinds.declaration(config.model.kind)  # a kind run outside mlparse has no parser class to build
+    described = (declared if declared.runs_outside else parser_class(config.model.kind)).describe(config, tags)
     return f"{described} [{ADDED_LABEL}]" if jackknife and config.tagger.input_added else described
 
 

@@ -1,0 +1,124 @@
+"""A peer's command run to its end or to its bound, with its output in a log file.
+
+The command runs without a shell, in a process group of its own (so that everything it starts is stopped
+with it), its standard output and error appended to the log.  At its bound it is asked to stop as a user
+would (SIGINT: peers that train by epochs keep their best model), then SIGTERM and SIGKILL after
+``stop_seconds``.  An interrupt of mlparse itself (Ctrl-C, a kill) stops the peer's group the same way before
+it is passed on, and a SIGKILL of mlparse reaches the peer as SIGTERM (Linux's parent-death signal), so that no
+peer is left training behind a stopped run.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Optional, Sequence
+
+from mlparse.external.commands import shown
+
+#: Lines of a peer's log that a failure message quotes.
+TAIL_LINES = 12
+#: Seconds a peer gets after SIGTERM before SIGKILL.
+KILL_AFTER_TERM = 5.0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a command ended: its exit status (negative: the signal that ended it), its wall seconds, and whether
+    it was stopped at its bound."""
+
+    returncode: int
+    seconds: float
+    stopped: bool
+    how: str = ""  # how it was stopped: "SIGINT", "SIGTERM" or "SIGKILL" (empty: it ended on its own)
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.stopped
+
+
+def run_bounded(words: Sequence[str], log: Path, seconds: Optional[float], stop_seconds: float = 30.0,
+                cwd: Optional[Path] = None, env: Optional[Mapping[str, str]] = None, title: str = "") -> Outcome:
+    """Run ``words`` until it ends or ``seconds`` pass (None: no bound), its output appended to ``log`` after a
+    header line (``title`` and the command).  A command that cannot start raises :class:`OSError`."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with open(log, "a", encoding="utf-8") as handle:
+        handle.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {title}\n$ {shown(words)}\n")
+        handle.flush()
+        process = subprocess.Popen(list(words), stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   cwd=str(cwd) if cwd is not None else None,
+                                   env=dict(env) if env is not None else None, preexec_fn=_own_group)
+        try:
+            timeout = None if seconds is None else max(0.0, seconds)
+            try:
+                code = process.wait(timeout=timeout)
+                return Outcome(code, time.monotonic() - started, False)
+            except subprocess.TimeoutExpired:
+                how = stop_group(process, stop_seconds)
+                handle.write(f"\n=== stopped by mlparse at its bound of {seconds:.0f} s ({how})\n")
+                return Outcome(process.returncode, time.monotonic() - started, True, how)
+        except BaseException:  # mlparse is interrupted: the peer is not left behind
+            if process.poll() is None:
+                stop_group(process, min(stop_seconds, 10.0))
+            raise
+
+
+def _own_group() -> None:
+    """In the child, before the peer starts: a process group of its own, and (on Linux) SIGTERM when mlparse dies
+    without a chance to stop it (a SIGKILL), so that no peer keeps training behind a killed run."""
+    os.setsid()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # a background shell job ignores SIGINT, and so would the peer
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: a killed mlparse leaves the peer to finish on its own
+        pass
+
+
+def stop_group(process: "subprocess.Popen[bytes]", stop_seconds: float) -> str:
+    """Stop ``process`` and its group: SIGINT, SIGTERM after ``stop_seconds``, SIGKILL after
+    :data:`KILL_AFTER_TERM` more; returns the signal that ended it."""
+    for sig, wait in ((signal.SIGINT, stop_seconds), (signal.SIGTERM, KILL_AFTER_TERM), (signal.SIGKILL, None)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            process.wait(timeout=wait)
+            _reap_group(process.pid)
+            return sig.name
+        except subprocess.TimeoutExpired:
+            continue
+    return "SIGKILL"
+
+
+def _reap_group(pgid: int) -> None:
+    """Whatever the peer left running in its group (workers of a data loader) is killed."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def tail(log: Path, lines: int = TAIL_LINES) -> str:
+    """The last ``lines`` lines of ``log`` written by its last command (after its header line), each cut at 300
+    characters: what a failure message quotes."""
+    try:
+        with open(log, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - 64 * 1024))
+            text = handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    own = text.rsplit("\n=== ", 1)  # the last command's output: from its header on
+    text = own[1].split("\n", 1)[1] if len(own) == 2 and "\n" in own[1] else text
+    kept = [line[:300] for line in text.strip("\n").split("\n")[-lines:]]
+    return "\n".join(kept)
