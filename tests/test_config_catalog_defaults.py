@@ -21,6 +21,7 @@ BUNDLED_RUN_IDS = {
     "demo-dep": ("092724019b36", "COLLINS.prm"),
     "external/stanza-parser": ("c02c246aa8f1", "COLLINS.prm"),
     "external/supar-biaffine-dep": ("21f59b8d3278", "COLLINS.prm"),
+    "external/supar-crf-con": ("c760685a53f3", "COLLINS.prm"),
     "demo-lal": ("9d45b8d5630a", "COLLINS.prm"),
     "demo-synthetic": ("297c80c07375", "COLLINS.prm"),
     "chinese-bert": ("0c5296acb106", "COLLINS.prm"),

@@ -273,3 +273,25 @@ def test_the_peers_files_are_written_and_kept_on_a_restart(tmp_path: Path) -> No
         load_recipe(str(recipe), ["external.files={a/b: x}"])
     with pytest.raises(ConfigError, match="state.json is mlparse's own file"):
         load_recipe(str(recipe), ["external.files={state.json: x}"])
+
+
+GOLD_TREES = ["(TOP (S (NP (DT the) (NN dog)) (VP (VBZ barks)) (. .)))",
+              "(TOP (S (NP (PRP it)) (VP (VBZ is) (ADJP (JJ red)))))"]
+
+
+def test_a_constituency_peer_given_no_tags_is_scored_with_the_gold_tags_put_back(tmp_path: Path) -> None:
+    folder = tmp_path / "trees"
+    folder.mkdir()
+    for split in ("train", "dev", "test"):
+        (folder / f"{split}.trees").write_text("\n".join(GOLD_TREES) + "\n", encoding="utf-8")
+    recipe = write_external_recipe(tmp_path, data={s: str(folder / f"{s}.trees") for s in ("train", "dev", "test")},
+                                   external={"task": "constituency"})
+    results = run(recipe, tmp_path, "data.tags=none", "model.use_tags=false")
+    peer = run_dir_of(recipe, tmp_path, "data.tags=none", "model.use_tags=false") / "peer"
+    assert (peer / "data" / "train.trees").read_text().splitlines()[0] == \
+        "(TOP (S (NP (XX the) (XX dog)) (VP (XX barks)) (XX .)))"
+    # the fake peer writes flat trees (TOP (S ...)): S matches in both sentences; gold has NP, VP / NP, VP, ADJP more
+    assert results.status == COMPLETE and results.test.recall == pytest.approx(100 * 2 / 7, abs=0.01)
+    assert results.test.precision == pytest.approx(100.0) and results.test.tagging_accuracy in (None, 100.0)
+    assert any("gold tags put back" in note for note in results.notes)
+    assert (run_dir_of(recipe, tmp_path, "data.tags=none", "model.use_tags=false") / "test.evalb").is_file()

@@ -127,7 +127,7 @@ def run_external(run: OutsideRun) -> RunResults:
     values = {"python": python, **files.values(), "seed": config.train.seed, "workdir": str(peer),
               "threads": run.threads}
     state = PeerState.read(peer / STATE_FILE)
-    commands: Dict[str, Any] = {"python": python, "train": [], "predict": {}}
+    commands: Dict[str, Any] = {"python": python, "train": _earlier_trainings(peer), "predict": {}}
     _train(run, state, values, peer, commands, notes)
     _check_model(run, values, state)
     results.training_seconds = round(state.training_seconds, 3)
@@ -160,6 +160,15 @@ def run_external(run: OutsideRun) -> RunResults:
     results.status, results.finished_at = COMPLETE, now_iso()
     run.run_dir.write_results(results)
     return results
+
+
+def _earlier_trainings(peer: Path) -> List[str]:
+    """The training commands of earlier attempts (``commands.json``), kept across a resume."""
+    try:
+        earlier = json.loads((peer / COMMANDS_FILE).read_text(encoding="utf-8")).get("train", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [str(command) for command in earlier] if isinstance(earlier, list) else []
 
 
 def _task(config: Any) -> Any:
@@ -248,6 +257,7 @@ def _train(run: OutsideRun, state: PeerState, values: Dict[str, Any], peer: Path
                        "a time budget (--max-minutes or train.max_minutes)")
     words = expand(template, values)
     commands["train"].append(shown(words))
+    atomic_write_json(peer / COMMANDS_FILE, commands)  # on record before it runs: a failed run keeps it too
     state.attempts += 1
     state.write(state_file)
     run.note(f"{e.system} trains{'' if seconds is None else f' for at most {seconds / 60:.1f} minutes'}: "
@@ -311,6 +321,7 @@ def _predict_and_score(run: OutsideRun, split: str, files: PeerFiles, values: Di
         output.unlink()  # a prediction left by an earlier attempt is never scored
     words = expand(e.predict, dict(values, input=str(files.predict_inputs[split]), output=str(output)))
     commands["predict"][split] = shown(words)
+    atomic_write_json(peer / COMMANDS_FILE, commands)
     run.note(f"{e.system} predicts {split}: {shown(words)}")
     try:
         outcome = run_bounded(words, peer / PREDICT_LOG, e.predict_minutes * 60.0, e.stop_seconds, cwd=peer,
