@@ -106,8 +106,9 @@ def test_minutes_without_a_budget_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("train_extra, predict_extra, message", [
-    ("--crash", "", r"(?s)FakePeer's training ended with exit status 3; its last lines:\n  \| \$ .*fake_peer.py train .*"
-                    r"\n  \| RuntimeError: the fake peer ran out of memory\nits log: .*peer/train.log$"),
+    ("--crash", "", r"FakePeer's training ended with exit status 3; its last lines:\n  \| fake peer: training on 8 "
+                    r"sentences \(seed 7\)\n  \| RuntimeError: the fake peer ran out of memory\nits log: .*peer/train.log$"),
+    ("", "--mode crash-on-test", r"(?s)prediction of test ended with exit status 1; its last lines:\n.*cannot read"),
     ("", "--mode crash", r"(?s)prediction of dev ended with exit status 1; its last lines:\n.*cannot read its input"),
     ("", "--mode empty", r"prediction of dev wrote nothing to .*dev.pred.conllu"),
     ("", "--mode short", r"dev.pred.conllu:\d+: 7 sentences, but the gold file .* has 8"),
@@ -119,14 +120,17 @@ def test_a_failing_peer_is_a_failed_run_with_its_last_lines(tmp_path: Path, trai
     recipe = write_external_recipe(tmp_path, train_extra=train_extra, predict_extra=predict_extra)
     with pytest.raises(RunError, match=message):
         run(recipe, tmp_path, minutes=0.03 if "sleep" in train_extra else None)
-    results = RunResults.from_json_dict(json.loads((run_dir_of(recipe, tmp_path) / "results.json").read_text()))
+    folder = run_dir_of(recipe, tmp_path)
+    results = RunResults.from_json_dict(json.loads((folder / "results.json").read_text()))
     assert results.status == FAILED and results.dev is None and results.test is None  # never half-written
+    assert not list(folder.glob("*.pred.*")) and not list(folder.glob("*.depeval"))
 
 
 def test_a_hanging_prediction_is_bounded(tmp_path: Path) -> None:
     recipe = write_external_recipe(tmp_path, predict_extra="--mode hang", external={"predict_minutes": 0.03})
     started = time.monotonic()
-    with pytest.raises(RunError, match=r"prediction of dev was stopped at its bound"):
+    with pytest.raises(RunError, match=r"prediction of dev was stopped at its bound of 0.0 minutes \(SIGINT\); its last "
+                                       r"lines:\n  \| fake peer: predicting\n(?s:.*)KeyboardInterrupt\nits log"):
         run(recipe, tmp_path)
     assert time.monotonic() - started < 30
 
@@ -159,6 +163,7 @@ def _kill_while_training(recipe: Path, tmp_path: Path) -> Path:
     while not (peer / "model.json").is_file() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert (peer / "model.json").is_file()
+    time.sleep(2)  # it trains a while
     process.send_signal(signal.SIGKILL)
     process.wait()
     return peer
@@ -173,8 +178,10 @@ def test_kill_and_resume_with_the_peers_own_resume(tmp_path: Path) -> None:
     checkpoint = "{workdir}/checkpoint"
     recipe = write_external_recipe(tmp_path, train_extra="--sleep 600 --checkpoint " + checkpoint, external={
         "resume": "{python} " + str(Path(__file__).parent / "helpers" / "fake_peer.py") +
-                  " train --train {train} --dev {dev} --model {workdir}/model.json --resume --checkpoint " + checkpoint,
-        "resume_when": checkpoint})
+                  " train --train {train} --dev {dev} --model {workdir}/model.json --resume --minutes {minutes}"
+                  " --checkpoint " + checkpoint,
+        "resume_when": "checkpoint"},  # a relative file is the peer's, in {workdir}
+        train={"max_minutes": 5})
     peer = _kill_while_training(recipe, tmp_path)
     deadline = time.monotonic() + 10
     while _peer_processes(peer) and time.monotonic() < deadline:  # the peer got SIGTERM when mlparse died
@@ -183,17 +190,21 @@ def test_kill_and_resume_with_the_peers_own_resume(tmp_path: Path) -> None:
     results = run(recipe, tmp_path)
     assert results.status == COMPLETE and results.external["attempts"] == 2
     assert any("resumed from its checkpoint" in note for note in results.notes)
-    assert json.loads((peer / "model.json").read_text())["resumed"]
+    model = json.loads((peer / "model.json").read_text())
+    assert model["resumed"] and float(model["minutes"]) <= 4.97  # the killed attempt's 2 s count (its log's last write)
+    assert json.loads((peer / "state.json").read_text())["running_since"] is None
 
 
 def test_kill_and_restart_without_a_resume(tmp_path: Path) -> None:
-    recipe = write_external_recipe(tmp_path, train_extra="--sleep 600", name="fake-restart")
+    recipe = write_external_recipe(tmp_path, train_extra="--sleep 600", name="fake-restart",
+                                   external={"files": {"peer.ini": "[Network]\n"}})
     peer = _kill_while_training(recipe, tmp_path)
     (peer / "leftover.bin").write_text("x")
     results = run(recipe, tmp_path, minutes=0.05)  # the recipe sleeps: its budget stops it
     assert results.status == COMPLETE and results.external["attempts"] == 2
     assert any("restarted from the beginning (it has no resume command)" in note for note in results.notes)
     assert not (peer / "leftover.bin").exists() and (peer / "data" / "train.conllu").is_file()
+    assert (peer / "peer.ini").read_text() == "[Network]\n"  # the recipe's files are kept (and written again)
 
 
 def test_recipe_checks_name_the_key(tmp_path: Path) -> None:
@@ -205,7 +216,8 @@ def test_recipe_checks_name_the_key(tmp_path: Path) -> None:
              ("external.columns=[form, deprel]", "'deprel' is not a column the peer can be given"),
              ("external.system=", "external.system names the parser"),
              ("external.predict_minutes=0", "external.predict_minutes bounds each prediction"),
-             ("external.train='{python} x", "No closing quotation")]
+             ("external.train='{python} x", "No closing quotation"),
+             ("external.model={workdir}/a {workdir}/b", "external.model names one file, got 2 words")]
     for override, message in cases:
         with pytest.raises(ConfigError, match=message):
             load_recipe(str(recipe), [override])
@@ -254,11 +266,15 @@ def test_sigint_reaches_a_peer_started_from_a_background_job(tmp_path: Path) -> 
 
 
 def test_a_training_stopped_before_its_model_is_said_so(tmp_path: Path) -> None:
-    recipe = write_external_recipe(tmp_path, train_extra="--sleep-before-model 60",
+    recipe = write_external_recipe(tmp_path, train_extra="--sleep-before-model 4",
                                    external={"model": "{workdir}/model.json"})
     with pytest.raises(RunError, match=r"FakePeer's training was stopped at its budget after 0\.\d minutes, before it "
                                        r"saved a model \(.*model.json\): give it more time"):
         run(recipe, tmp_path, minutes=0.03)
+    # the same command with more time trains again (a restart: the fake peer has no resume) and finishes
+    results = run(recipe, tmp_path, minutes=0.5)
+    assert results.status == COMPLETE and results.external["attempts"] == 2
+    assert any("restarted from the beginning" in note for note in results.notes)
     recipe = write_external_recipe(tmp_path, name="no-model", external={"model": "{workdir}/elsewhere.bin"})
     with pytest.raises(RunError, match=r"(?s)training ended without the model .*elsewhere.bin; its last lines:.*fake peer"):
         run(recipe, tmp_path)
@@ -295,3 +311,23 @@ def test_a_constituency_peer_given_no_tags_is_scored_with_the_gold_tags_put_back
     assert results.test.precision == pytest.approx(100.0) and results.test.tagging_accuracy in (None, 100.0)
     assert any("gold tags put back" in note for note in results.notes)
     assert (run_dir_of(recipe, tmp_path, "data.tags=none", "model.use_tags=false") / "test.evalb").is_file()
+
+
+def test_jack_knifed_tags_reach_the_peer_and_never_the_scorer(tmp_path: Path) -> None:
+    from helpers.tagger_fixtures import ONE_AT_A_TIME, write_tagger_recipe
+    from mlparse.train.jackknife import load_tags
+
+    recipe = write_external_recipe(tmp_path)
+    tagger = write_tagger_recipe(tmp_path)
+    overrides = ["data.tags=jackknife", "tagger.folds=2", f"tagger.recipe={tagger}", ONE_AT_A_TIME]
+    results = run(recipe, tmp_path, *overrides)
+    config = load_recipe(str(recipe), overrides)
+    tags = load_tags(config).tags
+    assert results.status == COMPLETE and results.input_tags["source"] == "jackknife" and results.input_tags["folds"] == 2
+    assert "jack-knifed UPOS" in results.system and "tag input added" not in results.system
+    peer = run_dir_of(recipe, tmp_path, *overrides) / "peer" / "data"
+    for split in ("train", "test"):  # the peer reads the taggers' tags, sentence by sentence
+        lines = [l.split("\t") for l in (peer / f"{split}.conllu").read_text().splitlines() if "\t" in l]
+        assert [l[3] for l in lines if l[0].isdigit()] == [tag for sentence in tags[split] for tag in sentence]
+    # scored against the data's own gold file: the left chains' UAS, whatever the tags
+    assert results.test.uas == pytest.approx(chain_uas(), abs=0.01)

@@ -41,6 +41,8 @@ ALLOWED: Dict[str, Set[str]] = {
     "predict": {"python", "input", "output", "workdir", "seed", "threads"},
     "version_command": {"python"},
 }
+#: The keys that name one file, not a command.
+ONE_WORD = ("model", "resume_when")
 #: The placeholders a command must use to do its job.
 REQUIRED: Dict[str, Set[str]] = {"train": {"train"}, "predict": {"input", "output"}}
 
@@ -86,6 +88,8 @@ def check_template(command: str, template: str) -> None:
             known = name in PLACEHOLDERS
             raise TemplateError(f"{{{name}}} {'cannot be used in' if known else 'is not a placeholder of'} "
                                 f"external.{command}; it may use {', '.join('{' + p + '}' for p in sorted(allowed))}")
+    if command in ONE_WORD and len(split_words(template)) != 1:
+        raise TemplateError(f"external.{command} names one file, got {len(split_words(template))} words")
     missing = sorted(REQUIRED.get(command, set()) - set(used))
     if missing:
         raise TemplateError(f"external.{command} must use {', '.join('{' + m + '}' for m in missing)} (where it "

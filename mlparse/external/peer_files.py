@@ -12,7 +12,7 @@ was (comments, multiword-token ranges, empty nodes); on word lines:
   (``external.predict_targets: blank``), so that the peer cannot read the answers.
 
 Constituency data stays one bracketed tree per line; the preterminals carry the protocol's tags (``none``:
-:data:`NO_TAG`).
+:data:`NO_TAG`); what the peer predicts are flat trees ``(TOP (tag word) ...)`` (``predict_targets: blank``).
 """
 
 from __future__ import annotations
@@ -80,6 +80,8 @@ def conllu_for_peer(text: str, where: str, keep: Sequence[str], tags: Optional[L
             if sentence >= len(tags) or word >= len(tags[sentence]):
                 raise PeerDataError(f"{where}:{number}: more words than tags (sentence {sentence + 1})")
             cells[COLUMN_INDEX["upos"]] = tags[sentence][word]
+        elif tags is not None:  # an empty node has no predicted tag: its gold one is not given either
+            cells[COLUMN_INDEX["upos"]] = "_"
         for index in blank:
             cells[index] = "_"
         for index in targets:
@@ -102,6 +104,8 @@ def trees_for_peer(trees: Sequence[object], tags: Optional[List[List[str]]], no_
 
     from mlparse.trees.writer import write_trees_to
 
+    if tags is not None and len(tags) != len(trees):
+        raise PeerDataError(f"{len(trees)} trees but tags for {len(tags)}")
     written = []
     for index, tree in enumerate(trees):
         copy = tree.copy()  # type: ignore[attr-defined]
@@ -117,6 +121,17 @@ def trees_for_peer(trees: Sequence[object], tags: Optional[List[List[str]]], no_
     buffer = io.StringIO()
     write_trees_to(buffer, written)
     return buffer.getvalue()
+
+
+def flat_trees(text: str) -> str:
+    """Trees, one per line, as flat trees ``(TOP (tag word) ...)``: their words and tags without their brackets."""
+    from mlparse.trees.reader import parse_bracketed
+    from mlparse.trees.tree import Tree
+
+    out = []
+    for tree in parse_bracketed(text).trees:
+        out.append(Tree("TOP", [leaf.copy() for leaf in tree.leaves()]).to_bracketed())
+    return "\n".join(out) + ("\n" if out else "")
 
 
 def write_peer_files(config: object, task: object, folder: Path,
@@ -146,8 +161,9 @@ def write_peer_files(config: object, task: object, folder: Path,
             except PeerDataError as error:
                 raise PeerDataError(f"{source}: {error}") from None
             atomic_write_text(folder / f"{split}{suffix}", written)
-            if split != "train":  # a peer predicts from trees: it reads their words (and tags), not their brackets
-                atomic_write_text(folder / f"{split}.input{suffix}", written)
+            if split != "train":  # what the peer predicts: flat trees (TOP (tag word) ...), unless it needs the trees
+                blank = e.predict_targets == "blank"
+                atomic_write_text(folder / f"{split}.input{suffix}", flat_trees(written) if blank else written)
         paths[split] = folder / f"{split}{suffix}"
     return PeerFiles(train=paths["train"], dev=paths["dev"],
                      predict_inputs={s: folder / f"{s}.input{suffix}" for s in ("dev", "test")})

@@ -10,13 +10,15 @@ peer is left training behind a stopped run.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
+from typing import Callable, Iterator, Mapping, Optional, Sequence
 
 from mlparse.external.commands import shown
 
@@ -41,45 +43,87 @@ class Outcome:
         return self.returncode == 0 and not self.stopped
 
 
+#: The header line mlparse writes before each command's output in a log, and the line after a command it stopped.
+HEADER = "=== mlparse: "
+STOPPED = "--- mlparse: stopped"
+
+
 def run_bounded(words: Sequence[str], log: Path, seconds: Optional[float], stop_seconds: float = 30.0,
                 cwd: Optional[Path] = None, env: Optional[Mapping[str, str]] = None, title: str = "") -> Outcome:
     """Run ``words`` until it ends or ``seconds`` pass (None: no bound), its output appended to ``log`` after a
-    header line (``title`` and the command).  A command that cannot start raises :class:`OSError`."""
+    header line (``title`` and the command).  A command that cannot start raises :class:`OSError`.  While it runs,
+    SIGTERM to mlparse (a sweep stopping its member, ``kill``) is an interrupt: the peer's group is stopped as at
+    its bound, then the interrupt goes on."""
     log.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    with open(log, "a", encoding="utf-8") as handle:
-        handle.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {title}\n$ {shown(words)}\n")
+    with open(log, "a", encoding="utf-8") as handle, _sigterm_interrupts():
+        handle.write(f"\n{HEADER}{time.strftime('%Y-%m-%d %H:%M:%S')} {title}\n$ {shown(words)}\n")
         handle.flush()
-        process = subprocess.Popen(list(words), stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   cwd=str(cwd) if cwd is not None else None,
-                                   env=dict(env) if env is not None else None, preexec_fn=_own_group)
+        process = None
         try:
+            process = subprocess.Popen(list(words), stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                       cwd=str(cwd) if cwd is not None else None,
+                                       env=dict(env) if env is not None else None, start_new_session=True,
+                                       preexec_fn=_child_setup(os.getpid()))
             timeout = None if seconds is None else max(0.0, seconds)
             try:
                 code = process.wait(timeout=timeout)
                 return Outcome(code, time.monotonic() - started, False)
             except subprocess.TimeoutExpired:
                 how = stop_group(process, stop_seconds)
-                handle.write(f"\n=== stopped by mlparse at its bound of {seconds:.0f} s ({how})\n")
+                handle.write(f"\n{STOPPED} at its bound of {seconds:.0f} s ({how})\n")
                 return Outcome(process.returncode, time.monotonic() - started, True, how)
         except BaseException:  # mlparse is interrupted: the peer is not left behind
-            if process.poll() is None:
+            if process is not None and process.poll() is None:
                 stop_group(process, min(stop_seconds, 10.0))
             raise
 
 
-def _own_group() -> None:
-    """In the child, before the peer starts: a process group of its own, and (on Linux) SIGTERM when mlparse dies
-    without a chance to stop it (a SIGKILL), so that no peer keeps training behind a killed run."""
-    os.setsid()
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # a background shell job ignores SIGINT, and so would the peer
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt while the block runs (in the main thread; elsewhere nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt("SIGTERM")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _prctl() -> Optional[Callable[..., int]]:
+    """libc's prctl, loaded in the parent (a forked child of a threaded process must not load libraries)."""
     try:
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # not Linux: a killed mlparse leaves the peer to finish on its own
-        pass
+        return ctypes.CDLL(None, use_errno=True).prctl  # type: ignore[no-any-return]
+    except (OSError, AttributeError):  # not Linux
+        return None
+
+
+_PRCTL = _prctl()
+PR_SET_PDEATHSIG = 1
+
+
+def _child_setup(parent: int) -> Callable[[], None]:
+    """What the child does before the peer starts (its own session is ``start_new_session``'s): SIGINT back to its
+    default (a background shell job ignores it, and so would the peer), and on Linux SIGTERM when mlparse dies
+    without a chance to stop it (a SIGKILL); a child whose parent died before that exits at once."""
+    prctl = _PRCTL
+
+    def setup() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        if prctl is not None:
+            prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    return setup
 
 
 def stop_group(process: "subprocess.Popen[bytes]", stop_seconds: float) -> str:
@@ -118,7 +162,9 @@ def tail(log: Path, lines: int = TAIL_LINES) -> str:
             text = handle.read().decode("utf-8", errors="replace")
     except OSError:
         return ""
-    own = text.rsplit("\n=== ", 1)  # the last command's output: from its header on
-    text = own[1].split("\n", 1)[1] if len(own) == 2 and "\n" in own[1] else text
+    own = text.rsplit("\n" + HEADER, 1)  # the last command's output: after its header line (and its command)
+    if len(own) == 2:
+        text = own[1].split("\n", 2)[2] if own[1].count("\n") >= 2 else ""
+    text = "\n".join(line for line in text.split("\n") if not line.startswith(STOPPED))
     kept = [line[:300] for line in text.strip("\n").split("\n")[-lines:]]
     return "\n".join(kept)

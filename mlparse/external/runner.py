@@ -33,7 +33,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from mlparse.external.commands import PeerMissing, expand, peer_python, placeholders, shown
 from mlparse.external.peer_files import NO_TAG, PeerDataError, PeerFiles, write_peer_files
-from mlparse.external.process import Outcome, run_bounded, tail
+from mlparse.external.process import HEADER, STOPPED, Outcome, run_bounded, tail
 from mlparse.io_utils import atomic_write_json, atomic_write_text
 from mlparse.results import COMPLETE, RunResults
 from mlparse.train.environment import now_iso
@@ -79,17 +79,40 @@ class PeerState:
     trained: bool = False
     stopped: bool = False  # stopped at the budget (a finished training, its best model kept by the peer)
     how: str = ""  # the signal that stopped it
+    running_since: Optional[float] = None  # time.time() when the attempt now under way started (None: none is)
 
     @classmethod
-    def read(cls, path: Path) -> "PeerState":
+    def read(cls, path: Path, log: Optional[Path] = None) -> "PeerState":
+        """The state on disk; an attempt that was under way when mlparse was killed counts until ``log``'s last
+        write (the peer's output), so that its minutes count against the budget."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+            state = cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
         except (OSError, ValueError, TypeError):
             return cls()
+        if state.running_since is not None:
+            try:
+                last = log.stat().st_mtime if log is not None else state.running_since
+            except OSError:
+                last = state.running_since
+            state.training_seconds += max(0.0, last - state.running_since)
+            state.running_since = None
+        return state
 
     def write(self, path: Path) -> None:
         atomic_write_json(path, {k: getattr(self, k) for k in self.__dataclass_fields__})
+
+
+def check_peer(config: Any, environ: Optional[Dict[str, str]] = None) -> None:
+    """Before anything is prepared or trained: the peer's Python is given and there (:class:`RunError`, one line
+    saying what to install and what to set, otherwise)."""
+    e = config.external
+    if not _uses_python(e):
+        return
+    try:
+        peer_python(e.system, e.python, e.install, environ if environ is not None else os.environ)
+    except PeerMissing as error:
+        raise RunError(str(error)) from None
 
 
 def run_external(run: OutsideRun) -> RunResults:
@@ -126,7 +149,7 @@ def run_external(run: OutsideRun) -> RunResults:
             notes.append(f"{e.system} {installed} is installed; the recipe was written for {e.version}")
     values = {"python": python, **files.values(), "seed": config.train.seed, "workdir": str(peer),
               "threads": run.threads}
-    state = PeerState.read(peer / STATE_FILE)
+    state = PeerState.read(peer / STATE_FILE, peer / TRAIN_LOG)
     commands: Dict[str, Any] = {"python": python, "train": _earlier_trainings(peer), "predict": {}}
     _train(run, state, values, peer, commands, notes)
     _check_model(run, values, state)
@@ -134,11 +157,14 @@ def run_external(run: OutsideRun) -> RunResults:
     results.stop_reason = (f"max_minutes (the peer was stopped at its budget, {state.how})" if state.stopped
                            else "the peer's own stopping rule")
     predicted_seconds, sentences = 0.0, 0
-    for split in ("dev", "test"):
+    scored = {}
+    for split in ("dev", "test"):  # both predicted and scored before anything is written or recorded
         seconds, scores, report, prediction = _predict_and_score(run, split, files, values, peer, gold[split],
                                                                  commands, notes)
         predicted_seconds += seconds
         sentences += len(gold[split].examples)
+        scored[split] = (scores, report, prediction)
+    for split, (scores, report, prediction) in scored.items():
         _write_prediction(run.run_dir, task, split, prediction)
         atomic_write_text(run.run_dir.report(split, task.report_suffix), report.report)
         setattr(results, split, scores)
@@ -201,13 +227,13 @@ def _installed_version(run: OutsideRun, python: str, peer: Path) -> Optional[str
         return None
     log = peer / "version.log"
     words = expand(e.version_command, {"python": python})
-    before = log.stat().st_size if log.is_file() else 0
+    before = log.stat().st_size if log.is_file() else 0  # bytes: the new output is sliced before it is decoded
     try:
         outcome = run_bounded(words, log, VERSION_SECONDS, 5.0, cwd=peer, env=run.environ, title="version")
     except OSError as error:
         raise RunError(f"{e.system}: cannot run {shown(words)} ({error.strerror or error})") from None
-    text = log.read_text(encoding="utf-8", errors="replace")[before:]
-    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith(("===", "$ "))]
+    text = log.read_bytes()[before:].decode("utf-8", errors="replace")
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith((HEADER, STOPPED, "$ "))]
     if not outcome.ok or not lines:
         how = f"; {e.install}" if e.install else ""
         raise RunError(f"{e.system} is not installed for {python or 'this command'}: {shown(words)} "
@@ -217,8 +243,8 @@ def _installed_version(run: OutsideRun, python: str, peer: Path) -> Optional[str
 
 
 def _budget_seconds(run: OutsideRun, state: PeerState) -> Optional[float]:
-    """The seconds the peer may still train: its budget less what earlier attempts trained, and no later than the
-    run's deadline less a share for prediction (None: no bound)."""
+    """The seconds the peer may still train: its budget less what earlier attempts trained, and no later than a
+    jack-knifing run's deadline (None: no bound); its prediction comes after, and an overrun is recorded."""
     bounds = []
     if run.minutes is not None:
         bounds.append(run.minutes * 60.0 - state.training_seconds)
@@ -238,7 +264,7 @@ def _train(run: OutsideRun, state: PeerState, values: Dict[str, Any], peer: Path
         return
     template = e.train
     if state.attempts:
-        checkpoint = Path(expand(e.resume_when, values)[0]) if e.resume_when.strip() else None
+        checkpoint = _peer_path(peer, e.resume_when, values) if e.resume_when.strip() else None
         if checkpoint is not None and checkpoint.is_file():
             template = e.resume
             notes.append(f"{e.system}'s training was interrupted after {state.training_seconds / 60:.1f} minutes; "
@@ -262,11 +288,22 @@ def _train(run: OutsideRun, state: PeerState, values: Dict[str, Any], peer: Path
     state.write(state_file)
     run.note(f"{e.system} trains{'' if seconds is None else f' for at most {seconds / 60:.1f} minutes'}: "
              f"{shown(words)} (its output: {peer / TRAIN_LOG})")
+    started = time.monotonic()
+    state.running_since = time.time()  # a SIGKILL of mlparse: the next run counts this attempt up to the log's last write
+    state.write(state_file)
     try:
         outcome = run_bounded(words, peer / TRAIN_LOG, seconds, e.stop_seconds, cwd=peer, env=run.environ,
                               title=f"training, attempt {state.attempts}")
     except OSError as error:
+        state.running_since = None
+        state.write(state_file)
         raise RunError(f"{e.system}: cannot run {shown(words)} ({error.strerror or error})") from None
+    except BaseException:  # interrupted (Ctrl-C, SIGTERM): the minutes it trained count against its budget
+        state.training_seconds += time.monotonic() - started
+        state.running_since = None
+        state.write(state_file)
+        raise
+    state.running_since = None
     state.training_seconds += outcome.seconds
     if not outcome.stopped and outcome.returncode != 0:
         state.write(state_file)
@@ -275,14 +312,23 @@ def _train(run: OutsideRun, state: PeerState, values: Dict[str, Any], peer: Path
     state.write(state_file)
 
 
+def _peer_path(peer: Path, template: str, values: Dict[str, Any]) -> Path:
+    """The file a one-word template names (``model``, ``resume_when``); a relative one is the peer's, in ``peer``
+    (its commands run there)."""
+    path = Path(" ".join(expand(template, values)))
+    return path if path.is_absolute() else peer / path
+
+
 def _check_model(run: OutsideRun, values: Dict[str, Any], state: PeerState) -> None:
     """The model the training leaves (``external.model``) is there, or the run fails saying why it is not."""
     e = run.config.external
     if not e.model.strip():
         return
-    model = Path(expand(e.model, values)[0])
+    model = _peer_path(Path(run.run_dir.path) / PEER_DIR, e.model, values)
     if model.is_file():
         return
+    state.trained = False  # the same command (with more minutes) trains again: resumed where it can be, else restarted
+    state.write(Path(run.run_dir.path) / PEER_DIR / STATE_FILE)
     if state.stopped:
         raise RunError(f"{e.system}'s training was stopped at its budget after {state.training_seconds / 60:.1f} "
                        f"minutes, before it saved a model ({model}): give it more time (--max-minutes)")

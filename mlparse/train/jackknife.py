@@ -77,10 +77,11 @@ class JackknifedTags:
 
 def tag_column(config: RecipeConfig) -> str:
     """Which tags the parser of ``config`` reads: the trees' preterminals (pos) or a CoNLL-U column (its class's
-    :meth:`~mlparse.models.base.Parser.input_tag_column`)."""
-    from mlparse.models.registry import parser_class
+    :meth:`~mlparse.models.base.Parser.input_tag_column`, as the kind declares it: a kind that runs outside mlparse
+    has no parser class)."""
+    from mlparse.config import kinds
 
-    return parser_class(config.model.kind).input_tag_column(config)
+    return kinds.declaration(config.model.kind).input_tag_column(config)
 
 
 #: Torch threads of a tagger whose recipe names none (``train.num_threads``): the same in every process that

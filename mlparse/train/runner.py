@@ -82,6 +82,13 @@ def run_planned(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
     ``options.runs_dir`` is where the runs this run needs (jack-knifing taggers) go.
     """
     run_dir, lock = plan.run_dir, plan.lock
+    if kinds.declaration(plan.config.model.kind).runs_outside:  # a missing peer is said before anything is done
+        from mlparse.external.runner import check_peer
+
+        if plan.dist.active:
+            raise RunError(f"{plan.config.model.kind} runs another toolkit's parser in one process of its own; "
+                           "run it without --gpus")
+        check_peer(plan.config, _peer_environment(plan.config))
     if lock is None:  # ranks other than 0
         return _run_recipe(plan, options, reporter)
     run_dir.path.mkdir(parents=True, exist_ok=True)
@@ -201,11 +208,16 @@ def _outside_run(config: RecipeConfig, options: RunOptions, run_dir: RunDir, res
         minutes = split.parser_minutes
     else:
         minutes = options.max_minutes if options.max_minutes is not None else config.train.max_minutes
-    import os
-
-    environ = dict(os.environ, **{k: str(v) for k, v in config.external.environment.items()})
+    environ = _peer_environment(config)
     return OutsideRun(config=config, run_dir=run_dir, results=results, reporter=reporter, tags=tags, tags_record=record,
                       minutes=minutes, deadline=deadline, threads=threads.threads, environ=environ)
+
+
+def _peer_environment(config: RecipeConfig) -> Dict[str, str]:
+    """The environment of an external parser's commands: this process's, with the recipe's ``external.environment``."""
+    import os
+
+    return dict(os.environ, **{k: str(v) for k, v in config.external.environment.items()})
 
 
 def _bound_trained_under(previous: Optional[RunResults], bound: Optional[float]) -> Optional[float]:

@@ -40,7 +40,10 @@ def train(args: argparse.Namespace) -> int:
     if args.hang:
         while True:
             time.sleep(0.5)
-    time.sleep(args.sleep)
+    end = time.monotonic() + args.sleep
+    while time.monotonic() < end:  # a progress line now and then, as a real peer's
+        print("fake peer: still training", flush=True)
+        time.sleep(min(0.5, max(0.0, end - time.monotonic())))
     return 0
 
 
@@ -82,10 +85,11 @@ def predict(args: argparse.Namespace) -> int:
     if not Path(args.model).is_file():
         print(f"FileNotFoundError: no model at {args.model}", flush=True)
         return 2
-    if args.mode == "crash":
+    if args.mode == "crash" or (args.mode == "crash-on-test" and "test" in Path(args.input).name):
         print("ValueError: the fake peer cannot read its input", flush=True)
         return 1
     if args.mode == "hang":
+        print("fake peer: predicting", flush=True)
         while True:
             time.sleep(0.5)
     text = Path(args.input).read_text(encoding="utf-8")
@@ -118,7 +122,8 @@ def main() -> int:
     p.add_argument("--model", required=True)
     p.add_argument("--input", required=True)
     p.add_argument("--output", required=True)
-    p.add_argument("--mode", default="chain", choices=["chain", "short", "empty", "crash", "hang", "badhead"])
+    p.add_argument("--mode", default="chain", choices=["chain", "short", "empty", "crash", "crash-on-test", "hang",
+                                                          "badhead"])
     commands.add_parser("version")
     args = parser.parse_args()
     if args.command == "version":
