@@ -97,16 +97,12 @@ def conllu_for_peer(text: str, where: str, keep: Sequence[str], tags: Optional[L
     return "\n".join(out)
 
 
-def trees_for_peer(trees: Sequence[object], tags: Optional[List[List[str]]], no_tags: bool) -> str:
-    """Trees, one per line, their preterminals relabelled with ``tags`` (or :data:`NO_TAG`); ``trees``: mlparse
-    :class:`~mlparse.trees.tree.Tree` objects (copied, not changed)."""
-    import io
-
-    from mlparse.trees.writer import write_trees_to
-
+def relabelled(trees: Sequence[object], tags: Optional[List[List[str]]], no_tags: bool) -> List[object]:
+    """Copies of ``trees`` (mlparse :class:`~mlparse.trees.tree.Tree` objects, not changed) whose preterminals
+    carry ``tags`` (one list per tree), or :data:`NO_TAG`, or their own tags when neither is asked for."""
     if tags is not None and len(tags) != len(trees):
         raise PeerDataError(f"{len(trees)} trees but tags for {len(tags)}")
-    written = []
+    copies = []
     for index, tree in enumerate(trees):
         copy = tree.copy()  # type: ignore[attr-defined]
         leaves = copy.leaves()
@@ -117,21 +113,22 @@ def trees_for_peer(trees: Sequence[object], tags: Optional[List[List[str]]], no_
                 leaf.tag = NO_TAG
             elif tags is not None:
                 leaf.tag = tags[index][position]
-        written.append(copy)
-    buffer = io.StringIO()
-    write_trees_to(buffer, written)
-    return buffer.getvalue()
+        copies.append(copy)
+    return copies
 
 
-def flat_trees(text: str) -> str:
-    """Trees, one per line, as flat trees ``(TOP (tag word) ...)``: their words and tags without their brackets."""
-    from mlparse.trees.reader import parse_bracketed
+def trees_text(trees: Sequence[object], flat: bool = False) -> str:
+    """Trees, one per line; ``flat``: as ``(TOP (tag word) ...)``, their words and tags without their brackets."""
+    import io
+
     from mlparse.trees.tree import Tree
+    from mlparse.trees.writer import write_trees_to
 
-    out = []
-    for tree in parse_bracketed(text).trees:
-        out.append(Tree("TOP", [leaf.copy() for leaf in tree.leaves()]).to_bracketed())
-    return "\n".join(out) + ("\n" if out else "")
+    if flat:
+        trees = [Tree("TOP", [leaf.copy() for leaf in tree.leaves()]) for tree in trees]  # type: ignore[attr-defined]
+    buffer = io.StringIO()
+    write_trees_to(buffer, trees)  # type: ignore[arg-type]
+    return buffer.getvalue()
 
 
 def write_peer_files(config: object, task: object, folder: Path,
@@ -155,15 +152,13 @@ def write_peer_files(config: object, task: object, folder: Path,
                 atomic_write_text(folder / f"{split}.input{suffix}", conllu_for_peer(
                     text, str(source), e.columns, split_tags, no_tags, blank_targets=e.predict_targets == "blank"))
         else:
-            trees = task.read_split(source).trees  # type: ignore[attr-defined]
             try:
-                written = trees_for_peer(trees, split_tags, no_tags)
+                copies = relabelled(task.read_split(source).trees, split_tags, no_tags)  # type: ignore[attr-defined]
             except PeerDataError as error:
                 raise PeerDataError(f"{source}: {error}") from None
-            atomic_write_text(folder / f"{split}{suffix}", written)
+            atomic_write_text(folder / f"{split}{suffix}", trees_text(copies))
             if split != "train":  # what the peer predicts: flat trees (TOP (tag word) ...), unless it needs the trees
-                blank = e.predict_targets == "blank"
-                atomic_write_text(folder / f"{split}.input{suffix}", flat_trees(written) if blank else written)
+                atomic_write_text(folder / f"{split}.input{suffix}", trees_text(copies, e.predict_targets == "blank"))
         paths[split] = folder / f"{split}{suffix}"
     return PeerFiles(train=paths["train"], dev=paths["dev"],
                      predict_inputs={s: folder / f"{s}.input{suffix}" for s in ("dev", "test")})

@@ -103,16 +103,36 @@ class PeerState:
         atomic_write_json(path, {k: getattr(self, k) for k in self.__dataclass_fields__})
 
 
-def check_peer(config: Any, environ: Optional[Dict[str, str]] = None) -> None:
+def peer_environment(config: Any) -> Dict[str, str]:
+    """The environment of the peer's commands: this process's, with the recipe's ``external.environment``."""
+    return dict(os.environ, **{k: str(v) for k, v in config.external.environment.items()})
+
+
+def check_peer(config: Any) -> None:
     """Before anything is prepared or trained: the peer's Python is given and there (:class:`RunError`, one line
     saying what to install and what to set, otherwise)."""
     e = config.external
     if not _uses_python(e):
         return
     try:
-        peer_python(e.system, e.python, e.install, environ if environ is not None else os.environ)
+        peer_python(e.system, e.python, e.install, peer_environment(config))
     except PeerMissing as error:
         raise RunError(str(error)) from None
+
+
+def outside_run(config: Any, run_dir: Any, results: RunResults, reporter: Any, minutes: Optional[float],
+                deadline: Optional[float], threads: int, tagger_minutes: Optional[float] = None) -> OutsideRun:
+    """What the trainer's runner hands over for a run of ``config``: the run so far, the jack-knifed tags when the
+    run has them (made by taggers bounded by ``tagger_minutes``), the peer's training budget ``minutes`` (a
+    jack-knifing run's parser share), the run's ``deadline`` and ``threads`` for ``{threads}``."""
+    tags = record = None
+    if config.data.tags == "jackknife":
+        from mlparse.train.jackknife import made_tags
+
+        tagged = made_tags(config, tagger_minutes)
+        tags, record = tagged.tags, tagged.input_record(config.tagger.folds)
+    return OutsideRun(config=config, run_dir=run_dir, results=results, reporter=reporter, tags=tags, tags_record=record,
+                      minutes=minutes, deadline=deadline, threads=threads, environ=peer_environment(config))
 
 
 def run_external(run: OutsideRun) -> RunResults:

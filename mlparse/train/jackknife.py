@@ -74,6 +74,28 @@ class JackknifedTags:
     def accuracy(self) -> Dict[str, float]:
         return dict(self.manifest.get("accuracy", {}))
 
+    def input_record(self, folds: int) -> Dict[str, Any]:
+        """``results.json``'s ``input_tags`` for a run that read these tags: source, folds, accuracy, the folder
+        (whose tagger of dev and test ``mlparse export`` bundles) and that tagger's run directory."""
+        full = [t for t in self.manifest.get("taggers", []) if t.get("fold") is None]
+        return {"source": "jackknife", "folds": folds, "accuracy": self.accuracy, "folder": str(self.folder),
+                "tagger_run_dir": full[0]["run_dir"] if full else None}
+
+
+def made_tags(config: RecipeConfig, minutes: Optional[float] = None) -> JackknifedTags:
+    """The jack-knifed tags (of taggers bounded by ``minutes``) that a run made (or found) before training, read and
+    checked against the data; :class:`~mlparse.train.run_plan.RunError` when they cannot be read."""
+    from mlparse.train.run_plan import RunError
+
+    try:
+        tagged = load_tags(config, minutes)
+    except DataError as error:
+        raise RunError(f"jack-knifed tags: {error}") from None
+    if tagged is None:
+        raise RunError("jack-knifed tags: their folder has no manifest.json (removed while this run started?); "
+                       "the same command makes them again")
+    return tagged
+
 
 def tag_column(config: RecipeConfig) -> str:
     """Which tags the parser of ``config`` reads: the trees' preterminals (pos) or a CoNLL-U column (its class's

@@ -34,6 +34,7 @@ from mlparse.run_dir import RunDir, run_id_for
 from mlparse.tasks import DataError, Task
 from mlparse.train import checkpoint
 from mlparse.train.folds import fold_record
+from mlparse.train.jackknife import made_tags as jackknife_tags
 from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tags_notes, input_tags_record
 from mlparse.train.environment import hardware_info, now_iso, versions
 from mlparse.train.run_budget import extends_budget
@@ -88,7 +89,7 @@ def run_planned(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
         if plan.dist.active:
             raise RunError(f"{plan.config.model.kind} runs another toolkit's parser in one process of its own; "
                            "run it without --gpus")
-        check_peer(plan.config, _peer_environment(plan.config))
+        check_peer(plan.config)
     if lock is None:  # ranks other than 0
         return _run_recipe(plan, options, reporter)
     run_dir.path.mkdir(parents=True, exist_ok=True)
@@ -177,9 +178,12 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
         deadline = started + split.minutes * 60.0 if split is not None and split.minutes is not None else None
         declared = kinds.declaration(config.model.kind)
         if declared.runs_outside:  # another toolkit's parser, run by its own commands (mlparse/external/)
-            from mlparse.external.runner import run_external
+            from mlparse.external.runner import outside_run, run_external
 
-            return run_external(_outside_run(config, options, run_dir, results, reporter, split, deadline, threads))
+            minutes = split.parser_minutes if split is not None and split.minutes is not None else (
+                options.max_minutes if options.max_minutes is not None else config.train.max_minutes)
+            return run_external(outside_run(config, run_dir, results, reporter, minutes, deadline, threads.threads,
+                                            split.tagger_minutes if split is not None else None))
         return _train_and_evaluate(config, options, run_dir, results, device, info, reporter, split, deadline,
                                    threads)
     except BaseException as error:
@@ -190,34 +194,6 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
             except OSError:  # the disk that stopped the run may refuse this too: results.json keeps its last state
                 pass
         raise
-
-
-def _outside_run(config: RecipeConfig, options: RunOptions, run_dir: RunDir, results: RunResults,
-                 reporter: Optional[Reporter], split: Any, deadline: Optional[float], threads: ThreadChoice) -> Any:
-    """What a kind that runs outside mlparse gets (:class:`mlparse.external.runner.OutsideRun`): the run so far, the
-    jack-knifed tags when the run has them, and its training budget (a jack-knifing run's parser share)."""
-    from mlparse.external.runner import OutsideRun
-
-    tags, record = None, None
-    if config.data.tags == "jackknife":
-        tagged = _made_tags(config, split.tagger_minutes if split is not None else None)
-        tags = tagged.tags
-        record = {"source": "jackknife", "folds": config.tagger.folds, "accuracy": tagged.accuracy,
-                  "folder": str(tagged.folder)}
-    if split is not None and split.minutes is not None:
-        minutes = split.parser_minutes
-    else:
-        minutes = options.max_minutes if options.max_minutes is not None else config.train.max_minutes
-    environ = _peer_environment(config)
-    return OutsideRun(config=config, run_dir=run_dir, results=results, reporter=reporter, tags=tags, tags_record=record,
-                      minutes=minutes, deadline=deadline, threads=threads.threads, environ=environ)
-
-
-def _peer_environment(config: RecipeConfig) -> Dict[str, str]:
-    """The environment of an external parser's commands: this process's, with the recipe's ``external.environment``."""
-    import os
-
-    return dict(os.environ, **{k: str(v) for k, v in config.external.environment.items()})
 
 
 def _bound_trained_under(previous: Optional[RunResults], bound: Optional[float]) -> Optional[float]:
@@ -316,21 +292,6 @@ def _jackknifed_tags_before_the_processes_meet(plan: RunPlan, options: RunOption
         jackknife.wait_for_tags(plan.config, split.tagger_minutes)
 
 
-def _made_tags(config: RecipeConfig, minutes: Optional[float] = None) -> Any:
-    """The jack-knifed tags (of taggers bounded by ``minutes``) that rank 0 made (or found) before training, read
-    and checked against the data."""
-    from mlparse.train import jackknife
-
-    try:
-        tagged = jackknife.load_tags(config, minutes)
-    except DataError as error:
-        raise RunError(f"jack-knifed tags: {error}") from None
-    if tagged is None:
-        raise RunError("jack-knifed tags: their folder has no manifest.json (removed while this run started?); "
-                       "the same command makes them again")
-    return tagged
-
-
 def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunDir, results: RunResults,
                         device: torch.device, info: DistInfo, reporter: Optional[Reporter], budget: Any = None,
                         deadline: Optional[float] = None, threads: Optional[ThreadChoice] = None) -> RunResults:
@@ -338,7 +299,7 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     parser's training, and ``deadline`` (``time.monotonic()``) is when the run must have parsed dev and test."""
     notes: List[str] = []
     task = parser_class(config.model.kind).make_task(config)
-    tagged = _made_tags(config, budget.tagger_minutes if budget is not None else None) \
+    tagged = jackknife_tags(config, budget.tagger_minutes if budget is not None else None) \
         if config.data.tags == "jackknife" else None
     train, dev, test = load_splits(config, task, notes, tagged.tags if tagged is not None else None)
     results.dev_carved, results.data_sizes = carved_dev(config), data_sizes(config)
@@ -368,10 +329,7 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
             raise RunError(f"{train.where(index)}: {error}") from None
     check_lengths(task, {"train": train, "dev": dev, "test": test}, model.max_words)
     if tagged is not None:
-        full = [t for t in tagged.manifest.get("taggers", []) if t.get("fold") is None]
-        results.input_tags = {"source": "jackknife", "folds": config.tagger.folds, "accuracy": tagged.accuracy,
-                              "folder": str(tagged.folder),  # the tagger of dev and test: mlparse export bundles it
-                              "tagger_run_dir": full[0]["run_dir"] if full else None}
+        results.input_tags = tagged.input_record(config.tagger.folds)
         if config.tagger.input_added:
             from mlparse.config.tag_input import ADDED_NOTE
 
