@@ -1,14 +1,22 @@
-"""How much of the machine's CPU other processes use, and a training's torch threads adapted to it.
+"""How much of this process's CPUs other processes use, and a training's torch threads adapted to it.
 
 A training with 2 OpenMP threads on 2 cores is the fastest there is while nothing else runs, and one of the
 slowest as soon as another process wants a core: every parallel region then waits for a thread that the
 scheduler took off its core (docs/benchmarks.md, "Threads"). One thread has no such waits. So a training whose
-thread count nobody chose watches the machine (:class:`ThreadGovernor`): every few seconds it reads how much
-CPU time the machine spent (``/proc/stat``) less what this process spent (``os.times``), and trains on fewer
-threads while other processes keep cores busy, on more again once they are gone.
+thread count nobody chose watches its CPUs (:class:`ThreadGovernor`), trains on fewer threads while other
+processes keep them busy, and on more again once they are gone.
 
-The sample is cheap (two small file reads every ``interval`` seconds) and needs Linux's ``/proc/stat``;
-elsewhere :func:`read_machine_busy` returns None and nothing adapts.
+What is measured, every few seconds (:class:`CpuSampler`): the busy time of the CPUs this process may use (the
+per-CPU lines of ``/proc/stat`` for its affinity, :mod:`mlparse.train.cpu_allowance`) less this process's own
+(``os.times``). Other users' jobs on CPUs outside the affinity do not count, so 8 CPUs of a shared 64-CPU node
+stay 8. Under a cgroup CPU quota, the cores counted are at most the quota rounded up. The CPU time of other
+processes in the same cgroup (its ``cpu.stat`` less this process's own) counts against the quota, and the
+training gets the fewer free cores of the two limits. "Others" is reported against those allowed cores, which is
+the ``cores`` that :func:`threads_for` is given. Where the per-CPU lines or the affinity cannot be read, the
+machine-wide line is used, as before.
+
+The sample is cheap: a few small file reads every ``interval`` seconds. It needs Linux's ``/proc/stat``;
+elsewhere the sampler returns None and nothing adapts.
 """
 
 from __future__ import annotations
@@ -17,11 +25,10 @@ import math
 import os
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable, Dict, Optional
 
-#: Where Linux counts the CPU time of the whole machine.
-PROC_STAT = Path("/proc/stat")
+from mlparse.train.cpu_allowance import CpuAllowance, cores_allowed, current_allowance, read_machine_busy
+
 #: Seconds between two looks at the machine during training.
 SAMPLE_SECONDS = 2.0
 #: Share of a core that other processes must keep busy (this much or more) before a thread is given up (:func:`threads_for`).
@@ -30,56 +37,63 @@ GIVE_UP_AT = 0.5
 SAMPLES_BEFORE_MORE = 2
 
 
-def read_machine_busy(path: Path = PROC_STAT) -> Optional[float]:
-    """Seconds of CPU time the whole machine has been busy since boot (all cores; idle and iowait left out),
-    from the first line of ``/proc/stat``; None where that file does not exist or cannot be read."""
-    try:
-        with open(path, "rb") as handle:
-            fields = handle.readline().split()
-    except OSError:
-        return None
-    if len(fields) < 5 or fields[0] != b"cpu":
-        return None
-    ticks = [int(value) for value in fields[1:]]
-    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle, iowait
-    guest = sum(ticks[8:10])  # guest time is counted in user time already
-    return (sum(ticks) - idle - guest) / _ticks_per_second()
-
-
-def _ticks_per_second() -> float:
-    try:
-        return float(os.sysconf("SC_CLK_TCK"))
-    except (ValueError, OSError, AttributeError):
-        return 100.0
-
-
 def own_cpu_seconds() -> float:
     """CPU seconds this process has used so far, all its threads (user and system)."""
     times = os.times()
     return times.user + times.system
 
 
+def _unknown() -> Optional[float]:
+    return None
+
+
 @dataclass
 class CpuSampler:
-    """Cores kept busy by other processes between two calls of :meth:`sample` (busy machine time less this
-    process's own, over the wall time between the calls)."""
+    """Cores kept busy by other processes between two calls of :meth:`sample`, counted against the cores this
+    process may use.
+
+    ``machine`` gives the busy seconds of the CPUs counted. By default that is the whole machine;
+    :meth:`for_process` uses the CPUs of the affinity. ``group`` gives the CPU seconds of the processes under the
+    cgroup's quota (None: not known). ``cpus`` is how many CPUs ``machine`` counts (None: not known). ``quota``
+    is the cgroup's quota in CPUs (None: none). Without a quota, the result is the busy time less this process's
+    own, over the wall time between the calls. With a quota, it is the allowed cores
+    (:func:`~mlparse.train.cpu_allowance.cores_allowed`) less the fewer free cores of the two limits: the CPUs
+    less that busy time, and the quota less the time of the cgroup's other processes."""
 
     machine: Callable[[], Optional[float]] = read_machine_busy
     own: Callable[[], float] = own_cpu_seconds
     clock: Callable[[], float] = time.monotonic
+    group: Callable[[], Optional[float]] = _unknown
+    cpus: Optional[int] = None
+    quota: Optional[float] = None
     _last: Optional[tuple] = None
+
+    @classmethod
+    def for_process(cls, allowance: Optional[CpuAllowance] = None,
+                    clock: Callable[[], float] = time.monotonic) -> "CpuSampler":
+        """A sampler over the CPUs and the quota of ``allowance`` (this process's by default)."""
+        allowance = current_allowance() if allowance is None else allowance
+        return cls(machine=allowance.busy_seconds, group=allowance.group_seconds, clock=clock,
+                   cpus=len(allowance.cpus) if allowance.cpus else None, quota=allowance.quota)
 
     def sample(self) -> Optional[float]:
         """Other processes' busy cores since the previous call (None at the first call or without /proc/stat)."""
         busy = self.machine()
         if busy is None:
             return None
-        now = (self.clock(), busy, self.own())
+        now = (self.clock(), busy, self.own(), self.group())
         last, self._last = self._last, now
         if last is None or now[0] - last[0] <= 0:
             return None
-        others = (now[1] - last[1]) - (now[2] - last[2])
-        return max(0.0, others / (now[0] - last[0]))
+        seconds, own = now[0] - last[0], now[2] - last[2]
+        others = max(0.0, (now[1] - last[1] - own) / seconds)
+        if self.quota is None:
+            return others
+        cores = cores_allowed(self.cpus, self.quota)
+        assert cores is not None
+        in_group = 0.0 if now[3] is None or last[3] is None else max(0.0, (now[3] - last[3] - own) / seconds)
+        free = min((self.cpus if self.cpus is not None else cores) - others, self.quota - in_group)
+        return max(0.0, cores - free)
 
     def over(self, seconds: float) -> Optional[float]:
         """Other processes' busy cores over the next ``seconds`` (this call sleeps that long)."""
@@ -96,12 +110,13 @@ def start_watching() -> None:
     """Take the first sample now (the CLI does, first thing): the thread choice at a run's start then knows what
     other processes did while this one started, at no extra wait."""
     global _AT_START
-    _AT_START = CpuSampler()
+    _AT_START = CpuSampler.for_process()
     _AT_START.sample()
 
 
 def others_since_start() -> Optional[float]:
-    """Other processes' busy cores since :func:`start_watching` (None if it was not called, or without /proc)."""
+    """Other processes' busy cores since :func:`start_watching`, against the allowed cores
+    (:meth:`CpuSampler.for_process`). None if it was not called, or without /proc."""
     return _AT_START.sample() if _AT_START is not None else None
 
 
@@ -119,15 +134,16 @@ def threads_for(cores: int, others: float, most: int) -> int:
 class ThreadGovernor:
     """Adapts torch's thread count during training to what other processes leave free (:func:`threads_for`).
 
-    ``most``: the threads chosen at the start (never more); ``cores``: the machine's. :meth:`after_update` is
-    called after every optimizer update; it looks at the machine once every ``interval`` seconds. Fewer
+    ``most``: the threads chosen at the start (never more); ``cores``: the cores the sampler's "others" are
+    counted against (:attr:`mlparse.train.threads.ThreadChoice.cores`, the process's allowed cores).
+    :meth:`after_update` is called after every optimizer update; it samples once every ``interval`` seconds. Fewer
     threads are taken at once, more only after :data:`SAMPLES_BEFORE_MORE` samples in a row allow them.
     ``seconds_at`` adds up the wall time spent at each thread count (for results.json)."""
 
     most: int
     cores: int
     interval: float = SAMPLE_SECONDS
-    sampler: CpuSampler = field(default_factory=CpuSampler)
+    sampler: CpuSampler = field(default_factory=CpuSampler.for_process)
     set_threads: Optional[Callable[[int], None]] = None
     clock: Callable[[], float] = time.monotonic
     current: int = 0

@@ -43,7 +43,7 @@ from mlparse.train.run_lock import RunLocked, acquire_when_free
 from mlparse.train.run_plan import DistInfo, RunError, RunPlan
 from mlparse.train.split_record import carved_dev, carved_dev_note, data_sizes, gold_record
 from mlparse.train.cpu_share import ThreadGovernor, others_since_start
-from mlparse.train.threads import ThreadChoice, choose_threads, torch_default_threads, wait_policy
+from mlparse.train.threads import ThreadChoice, choose_threads, wait_policy
 from mlparse.train.profiling import PROFILE_FILE, UpdateProfiler
 from mlparse.train.prediction import predict_in_batches, resolve_decoder
 from mlparse.train.trainer import Reporter, Trainer, TrainState, subbatch_budgets
@@ -365,7 +365,7 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     profiler = UpdateProfiler(trainer, options.profile, run_dir.path / PROFILE_FILE, device) \
         if options.profile and info.is_main else None
     if threads is not None and threads.adapts and device.type == "cpu":
-        trainer.thread_governor = ThreadGovernor(most=threads.most, cores=torch_default_threads(),
+        trainer.thread_governor = ThreadGovernor(most=threads.most, cores=threads.cores,
                                                  current=torch.get_num_threads())
     state = trainer.fit()
     if trainer.thread_governor is not None:  # wall seconds at each thread count, e.g. {"1": 40.2, "2": 260.1}

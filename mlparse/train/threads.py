@@ -12,9 +12,9 @@ sets the rounds: 0 for ``PASSIVE``, 300,000 when the variable is unset (OpenMP's
 - **Beside other work** (a second training, a test suite): a spinning thread and the other process take turns
   on the cores and every region waits for a thread that is off its core (an 8-second update was seen). One
   thread has no region to wait for, whatever the policy. So a training whose thread count nobody chose looks
-  at the machine at its start and every few seconds while it trains
-  (:class:`mlparse.train.cpu_share.ThreadGovernor`), and trains on the cores other processes leave free: one
-  thread beside another training on 2 cores, two again once it is gone.
+  at the CPUs it may use (its affinity and cgroup quota, :func:`allowed_cores`) at its start and every few
+  seconds while it trains (:class:`mlparse.train.cpu_share.ThreadGovernor`), and trains on the cores other
+  processes leave free: one thread beside another training on 2 cores, two again once it is gone.
 - **Trainings side by side inside one command** (fold taggers): each gets its share of the cores
   (:data:`SHARING_VARIABLE`, set by the command for the processes it starts), 1 thread each on 2 cores.
 
@@ -29,6 +29,7 @@ import os
 from dataclasses import dataclass
 from typing import Dict, Mapping, MutableMapping, Optional
 
+from mlparse.train.cpu_allowance import current_allowance
 from mlparse.train.cpu_share import threads_for
 
 #: The environment variable OpenMP reads for how idle threads wait.
@@ -96,14 +97,24 @@ def torch_default_threads() -> int:
     return _TORCH_DEFAULT
 
 
+def allowed_cores() -> int:
+    """The cores a training counts on: the CPUs this process may use (affinity, cgroup quota:
+    :attr:`mlparse.train.cpu_allowance.CpuAllowance.cores`), torch's default where neither is known. The
+    samplers' "others" are counted against these."""
+    return current_allowance().cores or torch_default_threads()
+
+
 @dataclass(frozen=True)
 class ThreadChoice:
     """``threads`` for torch at the start; ``most``: the most it may adapt up to while training (0: it does not
-    adapt, the count was chosen by the user or the command); ``reason``: one line saying why."""
+    adapt, the count was chosen by the user or the command); ``reason``: one line saying why; ``cores``: the
+    cores other processes' use was counted against (:func:`allowed_cores`; 0 for a fixed count), which is what
+    the :class:`~mlparse.train.cpu_share.ThreadGovernor` is given."""
 
     threads: int
     reason: str
     most: int = 0
+    cores: int = 0
 
     @property
     def adapts(self) -> bool:
@@ -121,23 +132,32 @@ def trainings_at_once(environ: Optional[Mapping[str, str]] = None) -> int:
 
 def choose_threads(requested: Optional[int], sharing: Optional[int] = None, cores: Optional[int] = None,
                    others: Optional[float] = None) -> ThreadChoice:
-    """``requested`` (``train.num_threads``) when set, fixed. Else ``cores // sharing`` (at least 1), ``cores``
-    being torch's default thread count and ``sharing`` the trainings at once (:func:`trainings_at_once`); one
-    training alone (``sharing`` 1) also leaves the cores that other processes keep busy (``others``, measured at
-    the start; None: not measured) and adapts while it trains."""
+    """``requested`` (``train.num_threads``) when set, fixed. Else the default count divided by ``sharing``
+    (at least 1), where ``sharing`` is the number of trainings at once (:func:`trainings_at_once`). The default
+    count is ``cores`` when given. Otherwise it is torch's default thread count, capped at the cores this
+    process may use (:func:`allowed_cores`), and ``cores`` is those allowed cores. A training alone (``sharing``
+    1) also leaves the cores that other processes keep busy (``others`` of ``cores``, measured at the start;
+    None: not measured), and it adapts while it trains."""
     if requested:
         return ThreadChoice(requested, "train.num_threads")
-    cores = torch_default_threads() if cores is None else cores
+    what = "torch's default"
+    if cores is None:
+        cores = allowed_cores()
+        default = min(cores, torch_default_threads())
+        if default < torch_default_threads():
+            what = "the CPUs this process may use"
+    else:
+        default = cores
     sharing = trainings_at_once() if sharing is None else max(1, sharing)
-    share = max(1, cores // sharing)
+    share = max(1, default // sharing)
     if sharing > 1:
-        return ThreadChoice(share, f"torch's default of {cores} shared by {sharing} trainings at once; "
-                                   "set train.num_threads to change")
+        return ThreadChoice(share, f"{what} ({default}) shared by {sharing} trainings at once; "
+                                   "set train.num_threads to change", cores=cores)
     threads = share if others is None else threads_for(cores, others, share)
     if threads < share:
         reason = (f"other processes kept {others:.1f} of {cores} cores busy at the start; up to {share} as they "
                   "free them; set train.num_threads to fix")
     else:
-        reason = (f"torch's default for this machine, fewer while other processes keep cores busy; "
+        reason = (f"{what} ({default}), fewer while other processes keep cores busy; "
                   "set train.num_threads to fix")
-    return ThreadChoice(threads, reason, most=share if share > 1 else 0)
+    return ThreadChoice(threads, reason, most=share if share > 1 else 0, cores=cores)
