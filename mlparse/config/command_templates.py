@@ -20,7 +20,8 @@ replaced after the split, so a path with spaces stays one word:
 ``{threads}``  the CPU threads mlparse would train with now (cores other processes leave free)
 =============  =====================================================================================
 
-A literal brace is written twice (``{{``).
+A literal brace is written twice (``{{``).  The paths (``{python}`` to ``{output}``, ``{workdir}``) are absolute: the
+peer's commands run in ``{workdir}``, not in the folder mlparse was started in.
 """
 
 from __future__ import annotations

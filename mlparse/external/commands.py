@@ -44,9 +44,11 @@ class PeerMissing(RuntimeError):
 
 
 def peer_python(system: str, given: Optional[str], install: str, environ: Optional[Mapping[str, str]] = None) -> str:
-    """What ``{python}`` stands for: ``external.python`` (the recipe's, or ``--set``), else the environment
-    variable :func:`python_variable`; :class:`PeerMissing` with one line of what to do when neither names an
-    executable file."""
+    """What ``{python}`` stands for, as an absolute path: ``external.python`` (the recipe's, or ``--set``), else the
+    environment variable :func:`python_variable`; :class:`PeerMissing` with one line of what to do when neither names
+    an executable file.  A relative path (a bare name too: PATH is not searched) is taken from this process's
+    working folder, where the user typed the command, not from the peer's folder where its commands run; symbolic
+    links are kept (a virtual environment's ``bin/python`` is one)."""
     env = os.environ if environ is None else environ
     variable = python_variable(system or "external")
     chosen = given or env.get(variable)
@@ -54,8 +56,11 @@ def peer_python(system: str, given: Optional[str], install: str, environ: Option
     pointer = f"set {variable}=/path/to/its/bin/python (or --set external.python=...)"
     if not chosen:
         raise PeerMissing(f"{system or 'the external parser'} is not set up for mlparse: {how}{pointer}")
-    path = Path(chosen).expanduser()
+    typed = Path(chosen).expanduser()
+    path = typed.absolute()  # from this process's folder, not the peer's; not resolved (a venv's python is a link)
     if not (path.is_file() and os.access(path, os.X_OK)):
         source = "external.python" if given else variable
-        raise PeerMissing(f"{system or 'the external parser'}: {source}={chosen} is not an executable file; {how}{pointer}")
+        where = "" if typed.is_absolute() else f" ({path}: a relative path is taken from where the command is run)"
+        raise PeerMissing(f"{system or 'the external parser'}: {source}={chosen} is not an executable file{where}; "
+                          f"{how}{pointer}")
     return str(path)

@@ -140,7 +140,8 @@ def run_external(run: OutsideRun) -> RunResults:
     config, results = run.config, run.results
     e = config.external
     task = _task(config)
-    peer = Path(run.run_dir.path) / PEER_DIR
+    # absolute, once: the peer works in its folder, so no path it is given may be relative to where mlparse started
+    peer = Path(run.run_dir.path).resolve() / PEER_DIR
     notes: List[str] = []
     try:
         gold = {split: task.read_split(config.split_path(split)) for split in ("dev", "test")}
@@ -172,7 +173,7 @@ def run_external(run: OutsideRun) -> RunResults:
     state = PeerState.read(peer / STATE_FILE, peer / TRAIN_LOG)
     commands: Dict[str, Any] = {"python": python, "train": _earlier_trainings(peer), "predict": {}}
     _train(run, state, values, peer, commands, notes)
-    _check_model(run, values, state)
+    _check_model(run, values, state, peer)
     results.training_seconds = round(state.training_seconds, 3)
     results.stop_reason = (f"max_minutes (the peer was stopped at its budget, {state.how})" if state.stopped
                            else "the peer's own stopping rule")
@@ -339,22 +340,22 @@ def _peer_path(peer: Path, template: str, values: Dict[str, Any]) -> Path:
     return path if path.is_absolute() else peer / path
 
 
-def _check_model(run: OutsideRun, values: Dict[str, Any], state: PeerState) -> None:
+def _check_model(run: OutsideRun, values: Dict[str, Any], state: PeerState, peer: Path) -> None:
     """The model the training leaves (``external.model``) is there, or the run fails saying why it is not."""
     e = run.config.external
     if not e.model.strip():
         return
-    model = _peer_path(Path(run.run_dir.path) / PEER_DIR, e.model, values)
+    model = _peer_path(peer, e.model, values)
     if model.is_file():
         return
     state.trained = False  # the same command (with more minutes) trains again: resumed where it can be, else restarted
-    state.write(Path(run.run_dir.path) / PEER_DIR / STATE_FILE)
+    state.write(peer / STATE_FILE)
     if state.stopped:
         raise RunError(f"{e.system}'s training was stopped at its budget after {state.training_seconds / 60:.1f} "
                        f"minutes, before it saved a model ({model}): give it more time (--max-minutes)")
     raise RunError(f"{e.system}'s training ended without the model {model}; its last lines:\n"
-                   + "\n".join("  | " + line for line in tail(Path(run.run_dir.path) / PEER_DIR / TRAIN_LOG).splitlines())
-                   + f"\nits log: {Path(run.run_dir.path) / PEER_DIR / TRAIN_LOG}")
+                   + "\n".join("  | " + line for line in tail(peer / TRAIN_LOG).splitlines())
+                   + f"\nits log: {peer / TRAIN_LOG}")
 
 
 def _clear_peer_files(peer: Path, keep: Any = ()) -> None:
