@@ -24,7 +24,7 @@ def hash_payload(config: Any) -> Dict[str, Any]:
     data.pop("description", None)
     data.pop("deviation", None)
     data["model"].update(data.pop("span"))  # layout 1, for every kind (a kind that does not read it too: ids as before)
-    for runtime_only in ("max_minutes", "num_threads", "overlap", "step"):
+    for runtime_only in ("max_minutes", "num_threads", "overlap", "step", "subbatching", "subbatch_overhead"):
         data["train"].pop(runtime_only, None)
     data["data"]["fold_assignment"] = config.data.folds_by()  # auto hashes as what it means for this recipe
     for (section, key), default in HASH_NEUTRAL_DEFAULTS.items():

@@ -55,6 +55,7 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
         ("model.max_len", lambda v: v >= 3, "counts the start and stop positions too; it must be at least 3"),
         ("train.lr_decay_factor", lambda v: 0.0 < v <= 1.0, "must be in (0, 1]"),
         ("train.warmup_steps", lambda v: v >= 0, "cannot be negative"),
+        ("train.subbatch_overhead", lambda v: v >= 0, "cannot be negative (token-equivalents of one sub-batch)"),
         ("train.ema_decay", lambda v: 0.0 <= v < 1.0, "is a decay in [0, 1) (0: no moving average)"),
         ("model.word_min_count", lambda v: v >= 0, "cannot be negative"),
         ("train.adam_betas", lambda v: len(v) == 2, "must have two numbers")] + [

@@ -15,6 +15,8 @@ from __future__ import annotations
 import random
 from typing import Callable, List, Optional, Sequence, TypeVar
 
+import numpy as np
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -59,6 +61,58 @@ def pack_by_tokens(
         current_max = new_max
     if current:
         groups.append(current)
+    return groups
+
+
+def pack_least_work(
+    lengths: Sequence[int],
+    budget: int,
+    cost: Callable[[int], float] = padded_tokens,
+    indices: Optional[Sequence[int]] = None,
+    overhead: float = 0.0,
+) -> List[List[int]]:
+    """Split items into the sub-batches that cost least in all: padded cost plus ``overhead`` per sub-batch.
+
+    :func:`pack_by_tokens` fills each sub-batch up to the budget, the fewest sub-batches there can be: right where
+    a sub-batch costs a fixed price (a GPU's kernel launches), wasteful on a CPU, where the work of a padded
+    position is paid in full and a shuffled batch of 300 EWT sentences cut that way still computes 1.9 times
+    its words. This takes the partition of the length-sorted items into runs that minimises
+    ``sum(len(group) * cost(max length in group) + overhead)`` with every group within ``budget`` (a sentence
+    that alone exceeds it gets a group of its own), by dynamic programming over the cut points: O(n^2) in
+    numpy, about 2 ms for 300 items. An optimal partition of items sorted by length is made of runs (moving
+    a shorter item into a group of longer ones never lowers its maximum), so nothing is lost by cutting the
+    sorted order only; the tests check that against every partition of small sets.
+
+    Args: as :func:`pack_by_tokens`; ``overhead``: the fixed cost of one more sub-batch, in the units of ``cost``
+    (token-equivalents: what one sub-batch's per-call work costs, measured in positions).
+
+    Returns: groups of indices, longest first within and across groups; every index exactly once.
+    """
+    if budget <= 0:
+        raise ValueError(f"token budget must be positive, got {budget}")
+    chosen = list(range(len(lengths))) if indices is None else list(indices)
+    order = sorted(chosen, key=lambda i: (-lengths[i], i))
+    count = len(order)
+    if count == 0:
+        return []
+    costs = np.array([cost(lengths[i]) for i in order], dtype=np.float64)  # non-increasing
+    best = np.zeros(count + 1, dtype=np.float64)  # best[j]: the least cost of the first j items
+    start_of = np.zeros(count + 1, dtype=np.int64)  # where the last group of that partition starts
+    for end in range(1, count + 1):
+        starts = np.arange(end)
+        sizes = end - starts
+        group_cost = sizes * costs[:end]  # the group starts[k]..end-1 is padded to its first (longest) item
+        totals = best[:end] + group_cost + overhead
+        totals[(group_cost > budget) & (sizes > 1)] = np.inf  # over the budget, unless a lone item
+        start = int(np.argmin(totals))  # the first of equals: the longest last group, fewer groups on ties
+        best[end], start_of[end] = totals[start], start
+    groups: List[List[int]] = []
+    end = count
+    while end > 0:
+        start = int(start_of[end])
+        groups.append(order[start:end])
+        end = start
+    groups.reverse()
     return groups
 
 

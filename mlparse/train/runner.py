@@ -368,6 +368,7 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
         trainer.thread_governor = ThreadGovernor(most=threads.most, cores=threads.cores,
                                                  current=torch.get_num_threads())
     state = trainer.fit()
+    results.hardware["subbatching"] = trainer.subbatching  # how batches were cut (train.subbatching resolved)
     if trainer.thread_governor is not None:  # wall seconds at each thread count, e.g. {"1": 40.2, "2": 260.1}
         results.hardware["torch_threads_seconds"] = trainer.thread_governor.summary()
         torch.set_num_threads(threads.threads if threads is not None else torch.get_num_threads())
