@@ -43,6 +43,7 @@ from mlparse.train.run_lock import RunLocked, acquire_when_free
 from mlparse.train.run_plan import DistInfo, RunError, RunPlan
 from mlparse.train.split_record import carved_dev, carved_dev_note, data_sizes, gold_record
 from mlparse.train.cpu_share import ThreadGovernor, others_since_start
+from mlparse.train.compile_runtime import compile_record
 from mlparse.train.threads import ThreadChoice, choose_threads, wait_policy
 from mlparse.train.profiling import PROFILE_FILE, UpdateProfiler
 from mlparse.train.prediction import predict_in_batches, resolve_decoder
@@ -369,6 +370,8 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
                                                  current=torch.get_num_threads())
     state = trainer.fit()
     results.hardware["subbatching"] = trainer.subbatching  # how batches were cut (train.subbatching resolved)
+    if trainer.alarm is not None:  # compiled: graphs, the updates' time that compiled them, the cache they went to
+        results.hardware["compile"] = compile_record(trainer.compile_seconds)
     if trainer.thread_governor is not None:  # wall seconds at each thread count, e.g. {"1": 40.2, "2": 260.1}
         results.hardware["torch_threads_seconds"] = trainer.thread_governor.summary()
         torch.set_num_threads(threads.threads if threads is not None else torch.get_num_threads())

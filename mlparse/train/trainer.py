@@ -42,7 +42,8 @@ from mlparse.models.base import Parser
 from mlparse.tasks.base import EvalOutcome, Task
 from mlparse.train import checkpoint
 from mlparse.train.budget import parameter_bytes, resolve_budget
-from mlparse.train.compile import compile_encoder
+from mlparse.train.compile import compile_encoder, compiled_graphs, uncompile_encoder
+from mlparse.train.compile_runtime import BudgetAlarm, BudgetReached, raise_recompile_limit, use_persistent_cache
 from mlparse.train.cpu_share import ThreadGovernor
 from mlparse.train.graph_step import GraphStep, graph_step_for
 from mlparse.train.resume import ResumeError, plan_resume
@@ -233,12 +234,21 @@ class Trainer:
         model.training_setup(config, self.decoder)
         #: train.step: graph with train.compile on: the whole forward and loss as one graph (mlparse/train/graph_step.py)
         self.graph_step: Optional[GraphStep] = None
+        if t.compile != "off":  # graphs kept across runs; a limit above the length buckets (no silent eager fallback)
+            use_persistent_cache()
+            raise_recompile_limit(config.model.max_len)
+        if t.step == "graph" and t.compile == "off" and device.type == "cpu" and dist_info.is_main:
+            self.reporter.on_note(GRAPH_STEP_UNCOMPILED_NOTE)
         if t.step == "graph" and not dist_info.active:
             self.graph_step, why = graph_step_for(model, config, device)
             if dist_info.is_main and t.compile != "off":
                 self.reporter.on_note(f"train.step: graph: {why}")
         # None for train.compile: off, or when the whole step is compiled
         self.compiled = compile_encoder(model, t.compile, device) if self.graph_step is None else None
+        #: stops an update that the time budget ends inside (a graph compiling): only with compilation on, one process
+        self.alarm: Optional[BudgetAlarm] = BudgetAlarm() \
+            if (self.compiled is not None or self.graph_step is not None) and not dist_info.active else None
+        self.compile_seconds = 0.0  # wall time of the updates that compiled a graph (results.json)
         #: the moving average of the weights that dev checks and checkpoints use (train.ema_decay; None: off)
         self.average = WeightAverage(model, t.ema_decay) if t.ema_decay > 0 else None
         #: adapts torch's threads to what other processes leave free (set by the runner; None: fixed threads)
@@ -331,6 +341,12 @@ class Trainer:
                     with precision.backward():
                         (out.loss * scale).backward()
                 total += out.loss.detach().float()
+        with self.alarm.shielded() if self.alarm is not None else _null_context():  # whole, or not at all
+            return self._apply_update(batch, total, mine, scale)
+
+    def _apply_update(self, batch: Sequence[int], total: torch.Tensor, mine: Sequence[int], scale: float) -> float:
+        """Clip, the optimizer step and the state's counts of :meth:`train_step` (shielded from the budget alarm)."""
+        t = self.config.train
         if t.clip_grad_norm:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), t.clip_grad_norm)
         self.state.step += 1
@@ -423,8 +439,14 @@ class Trainer:
             if index >= len(batches):
                 self.state.epoch, self.state.batch_in_epoch = self.state.epoch + 1, 0
                 continue
-            update_start = time.monotonic()
-            self.state.recent_loss = self.train_step(batches[index])
+            update_start, step_before = time.monotonic(), self.state.step
+            try:
+                self.state.recent_loss = self._timed_update(batches[index], base_seconds, session_start)
+            except BudgetReached:
+                if self.state.step == step_before:  # inside the update, before its optimizer step: dropped
+                    self._stop_inside_update(update_start, base_seconds, session_start)
+                    break
+                # else at the end of its (shielded) optimizer step: the update stands, the budget check below stops
             self.update_seconds, self.update_sentences = time.monotonic() - update_start, len(batches[index])
             if self.thread_governor is not None:
                 self.thread_governor.after_update()
@@ -470,6 +492,38 @@ class Trainer:
             self.on_log(self.state.log)
         return self.state
 
+    def _timed_update(self, batch: Sequence[int], base_seconds: float, session_start: float) -> float:
+        """:meth:`train_step`, with the budget alarm armed for what is left of the budget when compiling (the
+        alarm's :class:`BudgetReached` comes through); the wall time of updates that compiled a graph is added up."""
+        graphs = compiled_graphs() if self.alarm is not None else 0
+        started = time.monotonic()
+        left = None
+        if self.alarm is not None and self.max_minutes is not None:
+            left = self.max_minutes * 60.0 - (base_seconds + (started - session_start))
+        if self.alarm is not None and self.deadline is not None:
+            to_deadline = self.deadline - started - self.reserve_seconds()
+            left = to_deadline if left is None else min(left, to_deadline)
+        try:
+            with self.alarm.armed(left) if self.alarm is not None else _null_context():
+                return self.train_step(batch)
+        finally:
+            if self.alarm is not None and compiled_graphs() != graphs:
+                self.compile_seconds += time.monotonic() - started
+
+    def _stop_inside_update(self, update_start: float, base_seconds: float, session_start: float) -> None:
+        """The budget ended inside an update, before its optimizer step: the update is dropped, the run stops at its
+        budget, a compiled model parses eagerly from here (no new graph for the last check) and a note says so."""
+        self.optimizer.zero_grad(set_to_none=True)
+        self.state.training_seconds = base_seconds + (time.monotonic() - session_start)
+        self.state.done, self.state.stop_reason = True, "max_minutes"
+        uncompile_encoder(self.model)
+        self.graph_step = None
+        self.reporter.on_note(
+            f"the time budget ended inside update {self.state.step + 1}, {time.monotonic() - update_start:.0f} s into it; "
+            f"the update was dropped ({self.state.step} made; updates that compiled graphs took "
+            f"{self.compile_seconds:.0f} s, {compiled_graphs()} graphs so far): with train.compile on, the first update "
+            "of every length bucket compiles a graph, on a CPU for minutes; use train.compile: off for short budgets")
+
     def _batches_of(self, epoch: int) -> List[List[int]]:
         """The batches of ``epoch`` (:func:`~mlparse.data.batching.epoch_batches`), made once per epoch: remade at
         every update, the shuffle (and the buckets' sorting) of EWT took 8-11 ms of a 100 ms tagger update."""
@@ -508,6 +562,12 @@ class Trainer:
             dist.broadcast_object_list(box, src=0)
             late = bool(box[0])
         return late
+
+
+#: The note of ``train.step: graph`` without ``train.compile`` on a CPU.
+GRAPH_STEP_UNCOMPILED_NOTE = ("train.step: graph without train.compile decodes the loss on the device eagerly: on a CPU "
+                              "that is slower than train.step: eager (the demo: 112 against 227 sentences/s, "
+                              "docs/gpu.md); it pays only compiled, on a GPU")
 
 
 class _null_context:
