@@ -21,6 +21,11 @@ SCHEMA_VERSION = 1
 RUNNING, COMPLETE, FAILED = "running", "complete", "failed"
 
 
+#: What the report adds to the system name of a run trained with ``--until-converged`` that met its stopping rule
+#: (``RunResults.convergence``, mlparse/train/convergence.py).
+CONVERGED_LABEL = "trained to convergence"
+
+
 @dataclass
 class SplitScores:
     """Scores on one split (dev or test), from the evalb port (strict) or UAS/LAS."""
@@ -107,6 +112,9 @@ class RunResults:
     # names and the one installed, its Python, its folder and log in the run directory, its training attempts and
     # whether the budget stopped it; None for mlparse's own parsers
     external: Optional[Dict[str, Any]] = None
+    # runs trained with --until-converged (mlparse/train/convergence.py): the stopping rule, whether it was met,
+    # epochs and hours; None for budget runs and in older files
+    convergence: Optional[Dict[str, Any]] = None
 
     def to_json_dict(self) -> Dict[str, Any]:
         return asdict(self)

@@ -140,6 +140,10 @@ def run_command(
         None, "--tagger", metavar="FOLD|all", help="Run only one tagger of RECIPE's jack-knifing (data.tags: "
         "jackknife): the fold tagger of FOLD (0 .. tagger.folds-1), or all (the tagger of dev and test); the same "
         "run the parser's run trains or reuses (mlparse sweep runs them side by side)."),
+    until_converged: bool = typer.Option(
+        False, "--until-converged", help="Train until dev stops improving: no time bound (train.max_minutes and "
+        "tagger.max_minutes lifted), the recipe's train.patience_epochs stops it (at most train.max_epochs). "
+        "results.json records the rule and whether it was met; the report names such runs. Resumable as any run."),
     wait: bool = typer.Option(
         False, "--wait", help="When another process trains this run (it holds RUN_DIR/run.lock), wait until it "
         "finishes, then resume or reuse the run, instead of refusing at once. Jack-knifing parsers start their "
@@ -169,6 +173,15 @@ def run_command(
         if is_ensemble_recipe(Path(recipe)):
             fail(f"{recipe} is an ensemble recipe (it has an ensemble: section): run it with `mlparse ensemble {recipe}`", 2)
         fail(error, 2)
+    if until_converged:
+        if max_minutes is not None:
+            fail("--until-converged trains without a time bound: leave out --max-minutes", 2)
+        from mlparse.train.convergence import until_converged as without_bounds
+
+        try:
+            config = without_bounds(config)
+        except ValueError as error:
+            fail(error, 2)
     if tagger is not None:
         config, max_minutes = _one_tagger(config, tagger, max_minutes)
     from mlparse.train.run_lock import RunLocked
@@ -195,7 +208,8 @@ def run_command(
         console.print(f"run directory: {run_dir.path}", highlight=False, soft_wrap=True)
     options = RunOptions(runs_dir=runs_dir, max_minutes=max_minutes, fresh=fresh, trust_checkpoint=trust_checkpoint,
                          warn=print_warning, profile=profile, started=started,
-                         wait_for_lock="the process that trains this run" if wait else None)
+                         wait_for_lock="the process that trains this run" if wait else None,
+                         until_converged=until_converged)
     try:
         if main:
             with reporter_for(config) as reporter:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
 from mlparse.run_index.collect import RunRecord
+from mlparse.results import CONVERGED_LABEL
 from mlparse.run_index.configurations import Configurations
 from mlparse.run_index.seeds import group_by_seed
 
@@ -24,6 +25,9 @@ def system_name(record: RunRecord) -> str:
     name = results.system or f"mlparse {results.model}"
     if results.members and "ensemble of" not in name:
         name += f", ensemble of {len(results.members)}"
+    convergence = getattr(results, "convergence", None)
+    if isinstance(convergence, dict) and convergence.get("converged") and CONVERGED_LABEL not in name:
+        name += f", {CONVERGED_LABEL}"
     return name
 
 

@@ -44,6 +44,7 @@ from mlparse.train.run_plan import DistInfo, RunError, RunPlan
 from mlparse.train.split_record import carved_dev, carved_dev_note, data_sizes, gold_record
 from mlparse.train.cpu_share import ThreadGovernor, others_since_start
 from mlparse.train.compile_runtime import compile_record
+from mlparse.train.convergence import convergence_record
 from mlparse.train.threads import ThreadChoice, choose_threads, wait_policy
 from mlparse.train.profiling import PROFILE_FILE, UpdateProfiler
 from mlparse.train.prediction import predict_in_batches, resolve_decoder
@@ -60,6 +61,7 @@ class RunOptions:
     profile: int = 0  # --profile N: a torch profiler summary of N updates in <run dir>/profile.txt (0: none)
     started: Optional[float] = None  # time.monotonic() when the command started (a jack-knifing run's budget
     # counts from there; None: from when the runner starts)
+    until_converged: bool = False  # --until-converged: no time bound, the recipe's patience stops it (train/convergence.py)
     wait_for_lock: Optional[str] = None  # what this run is, in words, when it waits for another process that holds
     # its run (a tagger that parsers on the same data share); None: it is refused at once
 
@@ -139,6 +141,9 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
     if info.active:
         dist.barrier()
     previous = run_dir.read_results()
+    if previous is not None and previous.status == COMPLETE and not options.fresh and options.until_converged \
+            and previous.stop_reason == "patience":
+        return previous  # converged already: its patience ran out, more time would not train it on
     if previous is not None and previous.status == COMPLETE and not options.fresh:
         budget = options.max_minutes if options.max_minutes is not None else config.train.max_minutes
         if not extends_budget(previous, budget) or kinds.declaration(config.model.kind).runs_outside:
@@ -160,6 +165,8 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
         max_minutes=_bound_trained_under(previous, options.max_minutes if options.max_minutes is not None
                                          else config.train.max_minutes),
     )
+    if options.until_converged:
+        results.convergence = convergence_record(config)
     try:
         if info.is_main:
             atomic_write_text(run_dir.recipe, config.to_yaml())
@@ -383,6 +390,8 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     results.epochs = round(state.train_sentences / max(1, len(train.examples)), 4)
     results.best_step = state.best_step
     results.stop_reason = state.stop_reason or None
+    if results.convergence is not None:
+        results.convergence = convergence_record(config, results.stop_reason, results.epochs, results.training_seconds)
     if not info.is_main:
         return results
     best, note = _final_checkpoint(run_dir, device, options, task)

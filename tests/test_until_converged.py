@@ -1,0 +1,83 @@
+"""``mlparse run RECIPE --until-converged``: no time bound, the recipe's patience stops the run, results.json says
+so, the report names the run apart from budget runs, and an interrupted or budget-stopped run is continued."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from helpers.run_fixtures import write_tiny_recipe
+from mlparse.cli import app
+from mlparse.results import CONVERGED_LABEL
+
+runner = CliRunner()
+
+
+def run(argv: list) -> str:
+    result = runner.invoke(app, ["run", *argv], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def results_of(runs: Path) -> dict:
+    [path] = list(runs.glob("*/*/results.json"))
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def steps_logged(runs: Path) -> list:
+    [path] = list(runs.glob("*/*/log.jsonl"))
+    return [json.loads(line)["step"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.fixture
+def recipe(tmp_path: Path) -> Path:
+    """The tiny recipe with a recipe budget far too short to converge in, and a patience of 2 epochs."""
+    return write_tiny_recipe(tmp_path / "recipes", train={"max_minutes": 0.0001, "patience_epochs": 2,
+                                                          "evals_per_epoch": 1, "max_epochs": 300})
+
+
+def test_a_run_until_converged_stops_on_its_patience_and_says_so(tmp_path: Path, recipe: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    monkeypatch.chdir(work)  # as a user: the default relative runs folder, another working folder
+    run([str(recipe), "--until-converged"])
+    results = results_of(work / "runs")
+    assert results["status"] == "complete" and results["stop_reason"] == "patience"
+    assert results["max_minutes"] is None  # the recipe's 0.0001 minutes lifted
+    convergence = results["convergence"]
+    assert convergence["converged"] is True and convergence["patience_epochs"] == 2
+    assert "not improved for 2 epochs" in convergence["rule"] and convergence["epochs"] >= 3
+    checks = steps_logged(work / "runs")
+    assert len(checks) >= 3  # the best check, then two more without improvement
+    report = runner.invoke(app, ["report"], env={"COLUMNS": "300"})  # the default runs folder
+    assert report.exit_code == 0 and CONVERGED_LABEL in report.output, report.output
+    again = run([str(recipe), "--until-converged"])  # converged already: nothing trains again
+    assert steps_logged(work / "runs") == checks and "run directory" in again
+
+
+def test_a_budget_run_is_continued_to_convergence(tmp_path: Path, recipe: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    run([str(recipe), "--max-minutes", "0"])  # one update, stopped by its budget
+    budget = results_of(tmp_path / "runs")
+    assert budget["stop_reason"] == "max_minutes" and budget.get("convergence") is None
+    before = steps_logged(tmp_path / "runs")
+    run([str(recipe), "--until-converged"])  # the same run id: resumed from its checkpoint, trained to its patience
+    after = results_of(tmp_path / "runs")
+    assert after["stop_reason"] == "patience" and after["convergence"]["converged"] is True
+    steps = steps_logged(tmp_path / "runs")
+    assert steps[:len(before)] == before and steps[-1] > before[-1]
+
+
+def test_until_converged_refuses_a_time_bound_and_a_recipe_without_patience(tmp_path: Path) -> None:
+    recipe = write_tiny_recipe(tmp_path, train={"patience_epochs": 0})
+    result = runner.invoke(app, ["run", str(recipe), "--until-converged", "--max-minutes", "5",
+                                 "--runs-dir", str(tmp_path / "runs")], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "leave out --max-minutes" in result.output
+    result = runner.invoke(app, ["run", str(recipe), "--until-converged", "--runs-dir", str(tmp_path / "runs")],
+                           env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "train.patience_epochs" in result.output
+    assert not (tmp_path / "runs").exists()
