@@ -249,3 +249,33 @@ def test_compare_refuses_a_seed_numpy_cannot_take_in_one_line(span_runs: tuple, 
     result = runner.invoke(app, ["compare", str(first), str(second), "--samples", "100", "--seed", seed])
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
     assert "Invalid value for '--seed'" in result.output
+
+
+def test_compare_refuses_runs_scored_under_different_rules(span_runs: tuple, tmp_path: Path) -> None:
+    """The same predictions scored under two rules differ by points no parser earned: refused, both rules named."""
+    tmp, (first, _) = span_runs
+    gold = str(tmp / "data" / "test.trees")
+    for name, params in (("collins", "COLLINS.prm"), ("spmrl", "spmrl.prm")):
+        scored = runner.invoke(app, ["score", str(first / "test.pred.trees"), "--gold", gold, "--name", name,
+                                     "--evalb-params", params, "--runs-dir", str(tmp_path / "runs")])
+        assert scored.exit_code == 0, scored.output
+    collins, spmrl = (next((tmp_path / "runs" / name).iterdir()) for name in ("collins", "spmrl"))
+    refused = runner.invoke(app, ["compare", str(collins), str(spmrl)], env={"COLUMNS": "300"})
+    assert refused.exit_code == 1, refused.output
+    assert "COLLINS.prm" in refused.output and "spmrl.prm" in refused.output and "one scoring rule" in refused.output
+    alike = runner.invoke(app, ["compare", str(first), str(collins), "--samples", "100"])  # the run's own rule
+    assert alike.exit_code == 0, alike.output
+
+
+def test_compare_refuses_dependency_runs_scored_with_and_without_punctuation(tmp_path: Path) -> None:
+    recipe = write_dep_recipe(tmp_path, train={"max_epochs": 1})
+    config = load_recipe(recipe)
+    run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
+    run = RunDir.for_recipe(tmp_path / "runs", config).path
+    scored = runner.invoke(app, ["score", str(run / "test.pred.conllu"), "--gold", config.data.test, "--name", "ptb",
+                                 "--scoring", "ptb", "--runs-dir", str(tmp_path / "runs")])
+    assert scored.exit_code == 0, scored.output
+    external = next((tmp_path / "runs" / "ptb").iterdir())
+    refused = runner.invoke(app, ["compare", str(run), str(external)], env={"COLUMNS": "300"})
+    assert refused.exit_code == 1 and "dependency scoring ptb" in refused.output \
+        and "dependency scoring conll18" in refused.output, refused.output

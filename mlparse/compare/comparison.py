@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from mlparse.compare.group_significance import SINGLE_RUNS, GroupTest, group_test
 from mlparse.compare import ALPHA
 from mlparse.compare.resampling import METHODS, TestResult, holm
-from mlparse.compare.runs import CompareError, RunRef, SystemRef
+from mlparse.compare.runs import CompareError, RunRef, SystemRef, sha256_of
 from mlparse.compare.seed_groups import DEFAULT_ASO_THRESHOLD, SeedGroupTest, seed_group_tests
 from mlparse.compare.statistics import SentenceStats, metric_task, stats_from_rows
 
@@ -217,6 +217,29 @@ def check_same_gold(refs: Sequence[RunRef], split: str) -> None:
                                f"(sha256 {first[:12]}…)")
 
 
+def scoring_rule(ref: RunRef) -> str:
+    """How ``ref`` was scored, in words: the dependency convention (``conll18``, ``ptb``) of a dependency run, the
+    evalb parameter file (its name, and its sha256 when it is a file of one's own) of a constituency run."""
+    if ref.task == "dependency":
+        return f"dependency scoring {ref.config.eval.dependency_scoring}"
+    params = str(ref.config.data.evalb_params)
+    path = Path(params)
+    if path.is_file():  # a parameter file of the user's: two files named alike may differ
+        return f"evalb parameters {path.name} (sha256 {sha256_of(path)[:12]})"
+    return f"evalb parameters {path.name}"
+
+
+def check_same_scoring(refs: Sequence[RunRef]) -> None:
+    """Refuse, in one line naming both rules, runs scored under different rules: the same predictions scored with
+    and without punctuation, or with COLLINS.prm and spmrl.prm, differ by points that no parser earned."""
+    first = scoring_rule(refs[0])
+    for ref in refs[1:]:
+        other = scoring_rule(ref)
+        if other != first:
+            raise CompareError(f"{ref.label} was scored under {other} and {refs[0].label} under {first}: "
+                               "runs compare only under one scoring rule (score both alike: mlparse score)")
+
+
 def check_unchanged_gold(refs: Sequence[RunRef], split: str, rescore: bool) -> List[str]:
     """Refuse a run whose gold file changed since it was scored (unless ``rescore``); the notes to print."""
     notes = []
@@ -271,6 +294,7 @@ def compare(systems: Sequence[SystemRef], options: CompareOptions) -> CompareRes
     check_split(refs, options.split)
     notes = check_unchanged_gold(refs, options.split, options.rescore)
     check_same_gold(refs, options.split)
+    check_same_scoring(refs)
     stats: Dict[Any, SentenceStats] = {}
     for ref in refs:
         key = ref.path.resolve()
