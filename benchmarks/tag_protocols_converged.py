@@ -1,0 +1,173 @@
+"""demo-dep on UD English-EWT under the tag protocols, each row trained to convergence (``mlparse run
+--until-converged``: dev LAS not improved for the recipe's ``train.patience_epochs``), with and without character
+input; the rows' results and dev curves kept in the repository so that the table is rebuilt without training.
+
+Rows (``--rows``; each without and with ``+chars``, ``model.char_encoder: lstm``):
+
+- ``gold``: the treebank's gold UPOS;
+- ``jackknife``: jack-knifed UPOS from the bundled tagger (``tagger.folds`` of ud/base: 10), taggers trained to
+  their own patience as well;
+- ``joint``: no tag input, UPOS predicted by the parser's own tagging head;
+- ``none``: no tag input.
+
+One row after the other, one process at a time (``--threads``, default all cores): accuracy at convergence does not
+depend on the machine's speed, wall time does, so each saved row says what machine it ran on and what else ran
+(``--beside``, words). A row is a plain ``mlparse run``, resumable: the same command continues an interrupted row.
+
+    python3 benchmarks/tag_protocols_converged.py --runs-dir DIR [--rows gold,none,joint,jackknife]
+        [--chars both|no|only] [--beside "what else ran"] [--save benchmarks/results/converged]
+    python3 benchmarks/tag_protocols_converged.py --read [--save benchmarks/results/converged]
+
+``--save`` (default ``benchmarks/results/converged``) receives ``<row>/results.json`` and ``<row>/log.jsonl`` of
+each finished row (small JSON, no predictions), plus ``<row>/machine.json`` (machine, commit, command, what ran
+beside). ``--read`` prints the table from those files alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+REPO = Path(__file__).resolve().parents[1]
+RECIPE = "demo-dep"
+SAVED = REPO / "benchmarks" / "results" / "converged"
+ROWS: Dict[str, List[str]] = {
+    "gold": [],
+    "jackknife": ["--set", "data.tags=jackknife"],
+    "joint": ["--set", "data.tags=none", "--set", "biaffine.predict_tags=true"],
+    "none": ["--set", "data.tags=none"],
+}
+CHARS = ["--set", "model.char_encoder=lstm"]
+TITLES = {"gold": "gold UPOS", "jackknife": "jack-knifed UPOS", "joint": "UPOS from the parser's tagging head",
+          "none": "no tag input"}
+
+
+def row_names(rows: Sequence[str], chars: str) -> List[str]:
+    """The rows to train: each of ``rows`` without characters, with them (``+chars``), or both."""
+    out = []
+    for row in rows:
+        if chars in ("both", "no"):
+            out.append(row)
+        if chars in ("both", "only"):
+            out.append(row + "+chars")
+    return out
+
+
+def command_of(row: str, runs_dir: Path) -> List[str]:
+    base, _, extra = row.partition("+")
+    return ["python3", "-m", "mlparse", "run", RECIPE, *ROWS[base], *(CHARS if extra == "chars" else []),
+            "--until-converged", "--runs-dir", str(runs_dir / row)]
+
+
+def run_dir_of(runs_dir: Path, row: str) -> Optional[Path]:
+    found = sorted((runs_dir / row / RECIPE).glob("*/results.json"), key=lambda p: p.stat().st_mtime)
+    return found[-1].parent if found else None
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import os
+
+    return f"{cpu}, {os.cpu_count()} cores"
+
+
+def train_row(row: str, runs_dir: Path, save: Path, beside: str) -> None:
+    """Train ``row`` to convergence (or continue it) and save its results, dev curve and machine record."""
+    command = command_of(row, runs_dir)
+    print(f"$ {' '.join(command)}", flush=True)
+    started = time.monotonic()
+    subprocess.run([sys.executable, *command[1:]], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+    run = run_dir_of(runs_dir, row)
+    assert run is not None
+    target = save / row
+    target.mkdir(parents=True, exist_ok=True)
+    for name in ("results.json", "log.jsonl"):
+        shutil.copyfile(run / name, target / name)
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    record = {"machine": machine(), "commit": commit, "command": " ".join(command),
+              "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "beside": beside,
+              "wall_minutes_this_session": round((time.monotonic() - started) / 60.0, 1)}
+    (target / "machine.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    print(f"  {row}: saved to {target}", flush=True)
+
+
+def tag_accuracy(results: dict, base: str) -> str:
+    if base == "gold":
+        return "gold"
+    if base == "none":
+        return "none read"
+    if base == "jackknife":
+        accuracy = (results.get("input_tags") or {}).get("accuracy") or {}
+        return " / ".join(f"{accuracy[s]:.2f}" if s in accuracy else "-" for s in ("train", "dev", "test"))
+    shown = [(results.get(split) or {}).get("tagging_accuracy") for split in ("dev", "test")]
+    return "- / " + " / ".join("-" if value is None else f"{value:.2f}" for value in shown)
+
+
+def table(save: Path, rows: Sequence[str]) -> str:
+    """The converged table from the saved files: one line per row, with the gap to the gold row of the same input."""
+    header = ["tags", "characters", "tag accuracy train / dev / test", "converged", "epochs", "hours",
+              "dev LAS", "test LAS", "test LAS - gold", "machine, commit"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    saved = {row: save / row for row in rows if (save / row / "results.json").is_file()}
+    results = {row: json.loads((path / "results.json").read_text()) for row, path in saved.items()}
+    for row in rows:
+        base, _, extra = row.partition("+")
+        if row not in results:
+            lines.append(f"| {TITLES[base]} | {'yes' if extra else 'no'} | not converged yet |" + " |" * (len(header) - 3))
+            continue
+        data = results[row]
+        record = json.loads((saved[row] / "machine.json").read_text()) if (saved[row] / "machine.json").is_file() else {}
+        convergence = data.get("convergence") or {}
+        test = (data.get("test") or {}).get("las")
+        gold_row = "gold" + ("+chars" if extra else "")
+        gold = (results.get(gold_row, {}).get("test") or {}).get("las")
+        gap = "-" if test is None or gold is None or row == gold_row else f"{test - gold:+.2f}"
+        cells = [TITLES[base], "CharLSTM" if extra else "no", tag_accuracy(data, base),
+                 {True: "yes", False: "no (epoch bound)", None: "-"}[convergence.get("converged")],
+                 f"{data.get('epochs') or 0:.1f}", f"{(data.get('training_seconds') or 0) / 3600:.2f}",
+                 f"{(data.get('dev') or {}).get('las', float('nan')):.2f}", "-" if test is None else f"{test:.2f}", gap,
+                 f"{record.get('machine', '?')}, {record.get('commit', '?')}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", default="gold,none,joint,jackknife", help="of " + ", ".join(ROWS))
+    parser.add_argument("--chars", choices=("both", "no", "only"), default="both")
+    parser.add_argument("--runs-dir", type=Path, help="each row's runs go to DIR/<row>")
+    parser.add_argument("--save", type=Path, default=SAVED)
+    parser.add_argument("--beside", default="nothing else", help="what else ran on the machine, in words")
+    parser.add_argument("--read", action="store_true", help="only print the table of the saved rows")
+    args = parser.parse_args(argv)
+    bases = [row.strip() for row in args.rows.split(",") if row.strip()]
+    unknown = [row for row in bases if row not in ROWS]
+    if unknown:
+        parser.error(f"unknown rows {unknown}; rows are {', '.join(ROWS)}")
+    rows = row_names(bases, args.chars)
+    if not args.read:
+        if args.runs_dir is None:
+            parser.error("--runs-dir is needed to train (or --read)")
+        for row in rows:
+            train_row(row, args.runs_dir, args.save, args.beside)
+    print(table(args.save, rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
