@@ -31,6 +31,24 @@ def test_biaffine_matches_the_bilinear_form_entry_by_entry():
                     assert torch.allclose(out[b, o, i, j], expected, atol=1e-5)
 
 
+def test_biaffine_gradients_are_the_broadcast_products():
+    """The one-product form (every position at once) has the gradients of the broadcast form it replaced."""
+    torch.manual_seed(1)
+    layer = Biaffine(6, 5, n_out=3, bias_x=True, bias_y=True)
+    torch.nn.init.normal_(layer.weight)
+    x, y = torch.randn(4, 7, 6, requires_grad=True), torch.randn(4, 7, 5, requires_grad=True)
+    weights = torch.randn(4, 3, 7, 7)
+    (layer(x, y) * weights).sum().backward()
+    got = [t.grad.clone() for t in (x, y, layer.weight)]
+    for t in (x, y, layer.weight):
+        t.grad = None
+    xb = torch.cat([x, torch.ones(4, 7, 1)], dim=-1)
+    yb = torch.cat([y, torch.ones(4, 7, 1)], dim=-1)
+    (((xb.unsqueeze(1) @ layer.weight) @ yb.unsqueeze(1).transpose(-1, -2)) * weights).sum().backward()
+    for mine, reference in zip(got, (x.grad, y.grad, layer.weight.grad)):
+        assert torch.allclose(mine, reference, atol=1e-4)
+
+
 def test_arc_scores_start_uniform_and_shapes_follow_the_docstring():
     torch.manual_seed(0)
     scorer = BiaffineDependencyScorer(d_model=16, n_relations=7, d_arc=8, d_relation=4, mlp_dropout=0.0)

@@ -47,8 +47,13 @@ class Biaffine(nn.Module):
             x = torch.cat([x, x.new_ones(x.shape[:-1] + (1,))], dim=-1)
         if self.bias_y:
             y = torch.cat([y, y.new_ones(y.shape[:-1] + (1,))], dim=-1)
-        # [B, 1, T, dx] @ [o, dx, dy] -> [B, o, T, dy]; then @ [B, 1, dy, T'] -> [B, o, T, T']
-        return (x.unsqueeze(1) @ self.weight) @ y.unsqueeze(1).transpose(-1, -2)
+        # one matrix product over every position, [B T, dx] @ [dx, o dy] -> [B, o, T, dy] (a broadcast [B, 1, T, dx] @
+        # [o, dx, dy] runs B small products and sums the weight's gradient over an expanded copy: 1.5-6x slower on a
+        # CPU, the same numbers); then @ [B, 1, dy, T'] -> [B, o, T, T']
+        batch, length, d_x = x.shape
+        n_out, _, d_y = self.weight.shape
+        xw = (x.reshape(batch * length, d_x) @ self.weight.permute(1, 0, 2).reshape(d_x, n_out * d_y))
+        return xw.view(batch, length, n_out, d_y).transpose(1, 2) @ y.unsqueeze(1).transpose(-1, -2)
 
 
 def bilinear_rows(x: Tensor, weight: Tensor, y: Tensor) -> Tensor:
