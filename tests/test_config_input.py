@@ -77,12 +77,21 @@ def test_tagger_max_minutes_refuses_nan_and_infinity() -> None:
     ("train.ema_decay=1.5", "train.ema_decay is a decay in [0, 1)"),
     ("tagger.folds=0", "tagger.folds must be at least 2"),
     ("train.batch_size=0", "train.batch_size must be positive"),
+    ("model.d_model=0", "model.d_model must be positive"),  # once blamed on the data file
 ])
 def test_a_range_error_of_an_override_names_the_override(override: str, message: str) -> None:
     with pytest.raises(ConfigError) as info:
         load_recipe("demo-dep", ["train.seed=2", override, "train.lr=0.001"])
     assert str(info.value).startswith(f"--set {override}: {message}")
     assert "demo-dep.yaml" not in str(info.value)
+
+
+@pytest.mark.parametrize("value", ["inf", "1e309"])
+def test_an_infinite_learning_rate_is_refused_naming_the_key(value: str) -> None:
+    """Once accepted, then failing at the first update as "arc score ... is nan" without a word of the key."""
+    with pytest.raises(ConfigError) as info:
+        load_recipe("demo-dep", [f"train.lr={value}"])
+    assert str(info.value).startswith(f"--set train.lr={value}: train.lr must be positive (and finite)")
 
 
 def test_a_range_error_of_the_file_still_names_the_file(tmp_path: Path) -> None:

@@ -204,6 +204,7 @@ def test_kill_and_restart_without_a_resume(tmp_path: Path) -> None:
     assert results.status == COMPLETE and results.external["attempts"] == 2
     assert any("restarted from the beginning (it has no resume command)" in note for note in results.notes)
     assert not (peer / "leftover.bin").exists() and (peer / "data" / "train.conllu").is_file()
+    assert not (peer / "data" / "test.conllu").exists() and (peer / "data" / "test.input.conllu").is_file()  # no gold
     assert (peer / "peer.ini").read_text() == "[Network]\n"  # the recipe's files are kept (and written again)
 
 
@@ -217,7 +218,9 @@ def test_recipe_checks_name_the_key(tmp_path: Path) -> None:
              ("external.system=", "external.system names the parser"),
              ("external.predict_minutes=0", "external.predict_minutes bounds each prediction"),
              ("external.train='{python} x", "No closing quotation"),
-             ("external.model={workdir}/a {workdir}/b", "external.model names one file, got 2 words")]
+             ("external.model={workdir}/a {workdir}/b", "external.model names one file, got 2 words"),
+             ("external.train={python} x {train} --test {test}", r"\{test\} cannot be used in external.train"),
+             ("external.predict={python} x {input} {output} {test}", r"\{test\} cannot be used in external.predict")]
     for override, message in cases:
         with pytest.raises(ConfigError, match=message):
             load_recipe(str(recipe), [override])
@@ -326,8 +329,8 @@ def test_jack_knifed_tags_reach_the_peer_and_never_the_scorer(tmp_path: Path) ->
     assert results.status == COMPLETE and results.input_tags["source"] == "jackknife" and results.input_tags["folds"] == 2
     assert "jack-knifed UPOS" in results.system and "tag input added" not in results.system
     peer = run_dir_of(recipe, tmp_path, *overrides) / "peer" / "data"
-    for split in ("train", "test"):  # the peer reads the taggers' tags, sentence by sentence
-        lines = [l.split("\t") for l in (peer / f"{split}.conllu").read_text().splitlines() if "\t" in l]
+    for split, name in (("train", "train.conllu"), ("test", "test.input.conllu")):  # the taggers' tags, sentence by sentence
+        lines = [l.split("\t") for l in (peer / name).read_text().splitlines() if "\t" in l]
         assert [l[3] for l in lines if l[0].isdigit()] == [tag for sentence in tags[split] for tag in sentence]
     # scored against the data's own gold file: the left chains' UAS, whatever the tags
     assert results.test.uas == pytest.approx(chain_uas(), abs=0.01)

@@ -218,15 +218,19 @@ def check_same_gold(refs: Sequence[RunRef], split: str) -> None:
 
 
 def scoring_rule(ref: RunRef) -> str:
-    """How ``ref`` was scored, in words: the dependency convention (``conll18``, ``ptb``) of a dependency run, the
-    evalb parameter file (its name, and its sha256 when it is a file of one's own) of a constituency run."""
-    if ref.task == "dependency":
-        return f"dependency scoring {ref.config.eval.dependency_scoring}"
-    params = str(ref.config.data.evalb_params)
-    path = Path(params)
-    if path.is_file():  # a parameter file of the user's: two files named alike may differ
-        return f"evalb parameters {path.name} (sha256 {sha256_of(path)[:12]})"
-    return f"evalb parameters {path.name}"
+    """How ``ref`` was scored, in words: the dependency convention (``conll18``, ``ptb``) of a task that has one, the
+    evalb parameter file (its name, and its sha256 when it is a file of one's own) of a task that evalb scores."""
+    from mlparse.tasks import task_class
+
+    kind = task_class(ref.task)
+    parts = []
+    if kind.scorer == "evalb":
+        params = Path(str(ref.config.data.evalb_params))
+        own = f" (sha256 {sha256_of(params)[:12]})" if params.is_file() else ""  # two files named alike may differ
+        parts.append(f"evalb parameters {params.name}{own}")
+    if kind.has_dependency_convention:
+        parts.append(f"dependency scoring {ref.config.eval.dependency_scoring}")
+    return ", ".join(parts) or str(kind.scorer)
 
 
 def check_same_scoring(refs: Sequence[RunRef]) -> None:

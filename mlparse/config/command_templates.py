@@ -10,7 +10,7 @@ replaced after the split, so a path with spaces stays one word:
 ``{python}``   the peer's interpreter (:func:`mlparse.external.commands.peer_python`)
 ``{train}``    the training file the peer reads (the run's tag protocol applied)
 ``{dev}``      the dev file the peer reads while it trains (with its trees: for its own dev checks)
-``{test}``     the test file, as the peer would read it for prediction (no trees where they are blanked)
+``{test}``     refused everywhere: nothing of the test set reaches a training (prediction reads it as ``{input}``)
 ``{input}``    the file to predict (``predict`` only): dev's or test's prediction input
 ``{output}``   where ``predict`` writes its predictions
 ``{seed}``     the run's seed (``train.seed``)
@@ -18,6 +18,8 @@ replaced after the split, so a path with spaces stays one word:
 ``{seconds}``  the same in whole seconds
 ``{workdir}``  the run's folder for the peer (``RUN_DIR/peer``): its model, its own files
 ``{threads}``  the CPU threads mlparse would train with now (cores other processes leave free)
+``{lang}``     a UD treebank's language code (``en``), from the prepared manifest; other data: ``data.language``
+``{treebank}`` a UD treebank's file prefix (``en_ewt``), likewise
 =============  =====================================================================================
 
 A literal brace is written twice (``{{``).  The paths (``{python}`` to ``{output}``, ``{workdir}``) are absolute: the
@@ -32,14 +34,16 @@ import string
 from typing import Dict, List, Set
 
 #: Every placeholder, and the commands that may use it (``predict`` alone has ``{input}`` and ``{output}``).
-PLACEHOLDERS = ("python", "train", "dev", "test", "input", "output", "seed", "minutes", "seconds", "workdir", "threads")
-#: The placeholders each command may use.
+PLACEHOLDERS = ("python", "train", "dev", "test", "input", "output", "seed", "minutes", "seconds", "workdir", "threads",
+                "lang", "treebank")
+#: The placeholders each command may use. Training never sees ``{test}`` (not even its words: nothing of the test set
+#: reaches a training).
 ALLOWED: Dict[str, Set[str]] = {
-    "train": set(PLACEHOLDERS) - {"input", "output"},
-    "resume": set(PLACEHOLDERS) - {"input", "output"},
+    "train": set(PLACEHOLDERS) - {"input", "output", "test"},
+    "resume": set(PLACEHOLDERS) - {"input", "output", "test"},
     "resume_when": {"workdir", "seed"},
     "model": {"workdir", "seed"},
-    "predict": {"python", "input", "output", "workdir", "seed", "threads"},
+    "predict": {"python", "input", "output", "workdir", "seed", "threads", "lang", "treebank"},
     "version_command": {"python"},
 }
 #: The keys that name one file, not a command.

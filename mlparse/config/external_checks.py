@@ -10,6 +10,8 @@ from mlparse.config.command_templates import TemplateError, check_template
 
 #: The CoNLL-U columns ``external.columns`` may keep (FORM always stays: they are the words to parse).
 COLUMNS = ("form", "lemma", "upos", "xpos", "feats")
+#: Columns mlparse does not predict: a peer may read them only when the protocol is the data's gold columns.
+GOLD_ONLY = ("lemma", "xpos", "feats")
 #: The tag protocols a peer can be given (``data.tags``): the data's tags, mlparse's jack-knifed ones, none.
 PROTOCOLS = ("gold", "jackknife", "none")
 
@@ -60,6 +62,12 @@ def check_external(config: Any, source: str) -> None:
     if d.tags not in PROTOCOLS:
         raise ConfigError(f"{source}: data.tags: {d.tags} is not for an external parser; it takes gold (the data's "
                           "tags), jackknife (mlparse's jack-knifed tags) or none.")
+    gold_beside = [c for c in e.columns if c in GOLD_ONLY]
+    if d.tags in ("jackknife", "none") and gold_beside:
+        raise ConfigError(f"{source}: external.columns keeps {', '.join(gold_beside)} under data.tags: {d.tags}, but "
+                          f"mlparse predicts only UPOS (its jack-knifed tags), so the peer would read gold "
+                          f"{', '.join(c.upper() for c in gold_beside)} where the protocol gives it "
+                          f"{'predicted tags' if d.tags == 'jackknife' else 'none'}: keep [form, upos] (or [form]).")
     if d.eval_tags != "gold" or d.dev_tags or d.test_tags:
         raise ConfigError(f"{source}: data.eval_tags / dev_tags / test_tags are not for an external parser; "
                           "data.tags: jackknife gives it predicted tags.")

@@ -259,8 +259,8 @@ class ExternalConfig:
     """Another toolkit's parser run by its own commands (``model.kind: external``, :mod:`mlparse.external`): mlparse
     prepares its input files under the run's tag protocol, runs its training under the run's budget and its
     prediction on dev and test, and scores what it writes like any run.  Commands are templates of words
-    (:mod:`mlparse.external.commands`: ``{python}``, ``{train}``, ``{dev}``, ``{test}``, ``{input}``, ``{output}``,
-    ``{seed}``, ``{minutes}``, ``{seconds}``, ``{workdir}``, ``{threads}``), run without a shell."""
+    (:mod:`mlparse.external.commands`: ``{python}``, ``{train}``, ``{dev}``, ``{input}``, ``{output}``, ``{seed}``,
+    ``{minutes}``, ``{seconds}``, ``{workdir}``, ``{threads}``, ``{lang}``, ``{treebank}``), run without a shell."""
 
     system: str = ""  # the peer's name as the report shows it: SuPar, Stanza, benepar
     version: str = ""  # the peer's version this recipe is written for; checked against version_command's output

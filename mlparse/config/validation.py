@@ -42,13 +42,13 @@ def validate(config: RecipeConfig, source: str = "recipe") -> None:
     if not (m.use_words or m.use_tags or m.char_encoder != "none" or p.model is not None):
         raise ConfigError(f"{source}: the model has no lexical input; enable model.use_words, model.use_tags, a "
                           "model.char_encoder or a pretrained.model.")
-    positive = ["model.num_layers", "model.num_heads", "model.d_kv", "model.d_ff", "span.d_label_hidden",
+    positive = ["model.num_layers", "model.num_heads", "model.d_kv", "model.d_ff", "model.d_model", "span.d_label_hidden",
                 "span.d_tag_hidden", "train.lr",
                 "train.batch_size", "train.evals_per_epoch", "train.max_epochs",
                 "train.adam_eps"] + (["model.d_char_emb"] if m.char_encoder != "none" else [])
     dropouts = [f"model.{name}" for name in ("attention_dropout", "relu_dropout", "residual_dropout", "word_emb_dropout",
                                               "tag_emb_dropout", "morpho_emb_dropout", "char_input_dropout")]
-    rules = [(key, lambda v: v > 0, "must be positive") for key in positive] + [
+    rules = [(key, lambda v: v > 0 and math.isfinite(v), "must be positive (and finite)") for key in positive] + [
         (key, lambda v: 0.0 <= v < 1.0, "is a dropout probability, in [0, 1)") for key in dropouts] + [
         (key, lambda v: v == "auto" or (isinstance(v, int) and v > 0), "must be positive (token-equivalents) or auto")
         for key in ("train.subbatch_tokens", "eval.subbatch_tokens")] + [

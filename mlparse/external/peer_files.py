@@ -45,7 +45,7 @@ class PeerFiles:
     predict_inputs: Dict[str, Path]  # dev, test -> the prediction input ({input})
 
     def values(self) -> Dict[str, str]:
-        return {"train": str(self.train), "dev": str(self.dev), "test": str(self.predict_inputs["test"])}
+        return {"train": str(self.train), "dev": str(self.dev)}
 
 
 def conllu_for_peer(text: str, where: str, keep: Sequence[str], tags: Optional[List[List[str]]] = None,
@@ -144,10 +144,12 @@ def write_peer_files(config: object, task: object, folder: Path,
     for split in ("train", "dev", "test"):
         source = Path(config.split_path(split))  # type: ignore[attr-defined]
         split_tags = tags.get(split) if tags is not None else None
+        full = split != "test"  # the test file with its trees never sits in the peer's folder: only its input
         if dependency:
             text = source.read_text(encoding="utf-8")
-            atomic_write_text(folder / f"{split}{suffix}", conllu_for_peer(text, str(source), e.columns, split_tags,
-                                                                          no_tags))
+            if full:
+                atomic_write_text(folder / f"{split}{suffix}", conllu_for_peer(text, str(source), e.columns,
+                                                                              split_tags, no_tags))
             if split != "train":
                 atomic_write_text(folder / f"{split}.input{suffix}", conllu_for_peer(
                     text, str(source), e.columns, split_tags, no_tags, blank_targets=e.predict_targets == "blank"))
@@ -156,9 +158,13 @@ def write_peer_files(config: object, task: object, folder: Path,
                 copies = relabelled(task.read_split(source).trees, split_tags, no_tags)  # type: ignore[attr-defined]
             except PeerDataError as error:
                 raise PeerDataError(f"{source}: {error}") from None
-            atomic_write_text(folder / f"{split}{suffix}", trees_text(copies))
+            if full:
+                atomic_write_text(folder / f"{split}{suffix}", trees_text(copies))
             if split != "train":  # what the peer predicts: flat trees (TOP (tag word) ...), unless it needs the trees
                 atomic_write_text(folder / f"{split}.input{suffix}", trees_text(copies, e.predict_targets == "blank"))
         paths[split] = folder / f"{split}{suffix}"
+    stale = folder / f"test{suffix}"  # written there by versions before this one
+    if stale.exists():
+        stale.unlink()
     return PeerFiles(train=paths["train"], dev=paths["dev"],
                      predict_inputs={s: folder / f"{s}.input{suffix}" for s in ("dev", "test")})

@@ -34,6 +34,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from mlparse.external.commands import PeerMissing, expand, peer_python, placeholders, shown
 from mlparse.external.peer_files import NO_TAG, PeerDataError, PeerFiles, write_peer_files
 from mlparse.external.process import HEADER, STOPPED, Outcome, run_bounded, tail
+from mlparse.external.versions import printable, same_version, treebank_names, version_line
 from mlparse.io_utils import atomic_write_json, atomic_write_text
 from mlparse.results import COMPLETE, RunResults
 from mlparse.train.environment import now_iso
@@ -166,10 +167,10 @@ def run_external(run: OutsideRun) -> RunResults:
     installed = _installed_version(run, python, peer)
     if installed is not None:
         results.versions[e.system] = installed
-        if e.version and e.version not in installed:
+        if e.version and not same_version(e.version, installed):
             notes.append(f"{e.system} {installed} is installed; the recipe was written for {e.version}")
     values = {"python": python, **files.values(), "seed": config.train.seed, "workdir": str(peer),
-              "threads": run.threads}
+              "threads": run.threads, **treebank_names(config)}
     state = PeerState.read(peer / STATE_FILE, peer / TRAIN_LOG)
     commands: Dict[str, Any] = {"python": python, "train": _earlier_trainings(peer), "predict": {}}
     _train(run, state, values, peer, commands, notes)
@@ -236,7 +237,9 @@ def _inputs_note(config: Any) -> str:
         kept = [c.upper() for c in ("lemma", "upos", "xpos", "feats") if c in e.columns and
                 not (d.tags == "none" and c in ("upos", "xpos"))]
         return (f"{e.system} read FORM{''.join(' + ' + c for c in kept)} ({tags}); the other columns were _ in its "
-                f"input{', and HEAD, DEPREL and DEPS in its prediction input' if e.predict_targets == 'blank' else ''}")
+                f"input{', and HEAD, DEPREL and DEPS in its prediction input' if e.predict_targets == 'blank' else ''}"
+                + ("; external.predict_targets: keep gave it the gold HEAD, DEPREL and DEPS in its prediction input, "
+                   "so its scores are not under the protocol" if e.predict_targets == "keep" else ""))
     return f"{e.system} read trees whose preterminals carry {tags}" + (f" ({NO_TAG})" if d.tags == "none" else "")
 
 
@@ -258,9 +261,9 @@ def _installed_version(run: OutsideRun, python: str, peer: Path) -> Optional[str
     if not outcome.ok or not lines:
         how = f"; {e.install}" if e.install else ""
         raise RunError(f"{e.system} is not installed for {python or 'this command'}: {shown(words)} "
-                       f"{'failed' if not outcome.ok else 'printed nothing'} ({lines[-1] if lines else 'no output'})"
+                       f"{'failed' if not outcome.ok else 'printed nothing'} ({printable(lines[-1]) if lines else 'no output'})"
                        f"{how}")
-    return lines[-1]
+    return version_line(lines)
 
 
 def _budget_seconds(run: OutsideRun, state: PeerState) -> Optional[float]:

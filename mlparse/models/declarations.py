@@ -166,4 +166,5 @@ class ExternalKind(ParserKind):
         head = " ".join(part for part in (e.system, e.version) if part) or "external parser"
         column = "UPOS" if e.task == "dependency" else "POS"
         tags = f"{eval_tags} {column}" if eval_tags and config.data.tags != "none" else "no tags"
-        return f"{head} ({'; '.join(part for part in (e.settings, tags) if part)})"
+        targets = "gold trees in its prediction input" if e.predict_targets == "keep" else ""  # not the protocol's
+        return f"{head} ({'; '.join(part for part in (e.settings, tags, targets) if part)})"
