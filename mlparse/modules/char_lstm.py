@@ -9,13 +9,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
-from mlparse.data.batching import pack_least_work
-from mlparse.modules.bilstm_encoder import _gather_steps, _one_direction
 from mlparse.modules.transfer import to_device
-
-#: Padded training pass (:meth:`CharLSTM._padded_final_states`): the fixed cost of one more group of words, in
-#: character positions (two LSTM calls and the gathers around them, against a 32 x 64 LSTM step per character).
-GROUP_OVERHEAD_CHARS = 1024
 
 
 class CharLSTM(nn.Module):
@@ -70,9 +64,6 @@ class CharLSTM(nn.Module):
         self.lstm = nn.LSTM(d_char_emb, d_out // 2, num_layers=1, bidirectional=True, batch_first=True)
         self.share_words = True  # inference on the CPU runs each distinct word once (see shares_words)
         self.static_shapes = False  # training in fixed shapes, no host read (train.step: graph; _static_states)
-        #: Training on a CPU runs padded groups of words through the fused LSTM kernel (_padded_final_states);
-        #: False: always packed (the tests' reference)
-        self.padded_on_cpu = True
 
     def forward(self, chars: Tensor, char_lengths: Tensor, host_lengths: Optional[np.ndarray] = None) -> Tensor:
         if chars.dim() != 3:
@@ -121,42 +112,14 @@ class CharLSTM(nn.Module):
         batch, length, n_chars = chars.shape
         index = to_device(order.astype(np.int64), chars.device)
         words = chars.reshape(batch * length, n_chars).index_select(0, index)
-        emb = self.char_dropout(self.embedding(words))
-        if self.padded_on_cpu and chars.device.type == "cpu" and torch.is_grad_enabled():
-            return self._padded_final_states(emb, flat_lengths[order])
         lengths = torch.from_numpy(flat_lengths[order].astype(np.int64))  # on the host, as packing wants
+        emb = self.char_dropout(self.embedding(words))
         packed = pack_padded_sequence(emb, lengths, batch_first=True, enforce_sorted=True)
         # the zero initial state, given: left to torch it reads the packed batch size back from a tensor
         zeros = emb.new_zeros((2, order.size, self.d_out // 2))
         _, (h_n, _) = self.lstm(packed, (zeros, zeros))
         # h_n: [2, M, d_out/2] (forward final, backward final), in the order of ``order``
         return torch.cat([h_n[0], h_n[1]], dim=-1)
-
-    def _padded_final_states(self, emb: Tensor, lengths: np.ndarray) -> Tensor:
-        """:meth:`_final_states` for training on a CPU, without packing: ``emb: Tensor[M, C, d_char_emb]`` (the
-        words' embedded characters, longest first, dropout applied), ``lengths``: their character counts on the
-        host. A packed LSTM runs torch's step-by-step CPU path (a dozen autograd operations per character step:
-        the demo's CharLSTM took most of its update); padded, each direction is one call of the fused kernel. The
-        words are cut into groups of similar lengths (:func:`~mlparse.data.batching.pack_least_work`, padded
-        characters against :data:`GROUP_OVERHEAD_CHARS` a group); in each, the forward direction reads the
-        characters as they are, the backward one each word reversed within its length (padding stays after the
-        characters, so neither direction's state at the last character has read any): the packed pass's vectors.
-        Returns ``Tensor[M, d_out]``, in the order of ``emb``."""
-        counts = lengths.astype(np.int64)
-        groups = pack_least_work(counts.tolist(), int(counts.sum()) + 1, cost=float, overhead=GROUP_OVERHEAD_CHARS)
-        parts = []
-        for group in groups:  # runs of the longest-first order: contiguous slices
-            start, end = group[0], group[-1] + 1
-            width = int(counts[start])
-            mine = counts[start:end, None]
-            steps = np.arange(width, dtype=np.int64)[None, :]
-            flip = torch.from_numpy(np.where(steps < mine, mine - 1 - steps, steps))  # reversed within each length
-            words = emb[start:end, :width]
-            forward = _one_direction(self.lstm, words, "")  # [m, width, d_out / 2]
-            backward = _one_direction(self.lstm, _gather_steps(words, flip), "_reverse")
-            rows, last = torch.arange(end - start), torch.from_numpy(counts[start:end] - 1)
-            parts.append(torch.cat([forward[rows, last], backward[rows, last]], dim=-1))
-        return torch.cat(parts, dim=0)
 
     def _static_states(self, chars: Tensor, char_lengths: Tensor) -> Tensor:
         """``[h_fwd_final ; h_bwd_final]`` of every position, ``Tensor[B, T, d_out]`` (0 where the length is 0), in
