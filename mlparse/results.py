@@ -19,6 +19,9 @@ SCHEMA_VERSION = 1
 
 #: Run states, in ``RunResults.status``.
 RUNNING, COMPLETE, FAILED = "running", "complete", "failed"
+#: A run whose process ended without finishing it (Ctrl-C, SIGTERM; or ``running`` in results.json with no live
+#: holder of its lock, as the run index reads it): the same command resumes it.
+INTERRUPTED = "interrupted"
 
 
 #: What the report adds to the system name of a run trained with ``--until-converged`` that met its stopping rule

@@ -10,7 +10,7 @@ reads them by the same names.  A run directory holds::
     fold.json            jack-knifed runs only: the fold left out (:mod:`mlparse.train.folds`)
     checkpoints/         last.pt, best.pt (:class:`CheckpointFiles`)
     <split>.pred.trees   predictions (.conllu for dependency runs), <split>.evalb / .depeval reports
-    run.lock             held by the process that trains the run (:mod:`mlparse.train.run_lock`)
+    run.lock             held by the process that trains the run (:mod:`mlparse.run_lock`)
     profile.txt          ``mlparse run --profile N`` only: the profiler's summary (:mod:`mlparse.train.profiling`)
     external.json        external runs only (``mlparse score``): what was scored (:mod:`mlparse.compare.external`)
     analysis/            what ``mlparse analyze`` wrote: ``errors-<split>.json`` (read by the report), probes, heads
@@ -38,7 +38,7 @@ LOG_FILE = "log.jsonl"
 CHECKPOINTS_DIR = "checkpoints"
 ENSEMBLE_FILE = "ensemble.yaml"  # ensemble run directories: the members and the averaging (mlparse ensemble)
 FOLD_FILE = "fold.json"  # jack-knifed runs: the fold left out (mlparse/train/folds.py)
-LOCK_NAME = "run.lock"  # held by the process that trains the run (mlparse/train/run_lock.py)
+LOCK_NAME = "run.lock"  # held by the process that trains the run (mlparse/run_lock.py)
 PROFILE_FILE = "profile.txt"  # mlparse run --profile N (mlparse/train/profiling.py)
 EXTERNAL_FILE = "external.json"  # external runs (mlparse score): the predictions and gold scored
 ANALYSIS_DIR = "analysis"  # what mlparse analyze writes into a run directory
@@ -134,7 +134,7 @@ class RunDir:
 
     @property
     def lock(self) -> Path:
-        """The lock file held by the process that trains this run (:mod:`mlparse.train.run_lock`)."""
+        """The lock file held by the process that trains this run (:mod:`mlparse.run_lock`)."""
         return self.path / LOCK_NAME
 
     def remove_leftovers(self) -> int:

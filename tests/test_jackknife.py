@@ -183,8 +183,8 @@ def test_more_time_for_the_taggers_makes_the_tags_again(tmp_path: Path) -> None:
 def test_a_tagger_that_another_run_trains_is_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
-    from mlparse.train import run_lock
-    from mlparse.train.run_lock import RunLock
+    from mlparse import run_lock
+    from mlparse.run_lock import RunLock
 
     monkeypatch.setattr(run_lock, "LOCK_POLL_SECONDS", 0.05)
     config = jackknife_recipe(tmp_path, folds=2, sentences=SENTENCES)

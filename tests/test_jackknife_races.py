@@ -18,7 +18,7 @@ from mlparse.tasks.treebank import TreeSplit, golds_of
 from mlparse.train import jackknife, run_lock, runner, tagger_pool
 from mlparse.train.checkpoint import CheckpointFiles
 from mlparse.train.jackknife import tagger_configs
-from mlparse.train.run_lock import RunLock
+from mlparse.run_lock import RunLock
 from mlparse.train.run_plan import RunError
 from mlparse.train.runner import RunOptions, run_recipe
 from mlparse.train.trainer import Trainer

@@ -34,7 +34,7 @@ LAYERS: List[Tuple[str, Tuple[str, ...]]] = [
     ("building blocks", ("mlparse.modules", "mlparse.structs")),  # neural modules; algorithms (no nn.Module)
     # the low shared layers, top first: the run directory's layout; recipes (whose defaults may come from the
     # treebank catalog); treebank data (catalog, prepare pipeline, vocabularies, batching); trees and results
-    ("run directory", ("mlparse.run_dir",)),
+    ("run directory", ("mlparse.run_dir", "mlparse.run_lock")),
     ("recipes", ("mlparse.config",)),
     ("data", ("mlparse.data",)),
     ("trees and results", ("mlparse.trees", "mlparse.results")),

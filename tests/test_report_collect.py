@@ -25,7 +25,7 @@ def test_states_of_real_run_folders(tmp_path: Path) -> None:
                                "weird/r1"]
     assert records["hebrew/r1"].state == "complete" and records["hebrew/r1"].results.test.f1 == 91.0
     assert [entry.dev_score for entry in records["hebrew/r1"].log] == [80.0, 85.0, 90.0]
-    assert records["hebrew/r2"].state == "running"
+    assert records["hebrew/r2"].state == "running"  # its lock held by a live process (this one)
     assert records["polish/r1"].state == "failed" and records["polish/r1"].error == "CUDA out of memory"
     broken = records["broken/r1"]
     assert broken.state == UNREADABLE and broken.results is None

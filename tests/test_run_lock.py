@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 
 from mlparse.cli import app
 from mlparse.config import load_recipe
-from mlparse.train import run_lock
+from mlparse import run_lock
 from mlparse.run_dir import RunDir
-from mlparse.train.run_lock import Holder, RunLock, RunLocked
+from mlparse.run_lock import Holder, RunLock, RunLocked
 from mlparse.train.runner import RunOptions, run_recipe
 from helpers.run_fixtures import REPO, Record, write_tiny_recipe
 
@@ -28,7 +28,7 @@ runner = CliRunner()
 HOLD = """
 import sys, time
 from pathlib import Path
-from mlparse.train.run_lock import RunLock
+from mlparse.run_lock import RunLock
 lock = RunLock(Path(sys.argv[1]))
 lock.acquire()
 print("held", flush=True)

@@ -16,7 +16,7 @@ from mlparse.config import load_recipe
 from mlparse.results import COMPLETE
 from mlparse.run_dir import RunDir
 from mlparse.train import run_plan
-from mlparse.train.run_lock import RunLock, RunLocked, check_free
+from mlparse.run_lock import RunLock, RunLocked, check_free
 from mlparse.train.run_plan import DistInfo, RunPlan
 from mlparse.train.runner import RunOptions, run_planned, run_recipe
 from helpers.run_fixtures import Record, write_tiny_recipe

@@ -21,7 +21,7 @@ from mlparse.sweep.local import MEMBER_LOG, LocalLauncher, gpu_groups
 from mlparse.sweep.prepare import needs_preparing, prepare_treebanks
 from mlparse.sweep.status import QUEUED, STOPPED, SweepState, member_statuses
 from mlparse.sweep.suite import SuiteError, bundled_suites, load_suite
-from mlparse.train.run_lock import RunLock
+from mlparse.run_lock import RunLock
 from helpers.run_fixtures import REPO, write_tiny_recipe
 
 runner = CliRunner()

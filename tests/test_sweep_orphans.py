@@ -24,11 +24,11 @@ from mlparse.sweep.local import LocalLauncher
 from mlparse.sweep.status import QUEUED
 from mlparse.sweep.suite import load_suite
 from mlparse.sweep.table import status_table
-from mlparse.train.run_lock import RunLocked, check_free, pid_running
+from mlparse.run_lock import RunLocked, check_free, pid_running
 from helpers.run_fixtures import REPO, write_tiny_recipe
 
 #: A process that holds a run directory's lock (and does nothing else) until it is killed.
-HOLD_LOCK = ("import sys, time\nfrom mlparse.train.run_lock import RunLock\nlock = RunLock(sys.argv[1])\n"
+HOLD_LOCK = ("import sys, time\nfrom mlparse.run_lock import RunLock\nlock = RunLock(sys.argv[1])\n"
              "lock.acquire()\nprint('held', flush=True)\ntime.sleep(600)\n")
 
 

@@ -117,6 +117,13 @@ def _one_tagger(config, which: str, max_minutes: Optional[float]):  # type: igno
     return chosen, max_minutes if max_minutes is not None else config.tagger.max_minutes
 
 
+def kinds_runs_outside(config) -> bool:  # type: ignore[no-untyped-def]
+    """Is ``config``'s parser another toolkit's, run by its own commands (no checkpoints of mlparse's)?"""
+    from mlparse.config import kinds
+
+    return bool(kinds.declaration(config.model.kind).runs_outside)
+
+
 @app.command("run")
 def run_command(
     recipe: str = typer.Argument(..., help="Recipe YAML (recipes/hebrew.yaml), a bundled recipe name (hebrew, free/icelandic), or ud/<treebank> (the generic UD recipe for any prepared treebank, e.g. ud/UD_Finnish-TDT)."),
@@ -184,7 +191,7 @@ def run_command(
             fail(error, 2)
     if tagger is not None:
         config, max_minutes = _one_tagger(config, tagger, max_minutes)
-    from mlparse.train.run_lock import RunLocked
+    from mlparse.run_lock import RunLocked
     from mlparse.train.run_plan import RunPlan
 
     plan = RunPlan.for_recipe(config, runs_dir)  # the run directory, this process, its lock and device: once
@@ -230,7 +237,11 @@ def run_command(
         fail(os_error_message(error, "cannot read or write"), 1)
     except KeyboardInterrupt:
         if main:
-            print_error(f"interrupted; the same command resumes from the last dev check ({run_dir.last})")
+            if kinds_runs_outside(config):  # another toolkit's parser keeps its own checkpoints in RUN_DIR/peer
+                print_error(f"interrupted; the same command resumes the peer's training where its recipe can "
+                            f"(external.resume), else restarts it ({run_dir.path / 'peer'})")
+            else:
+                print_error(f"interrupted; the same command resumes from the last dev check ({run_dir.last})")
         raise typer.Exit(130)
     except RuntimeError as error:
         if main:

@@ -39,7 +39,7 @@ def upgrade_command(
     from mlparse.io_utils import WriteError
     from mlparse.run_dir import RECIPE_FILE, RunDir
     from mlparse.train.checkpoint import CheckpointError, upgrade_file
-    from mlparse.train.run_lock import RunLock, RunLocked
+    from mlparse.run_lock import RunLock, RunLocked
 
     recipes: List[Path] = []
     if target.is_dir():

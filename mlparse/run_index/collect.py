@@ -18,7 +18,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import yaml
 
-from mlparse.results import (COMPLETE, FAILED, RUNNING, SCHEMA_VERSION, LogEntry, RunResults, SplitScores,
+from mlparse.run_lock import held_by_a_live_process
+from mlparse.results import (COMPLETE, FAILED, INTERRUPTED, RUNNING, SCHEMA_VERSION, LogEntry, RunResults, SplitScores,
                               normalize_model)
 from mlparse.run_dir import LOG_FILE, RECIPE_FILE, RESULTS_FILE
 from mlparse.tasks import dev_metric, find_task
@@ -30,7 +31,7 @@ UNKNOWN_SCORING = "unknown"
 UNREADABLE = "unreadable"  # not valid JSON, or not a JSON object, or unreadable bytes
 NO_RESULTS = "no-results"  # log.jsonl without results.json (a run that has not written it yet)
 UNKNOWN = "unknown"  # a status string this version does not know
-KNOWN_STATES = (COMPLETE, RUNNING, FAILED)
+KNOWN_STATES = (COMPLETE, RUNNING, FAILED, INTERRUPTED)
 
 _STRING_FIELDS = ("mlparse_version", "status", "error", "recipe", "recipe_hash", "run_id", "task", "model",
                   "system", "dataset", "language", "started_at", "finished_at", "eval_tags", "averaging")
@@ -311,6 +312,10 @@ def load_run(run_dir: Path, runs_dir: Optional[Path] = None) -> RunRecord:
     else:
         record.state = UNKNOWN
         record.warnings.append(f"{results_path}: unknown status {results.status!r}")
+    if record.state == RUNNING and not held_by_a_live_process(run_dir):  # killed, or its machine went down
+        record.state = INTERRUPTED
+        record.notes.append(f"{results_path} says running, but no live process holds its lock: interrupted (the "
+                            "same mlparse run command resumes it)")
     if record.state == FAILED and not results.error:
         record.notes.append("failed without an error message")
     owner = find_task(results.task)

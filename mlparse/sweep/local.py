@@ -25,7 +25,7 @@ from mlparse.results import COMPLETE
 from mlparse.run_dir import RunDir
 from mlparse.sweep.driver import Outcome, exit_reason
 from mlparse.sweep.suite import Member
-from mlparse.train.run_lock import Holder, RunLocked, check_free
+from mlparse.run_lock import Holder, RunLocked, check_free
 
 #: The member's output, beside its run's files.
 MEMBER_LOG = "sweep.log"

@@ -22,7 +22,7 @@ from mlparse.run_dir import RunDir
 from mlparse.tasks import dev_metric
 from mlparse.sweep.slurm_queue import JobState, job_number
 from mlparse.sweep.suite import Member
-from mlparse.train.run_lock import RunLocked, check_free
+from mlparse.run_lock import RunLocked, check_free
 
 QUEUED, STOPPED = "queued", "stopped"
 #: Member states, in the order the table counts them.

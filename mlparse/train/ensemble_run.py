@@ -40,7 +40,7 @@ from mlparse.tasks import DataError
 from mlparse.train import checkpoint
 from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags
 from mlparse.train.environment import hardware_info, now_iso, versions
-from mlparse.train.run_lock import RunLock, RunLocked
+from mlparse.run_lock import RunLock, RunLocked
 from mlparse.train.run_plan import RunError, RunPlan, pick_device
 from mlparse.train.runner import WARMUP_SENTENCES, RunOptions, run_planned
 from mlparse.train.prediction import predict_in_batches, resolve_decoder

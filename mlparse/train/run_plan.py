@@ -8,7 +8,7 @@ builds one only when Python calls it without.  Nothing else works these out agai
   folder a caller names;
 - this process among the run's processes (:class:`DistInfo`): torchrun's ``RANK``, ``WORLD_SIZE`` and
   ``LOCAL_RANK``, one process without them;
-- the lock ``RUN_DIR/run.lock`` (:class:`mlparse.train.run_lock.RunLock`): process 0 takes it for the whole
+- the lock ``RUN_DIR/run.lock`` (:class:`mlparse.run_lock.RunLock`): process 0 takes it for the whole
   run, the other ranks have none;
 - the device: ``train.device`` on this process's local rank (:func:`pick_device`), resolved at its first
   use, so that building a plan loads no torch (``mlparse run`` looks at the lock before torch loads).
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Optional
 
 from mlparse.config import RecipeConfig
 from mlparse.run_dir import RunDir
-from mlparse.train.run_lock import RunLock, check_free, wait_until_free
+from mlparse.run_lock import RunLock, check_free, wait_until_free
 
 if TYPE_CHECKING:
     import torch
@@ -77,7 +77,7 @@ def pick_device(config: RecipeConfig, local_rank: int = 0) -> "torch.device":
 class RunPlan:
     """One run of one recipe in this process: the recipe, its run directory, the process, its lock and device.
 
-    ``lock`` follows from the others: the run directory's :class:`~mlparse.train.run_lock.RunLock` on process 0,
+    ``lock`` follows from the others: the run directory's :class:`~mlparse.run_lock.RunLock` on process 0,
     None on the other ranks.  ``device`` is the one given, else :func:`pick_device`'s at first use (then kept).
     """
 
@@ -106,7 +106,7 @@ class RunPlan:
         return self.given_device
 
     def check_free(self) -> None:
-        """Raise :class:`~mlparse.train.run_lock.RunLocked` when a live process holds the run's lock; changes
+        """Raise :class:`~mlparse.run_lock.RunLocked` when a live process holds the run's lock; changes
         nothing (a quick first look; the runner takes the lock).  Ranks other than 0 take no lock: nothing to check."""
         if self.lock is not None:
             check_free(self.run_dir.path)

@@ -9,7 +9,7 @@ of ``model.kind`` through the registry (vocabularies from the training
 examples); train (:class:`~mlparse.train.trainer.Trainer`); load ``best.pt``,
 parse dev and test, write predictions, the scorer's reports and ``results.json``.
 ``results.json`` says ``running`` from the start and is rewritten atomically.
-Process 0 holds the plan's lock (:mod:`mlparse.train.run_lock`) throughout, so a
+Process 0 holds the plan's lock (:mod:`mlparse.run_lock`) throughout, so a
 second launch of the same run is refused at once.  A failed write (a full disk) stops the run
 with :class:`mlparse.io_utils.WriteError`; what was written before stays as it was, and the same
 command resumes.
@@ -29,7 +29,7 @@ from mlparse.config import ConfigError, RecipeConfig, kinds
 from mlparse.io_utils import atomic_write_json, atomic_write_text
 from mlparse.models.registry import parser_class, parser_from_spec
 from mlparse.modules.pretrained_loading import PretrainedError
-from mlparse.results import COMPLETE, FAILED, RUNNING, RunResults
+from mlparse.results import COMPLETE, FAILED, INTERRUPTED, RUNNING, RunResults
 from mlparse.run_dir import RunDir, run_id_for
 from mlparse.tasks import DataError, Task
 from mlparse.train import checkpoint
@@ -39,7 +39,7 @@ from mlparse.train.eval_tags import attach_eval_tags, choose_eval_tags, eval_tag
 from mlparse.train.environment import hardware_info, now_iso, versions
 from mlparse.train.run_budget import extends_budget
 from mlparse.train.run_data import check_lengths, ensure_prepared, load_splits
-from mlparse.train.run_lock import RunLocked, acquire_when_free
+from mlparse.run_lock import RunLocked, acquire_when_free
 from mlparse.train.run_plan import DistInfo, RunError, RunPlan
 from mlparse.train.split_record import carved_dev, carved_dev_note, data_sizes, gold_record
 from mlparse.train.cpu_share import ThreadGovernor, others_since_start
@@ -195,7 +195,13 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
         return _train_and_evaluate(config, options, run_dir, results, device, info, reporter, split, deadline,
                                    threads)
     except BaseException as error:
-        if info.is_main and not isinstance(error, KeyboardInterrupt):
+        if info.is_main and isinstance(error, KeyboardInterrupt):  # never left "running" once its process ends
+            results.status = INTERRUPTED
+            try:
+                run_dir.write_results(results)
+            except OSError:
+                pass
+        elif info.is_main:
             results.status, results.error, results.finished_at = FAILED, str(error) or type(error).__name__, now_iso()
             try:
                 run_dir.write_results(results)

@@ -29,7 +29,7 @@ from mlparse.io_utils import atomic_write_text
 from mlparse.results import COMPLETE, FAILED, RunResults
 from mlparse.run_dir import RunDir
 from mlparse.train.run_budget import extends_budget
-from mlparse.train.run_lock import wait_until_free
+from mlparse.run_lock import wait_until_free
 from mlparse.train.threads import SHARING_VARIABLE
 
 #: Trains one tagger in this process (the runner's ``run_planned`` of its plan): its results and run directory.

@@ -6,8 +6,13 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from mlparse.results import LogEntry, RunResults, SplitScores
+from mlparse.results import RUNNING, LogEntry, RunResults, SplitScores
+from mlparse.run_lock import RunLock
 from mlparse.tasks import dev_metric
+
+
+#: The locks of the "running" runs written here, held by this process until it ends (as a training holds its own).
+HELD_LOCKS: List[RunLock] = []
 
 
 def log_lines(scores: List[float], metric: str = "f1", legacy: bool = False) -> List[str]:
@@ -35,6 +40,10 @@ def write_run(runs: Path, recipe: str, run_id: str, *, dataset: str = "spmrl", l
                          language=language, dev=SplitScores(**dev) if dev else None,
                          test=SplitScores(**test) if test else None, **fields)
     (folder / "results.json").write_text(json.dumps(results.to_json_dict()), encoding="utf-8")
+    if status == RUNNING:  # a run that trains holds its lock (without a live holder it reads as interrupted)
+        lock = RunLock(folder)
+        lock.acquire()
+        HELD_LOCKS.append(lock)
     if log:
         lines = log_lines(log, dev_metric(results.task), legacy=legacy_log)
         (folder / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")

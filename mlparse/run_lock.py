@@ -250,6 +250,17 @@ def check_free(folder: Path) -> None:
         os.close(fd)  # drops a flock we may have taken
 
 
+def held_by_a_live_process(folder: Path) -> bool:
+    """Does a live process hold ``folder``'s run lock now (a run still training)? False when nobody holds it or its
+    holder is gone (a run killed, interrupted, or on another machine whose holder cannot be checked counts as held);
+    changes nothing."""
+    try:
+        check_free(folder)
+    except RunLocked:
+        return True
+    return False
+
+
 #: Seconds between looks at a run that another process holds (:func:`wait_until_free`).
 LOCK_POLL_SECONDS = 10.0
 
