@@ -103,6 +103,15 @@ def table(runs_dir: Path, rows: Sequence[str], minutes: float) -> str:
     return "\n".join(lines)
 
 
+def chosen_rows(parser: argparse.ArgumentParser, text: str, known: Sequence[str]) -> List[str]:
+    """The rows of ``--rows`` (comma-separated), each one of ``known``; an unknown one is the parser's error."""
+    rows = [row.strip() for row in text.split(",") if row.strip()]
+    unknown = [row for row in rows if row not in known]
+    if unknown:
+        parser.error(f"unknown rows {unknown}; rows are {', '.join(known)}")
+    return rows
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--minutes", type=float, default=20.0, help="each row's budget in all")
@@ -110,10 +119,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--runs-dir", type=Path, required=True, help="each row's runs go to DIR/<row>")
     parser.add_argument("--read", action="store_true", help="only print the table of the rows in --runs-dir")
     args = parser.parse_args(argv)
-    rows = [row.strip() for row in args.rows.split(",") if row.strip()]
-    unknown = [row for row in rows if row not in ROWS]
-    if unknown:
-        parser.error(f"unknown rows {unknown}; rows are {', '.join(ROWS)}")
+    rows = chosen_rows(parser, args.rows, ROWS)
     if not args.read:
         for row in rows:
             run_row(row, args.minutes, args.runs_dir)

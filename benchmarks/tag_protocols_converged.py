@@ -36,6 +36,10 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from benchmarks.tag_protocols import chosen_rows  # noqa: E402
+
 RECIPE = "demo-dep"
 SAVED = REPO / "benchmarks" / "results" / "converged"
 ROWS: Dict[str, List[str]] = {
@@ -155,11 +159,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--beside", default="nothing else", help="what else ran on the machine, in words")
     parser.add_argument("--read", action="store_true", help="only print the table of the saved rows")
     args = parser.parse_args(argv)
-    bases = [row.strip() for row in args.rows.split(",") if row.strip()]
-    unknown = [row for row in bases if row not in ROWS]
-    if unknown:
-        parser.error(f"unknown rows {unknown}; rows are {', '.join(ROWS)}")
-    rows = row_names(bases, args.chars)
+    rows = row_names(chosen_rows(parser, args.rows, list(ROWS)), args.chars)
     if not args.read:
         if args.runs_dir is None:
             parser.error("--runs-dir is needed to train (or --read)")

@@ -122,15 +122,20 @@ def test_compare_refuses_a_different_gold_file(span_runs: tuple, tmp_path: Path)
     assert result.exit_code == 1 and "not scored on the same gold test file" in result.output
 
 
-def test_score_and_compare_a_dependency_run(tmp_path: Path) -> None:
-    recipe = write_dep_recipe(tmp_path, train={"max_epochs": 1})
-    config = load_recipe(recipe)
+def scored_dependency_run(tmp_path: Path, name: str, *options: str) -> tuple:
+    """A tiny dependency run trained in ``tmp_path/runs`` and its test predictions scored by ``mlparse score`` as
+    ``name`` (with ``options``): ``(config, run folder, scored folder)``."""
+    config = load_recipe(write_dep_recipe(tmp_path, train={"max_epochs": 1}))
     run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
     run = RunDir.for_recipe(tmp_path / "runs", config).path
-    result = runner.invoke(app, ["score", str(run / "test.pred.conllu"), "--gold", config.data.test, "--name", "dep",
-                                 "--runs-dir", str(tmp_path / "runs")])
+    result = runner.invoke(app, ["score", str(run / "test.pred.conllu"), "--gold", config.data.test, "--name", name,
+                                 *options, "--runs-dir", str(tmp_path / "runs")])
     assert result.exit_code == 0, result.output
-    external = next((tmp_path / "runs" / "dep").iterdir())
+    return config, run, next((tmp_path / "runs" / name).iterdir())
+
+
+def test_score_and_compare_a_dependency_run(tmp_path: Path) -> None:
+    config, run, external = scored_dependency_run(tmp_path, "dep")
     assert json.loads((external / "results.json").read_text())["test"] == _test_scores(run)
     compared = runner.invoke(app, ["compare", str(run), str(external), "--metric", "uas", "--format", "json",
                                    "--samples", "100"])
@@ -268,14 +273,7 @@ def test_compare_refuses_runs_scored_under_different_rules(span_runs: tuple, tmp
 
 
 def test_compare_refuses_dependency_runs_scored_with_and_without_punctuation(tmp_path: Path) -> None:
-    recipe = write_dep_recipe(tmp_path, train={"max_epochs": 1})
-    config = load_recipe(recipe)
-    run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
-    run = RunDir.for_recipe(tmp_path / "runs", config).path
-    scored = runner.invoke(app, ["score", str(run / "test.pred.conllu"), "--gold", config.data.test, "--name", "ptb",
-                                 "--scoring", "ptb", "--runs-dir", str(tmp_path / "runs")])
-    assert scored.exit_code == 0, scored.output
-    external = next((tmp_path / "runs" / "ptb").iterdir())
+    _, run, external = scored_dependency_run(tmp_path, "ptb", "--scoring", "ptb")
     refused = runner.invoke(app, ["compare", str(run), str(external)], env={"COLUMNS": "300"})
     assert refused.exit_code == 1 and "dependency scoring ptb" in refused.output \
         and "dependency scoring conll18" in refused.output, refused.output

@@ -19,7 +19,7 @@ BUNDLED_RUN_IDS = {
     "base": ("7bd233e30c64", "COLLINS.prm"),
     "basque": ("384c246fb3f8", "spmrl.prm"),
     "demo-dep": ("092724019b36", "COLLINS.prm"),
-    "external/stanza-parser": ("c02c246aa8f1", "COLLINS.prm"),
+    "external/stanza-parser": ("4238ac8979f0", "COLLINS.prm"),  # its commands name {lang} and {treebank} (issue 47)
     "external/supar-biaffine-dep": ("21f59b8d3278", "COLLINS.prm"),
     "external/supar-crf-con": ("c760685a53f3", "COLLINS.prm"),
     "demo-lal": ("9d45b8d5630a", "COLLINS.prm"),

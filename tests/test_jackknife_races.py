@@ -15,7 +15,8 @@ from mlparse.results import COMPLETE, RunResults
 from mlparse.run_dir import RunDir
 from mlparse.tasks.constituency import ConstituencyTask
 from mlparse.tasks.treebank import TreeSplit, golds_of
-from mlparse.train import jackknife, run_lock, runner, tagger_pool
+from mlparse import run_lock
+from mlparse.train import jackknife, runner, tagger_pool
 from mlparse.train.checkpoint import CheckpointFiles
 from mlparse.train.jackknife import tagger_configs
 from mlparse.run_lock import RunLock

@@ -49,7 +49,11 @@ class Biaffine(nn.Module):
             y = torch.cat([y, y.new_ones(y.shape[:-1] + (1,))], dim=-1)
         # one matrix product over every position, [B T, dx] @ [dx, o dy] -> [B, o, T, dy] (a broadcast [B, 1, T, dx] @
         # [o, dx, dy] runs B small products and sums the weight's gradient over an expanded copy: 1.5-6x slower on a
-        # CPU, the same numbers); then @ [B, 1, dy, T'] -> [B, o, T, T']
+        # CPU, the same numbers); then @ [B, 1, dy, T'] -> [B, o, T, T']. Under autocast (bf16 on a GPU) the
+        # broadcast form, which hands the weight itself to the product: autocast casts a weight once per update only
+        # when the product reads the parameter, not a permuted copy of it
+        if torch.is_autocast_enabled(x.device.type):
+            return (x.unsqueeze(1) @ self.weight) @ y.unsqueeze(1).transpose(-1, -2)
         batch, length, d_x = x.shape
         n_out, _, d_y = self.weight.shape
         xw = (x.reshape(batch * length, d_x) @ self.weight.permute(1, 0, 2).reshape(d_x, n_out * d_y))
