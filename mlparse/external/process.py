@@ -68,14 +68,22 @@ def run_bounded(words: Sequence[str], log: Path, seconds: Optional[float], stop_
             timeout = None if seconds is None else max(0.0, seconds)
             try:
                 code = process.wait(timeout=timeout)
+                _reap_group(process.pid)  # what it forked and left running ends with it
                 return Outcome(code, time.monotonic() - started, False)
             except subprocess.TimeoutExpired:
+                if process.poll() is not None:  # it ended on its own as the bound came: not stopped
+                    _reap_group(process.pid)
+                    return Outcome(process.returncode, time.monotonic() - started, False)
                 how = stop_group(process, stop_seconds)
                 handle.write(f"\n{STOPPED} at its bound of {seconds:.0f} s ({how})\n")
                 return Outcome(process.returncode, time.monotonic() - started, True, how)
-        except BaseException:  # mlparse is interrupted: the peer is not left behind
-            if process is not None and process.poll() is None:
-                stop_group(process, min(stop_seconds, 10.0))
+        except BaseException:  # mlparse is interrupted: the peer is not left behind, a second signal or not
+            if process is not None:
+                with _signals_held():
+                    if process.poll() is None:
+                        stop_group(process, min(stop_seconds, 10.0))
+                    else:
+                        _reap_group(process.pid)
             raise
 
 
@@ -124,6 +132,21 @@ def _child_setup(parent: int) -> Callable[[], None]:
                 os._exit(1)
 
     return setup
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM ignored while the block runs (in the main thread): a second Ctrl-C or kill while the peer's
+    group is being stopped must not cut the stop short and leave the group running."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def stop_group(process: "subprocess.Popen[bytes]", stop_seconds: float) -> str:
