@@ -334,3 +334,25 @@ def test_jack_knifed_tags_reach_the_peer_and_never_the_scorer(tmp_path: Path) ->
         assert [l[3] for l in lines if l[0].isdigit()] == [tag for sentence in tags[split] for tag in sentence]
     # scored against the data's own gold file: the left chains' UAS, whatever the tags
     assert results.test.uas == pytest.approx(chain_uas(), abs=0.01)
+
+
+def test_a_model_trained_under_another_budget_is_not_reused(tmp_path: Path) -> None:
+    """A run whose training finished but whose scoring failed, run again with a larger budget: once it predicted with
+    the old model and recorded the new budget; now the peer trains again, said in the notes."""
+    recipe = write_external_recipe(tmp_path)
+    assert run(recipe, tmp_path, minutes=5).status == COMPLETE
+    folder = run_dir_of(recipe, tmp_path)
+    state = json.loads((folder / "peer" / "state.json").read_text())
+    assert state["trained"] and state["trained_under"]["minutes"] == 5
+    results = json.loads((folder / "results.json").read_text())
+    (folder / "results.json").write_text(json.dumps({**results, "status": "failed"}))  # as a failed prediction
+    again = run(recipe, tmp_path, minutes=9)
+    assert again.status == COMPLETE
+    assert any("a budget of 5 minutes (now 9 minutes)" in note and "trains again" in note for note in again.notes)
+    commands = json.loads((folder / "peer" / "commands.json").read_text())
+    assert len(commands["train"]) == 1  # the new training's command (the old one's files were cleared)
+    assert json.loads((folder / "peer" / "state.json").read_text())["trained_under"]["minutes"] == 9
+    same = json.loads((folder / "results.json").read_text())
+    (folder / "results.json").write_text(json.dumps({**same, "status": "failed"}))
+    kept = run(recipe, tmp_path, minutes=9)  # the same conditions: the model stands
+    assert any("it was not run again" in note for note in kept.notes)

@@ -81,6 +81,7 @@ class PeerState:
     stopped: bool = False  # stopped at the budget (a finished training, its best model kept by the peer)
     how: str = ""  # the signal that stopped it
     running_since: Optional[float] = None  # time.time() when the attempt now under way started (None: none is)
+    trained_under: Dict[str, Any] = field(default_factory=dict)  # budget, inputs' sha256 and recipe of the training
 
     @classmethod
     def read(cls, path: Path, log: Optional[Path] = None) -> "PeerState":
@@ -102,6 +103,29 @@ class PeerState:
 
     def write(self, path: Path) -> None:
         atomic_write_json(path, {k: getattr(self, k) for k in self.__dataclass_fields__})
+
+
+def training_conditions(config: Any, minutes: Optional[float], files: PeerFiles) -> Dict[str, Any]:
+    """What a peer's model was trained under: the budget in minutes, the sha256 of the files it trained on (the tag
+    protocol's tags in them) and the recipe's hash. A model made under other conditions is not reused."""
+    from mlparse.data.manifest import sha256_file
+
+    return {"minutes": minutes, "train_sha256": sha256_file(files.train), "dev_sha256": sha256_file(files.dev),
+            "recipe": config.hash()}
+
+
+def _differences(before: Dict[str, Any], now: Dict[str, Any]) -> str:
+    """The conditions that changed, in words: ``a budget of 20 minutes (now 40)``, ``other training files``."""
+    out = []
+    if before.get("minutes") != now.get("minutes"):
+        was, new = before.get("minutes"), now.get("minutes")
+        out.append(f"{'no time budget' if was is None else f'a budget of {was:g} minutes'} "
+                   f"(now {'none' if new is None else f'{new:g} minutes'})")
+    if (before.get("train_sha256"), before.get("dev_sha256")) != (now.get("train_sha256"), now.get("dev_sha256")):
+        out.append("other input files (other tags)")
+    if before.get("recipe") != now.get("recipe"):
+        out.append("another recipe")
+    return ", ".join(out) or "other conditions"
 
 
 def peer_environment(config: Any) -> Dict[str, str]:
@@ -172,6 +196,13 @@ def run_external(run: OutsideRun) -> RunResults:
     values = {"python": python, **files.values(), "seed": config.train.seed, "workdir": str(peer),
               "threads": run.threads, **treebank_names(config)}
     state = PeerState.read(peer / STATE_FILE, peer / TRAIN_LOG)
+    conditions = training_conditions(config, run.minutes, files)
+    if (state.trained or state.attempts) and state.trained_under and state.trained_under != conditions:
+        notes.append(f"{e.system}'s earlier training was made under {_differences(state.trained_under, conditions)}: "
+                     "it trains again from the beginning")
+        _clear_peer_files(peer, set(e.files))
+        state = PeerState()
+    state.trained_under = conditions
     commands: Dict[str, Any] = {"python": python, "train": _earlier_trainings(peer), "predict": {}}
     _train(run, state, values, peer, commands, notes)
     _check_model(run, values, state, peer)
