@@ -114,6 +114,17 @@ def training_conditions(config: Any, minutes: Optional[float], files: PeerFiles)
             "recipe": config.hash()}
 
 
+def _stale(state: PeerState, now: Dict[str, Any]) -> bool:
+    """Is what the peer trained (or began to train) not to be reused under the conditions ``now``? A finished
+    training under any other condition; an unfinished one on other inputs or another recipe (one that was only
+    interrupted resumes or restarts with the budget it has left, as before)."""
+    before = state.trained_under
+    if state.trained:
+        return before != now
+    inputs = ("train_sha256", "dev_sha256", "recipe")
+    return bool(state.attempts) and any(before.get(key) != now.get(key) for key in inputs)
+
+
 def _differences(before: Dict[str, Any], now: Dict[str, Any]) -> str:
     """The conditions that changed, in words: ``a budget of 20 minutes (now 40)``, ``other training files``."""
     out = []
@@ -197,7 +208,7 @@ def run_external(run: OutsideRun) -> RunResults:
               "threads": run.threads, **treebank_names(config)}
     state = PeerState.read(peer / STATE_FILE, peer / TRAIN_LOG)
     conditions = training_conditions(config, run.minutes, files)
-    if (state.trained or state.attempts) and state.trained_under and state.trained_under != conditions:
+    if state.trained_under and _stale(state, conditions):
         notes.append(f"{e.system}'s earlier training was made under {_differences(state.trained_under, conditions)}: "
                      "it trains again from the beginning")
         _clear_peer_files(peer, set(e.files))
