@@ -93,6 +93,8 @@ def train_row(row: str, runs_dir: Path, save: Path, beside: str) -> None:
     """Train ``row`` to convergence (or continue it) and save its results, dev curve and machine record."""
     command = command_of(row, runs_dir)
     print(f"$ {' '.join(command)}", flush=True)
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()  # the code the row trains with: the commit it started at
     started = time.monotonic()
     subprocess.run([sys.executable, *command[1:]], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     run = run_dir_of(runs_dir, row)
@@ -101,8 +103,6 @@ def train_row(row: str, runs_dir: Path, save: Path, beside: str) -> None:
     target.mkdir(parents=True, exist_ok=True)
     for name in ("results.json", "log.jsonl"):
         shutil.copyfile(run / name, target / name)
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
     record = {"machine": machine(), "commit": commit, "command": " ".join(command),
               "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "beside": beside,
               "wall_minutes_this_session": round((time.monotonic() - started) / 60.0, 1)}
@@ -124,7 +124,7 @@ def tag_accuracy(results: dict, base: str) -> str:
 
 def table(save: Path, rows: Sequence[str]) -> str:
     """The converged table from the saved files: one line per row, with the gap to the gold row of the same input."""
-    header = ["tags", "characters", "tag accuracy train / dev / test", "converged", "epochs", "hours",
+    header = ["tags", "characters", "tag accuracy train / dev / test", "converged", "epochs", "hours (pauses left out)",
               "dev LAS", "test LAS", "test LAS - gold", "machine, commit"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     saved = {row: save / row for row in rows if (save / row / "results.json").is_file()}
@@ -143,7 +143,8 @@ def table(save: Path, rows: Sequence[str]) -> str:
         gap = "-" if test is None or gold is None or row == gold_row else f"{test - gold:+.2f}"
         cells = [TITLES[base], "CharLSTM" if extra else "no", tag_accuracy(data, base),
                  {True: "yes", False: "no (epoch bound)", None: "-"}[convergence.get("converged")],
-                 f"{data.get('epochs') or 0:.1f}", f"{(data.get('training_seconds') or 0) / 3600:.2f}",
+                 f"{data.get('epochs') or 0:.1f}",
+                 f"{((data.get('training_seconds') or 0) - 60 * record.get('paused_minutes', 0)) / 3600:.2f}",
                  f"{(data.get('dev') or {}).get('las', float('nan')):.2f}", "-" if test is None else f"{test:.2f}", gap,
                  f"{record.get('machine', '?')}, {record.get('commit', '?')}"]
         lines.append("| " + " | ".join(cells) + " |")
