@@ -79,3 +79,16 @@ def test_a_second_sigterm_while_stopping_does_not_leave_the_peer_running(tmp_pat
     mlparse.send_signal(signal.SIGTERM)  # the second one, while the group is being stopped
     mlparse.wait(timeout=30)
     assert ended_within(peer, 2.0)
+
+
+def test_a_peer_that_printed_nothing_is_said_to_have_printed_nothing(tmp_path: Path) -> None:
+    from mlparse.external.runner import last_lines
+
+    log = tmp_path / "train.log"
+    outcome = run_bounded([sys.executable, "-c", "pass"], log, 60, title="training")
+    assert outcome.ok
+    said = last_lines(log)
+    assert said.startswith("it printed nothing") and str(log) in said and "last lines" not in said  # no empty quote
+    run_bounded([sys.executable, "-c", "print('loss 1.0\\x1b[31m')"], log, 60, title="training")
+    said = last_lines(log)
+    assert said.startswith("its last lines:\n  | loss 1.0?[31m") and "\x1b" not in said

@@ -331,9 +331,7 @@ def _check_model(run: OutsideRun, values: Dict[str, Any], state: PeerState, peer
     if state.stopped:
         raise RunError(f"{e.system}'s training was stopped at its budget after {state.training_seconds / 60:.1f} "
                        f"minutes, before it saved a model ({model}): give it more time (--max-minutes)")
-    raise RunError(f"{e.system}'s training ended without the model {model}; its last lines:\n"
-                   + "\n".join("  | " + line for line in tail(peer / TRAIN_LOG).splitlines())
-                   + f"\nits log: {peer / TRAIN_LOG}")
+    raise RunError(f"{e.system}'s training ended without the model {model}; {last_lines(peer / TRAIN_LOG)}")
 
 
 def _clear_peer_files(peer: Path, keep: Any = ()) -> None:
@@ -352,9 +350,16 @@ def _failure(system: str, what: str, outcome: Outcome, log: Path) -> str:
     ending = (f"was stopped at its bound of {outcome.seconds / 60:.1f} minutes ({outcome.how})" if outcome.stopped
               else f"ended with exit status {outcome.returncode}" if outcome.returncode > 0
               else f"was killed by signal {-outcome.returncode}")
+    return f"{system}'s {what} {ending}; {last_lines(log)}"
+
+
+def last_lines(log: Path) -> str:
+    """The peer's last lines in ``log``, quoted (control characters replaced) and the log named; a peer that printed
+    nothing is said to have printed nothing (not an empty quote)."""
     last = tail(log)
-    quoted = "\n".join("  | " + line for line in last.splitlines()) if last else "  (it printed nothing)"
-    return f"{system}'s {what} {ending}; its last lines:\n{quoted}\nits log: {log}"
+    if not last.strip():
+        return f"it printed nothing (its log: {log})"
+    return "its last lines:\n" + "\n".join("  | " + printable(line) for line in last.splitlines()) + f"\nits log: {log}"
 
 
 def _predict_and_score(run: OutsideRun, split: str, files: PeerFiles, values: Dict[str, Any], peer: Path, gold: Any,
@@ -376,9 +381,7 @@ def _predict_and_score(run: OutsideRun, split: str, files: PeerFiles, values: Di
     if not outcome.ok:
         raise RunError(_failure(e.system, f"prediction of {split}", outcome, peer / PREDICT_LOG))
     if not output.is_file() or output.stat().st_size == 0:
-        raise RunError(f"{e.system}'s prediction of {split} wrote nothing to {output}; its last lines:\n"
-                       + "\n".join("  | " + line for line in tail(peer / PREDICT_LOG).splitlines())
-                       + f"\nits log: {peer / PREDICT_LOG}")
+        raise RunError(f"{e.system}'s prediction of {split} wrote nothing to {output}; {last_lines(peer / PREDICT_LOG)}")
     from mlparse.compare.external import scored_predictions
     from mlparse.compare.runs import CompareError
 
