@@ -6,7 +6,7 @@ a graph compiles.
   under ``TORCHINDUCTOR_CACHE_DIR``, by default a folder of ``/tmp`` that a reboot or a cleaner empties. mlparse
   points it at ``$XDG_CACHE_HOME/mlparse/torchinductor`` (``~/.cache/...``) unless the user set it, so the second
   run of a recipe reads its graphs instead of compiling them again (measured on the 2-core machine: a small graph
-  16 s cold, 3.5 s from the cache).
+  16 s cold, 3.5 s from the cache, measured once beside another process: docs/gpu.md).
 - **Recompile limit** (:func:`raise_recompile_limit`): torch compiles a function again for each new shape, up to
   ``torch._dynamo.config.recompile_limit`` (8), then runs it eagerly without a word. A training with
   ``model.max_len`` 300 pads to 12 length buckets, and training and parsing compile apart, so the limit is raised

@@ -161,7 +161,7 @@ def subbatch_budgets(config: RecipeConfig, model: Parser, device: torch.device, 
 def subbatching_of(setting: str, device: torch.device) -> str:
     """``train.subbatching`` resolved for ``device``: ``auto`` is ``least_work`` on a CPU, where every padded
     position costs its full work (the BiLSTM parser on EWT: 1.9x its words computed with ``fill``, 1.16x with
-    ``least_work``, 1.5x the sentences per second; docs/benchmarks.md, "Sub-batches"), and ``fill`` on a GPU, where a
+    ``least_work``, 1.42-1.55x the words per second; docs/benchmarks.md, "Training speed"), and ``fill`` on a GPU, where a
     sub-batch's fixed cost (launches, a host wait) outweighs padding that runs in parallel."""
     if setting == "auto":
         return "least_work" if device.type == "cpu" else "fill"
