@@ -55,6 +55,43 @@ def test_overrides_parse_yaml_values() -> None:
     assert config.model.char_encoder == "concat"
 
 
+#: Values quoted the YAML way with a space inside: ``--set`` reads each as the YAML recipe's value of the same key.
+QUOTED_WITH_SPACES = ["'/data/my treebanks'", '"/data/my treebanks"', "'/data/it''s mine/x y'",
+                      '"/data/a \\"quoted\\" name"', "'/data/my treebanks'  # a comment"]
+
+
+@pytest.mark.parametrize("value", QUOTED_WITH_SPACES)
+def test_a_quoted_override_with_spaces_reads_as_the_recipe_value(tmp_path: Path, value: str) -> None:
+    child = write(tmp_path / "child.yaml", f"base: {RECIPES / 'english.yaml'}\ndata:\n  root: {value}\n")
+    from_file = load_recipe(child).data.root
+    assert " " in from_file and not from_file.startswith(("'", '"'))  # the quotes removed, the spaces kept
+    assert load_recipe(RECIPES / "english.yaml", [f"data.root={value}"]).data.root == from_file
+
+
+def test_a_quoted_external_override_reads_as_the_recipe_value(tmp_path: Path) -> None:
+    from helpers.external_fixtures import write_external_recipe
+
+    recipe = write_external_recipe(tmp_path)
+
+    def from_file(key: str, value: str) -> RecipeConfig:
+        return load_recipe(write(tmp_path / "child.yaml", f"base: {recipe}\nexternal:\n  {key}: {value}\n"))
+
+    settings = "'left chains, one word per line'"
+    assert load_recipe(str(recipe), [f"external.settings={settings}"]).external.settings == \
+        from_file("settings", settings).external.settings == "left chains, one word per line"
+    # external.model is a template of shell words naming one file: YAML's quotes are YAML's, so a file name with a
+    # space needs a shell's quotes inside the value, in a recipe and in --set alike
+    for value in ("'{workdir}/mo del.json'", '"{workdir}/mo del.json"'):
+        with pytest.raises(ConfigError, match="external.model names one file, got 2 words"):
+            from_file("model", value)
+        with pytest.raises(ConfigError, match="external.model names one file, got 2 words"):
+            load_recipe(str(recipe), [f"external.model={value}"])
+    for value in ('"\'{workdir}/mo del.json\'"', "'\"{workdir}/mo del.json\"'"):
+        expected = from_file("model", value).external.model
+        assert load_recipe(str(recipe), [f"external.model={value}"]).external.model == expected
+        assert expected in ("'{workdir}/mo del.json'", '"{workdir}/mo del.json"')
+
+
 def test_unknown_override_key_names_closest_match_and_valid_keys() -> None:
     with pytest.raises(ConfigError) as info:
         load_recipe(RECIPES / "english.yaml", ["train.learning_rat=0.1"])

@@ -106,3 +106,39 @@ def test_two_recipes_for_one_cell_are_warned(tmp_path: Path, small_published) ->
     (row,) = board.measured_rows()
     assert row.cells["hebrew"].value == 92.0 and row.cells["hebrew"].run == "hebrew-big/r1"
     assert len(warnings) == 1 and "hebrew/r1" in warnings[0] and "hebrew-big/r1" in warnings[0]
+
+
+def test_evalb_parameter_files_never_share_a_table(tmp_path: Path) -> None:
+    # the same Hebrew trees scored with COLLINS.prm and with the SPMRL file: two tables, each naming its file
+    runs = tmp_path / "runs"
+    write_run(runs, "hebrew-collins", "r1", system="mlparse span (COLLINS.prm)",
+              dev={"f1": 91.0, "scorer": "evalb COLLINS.prm"}, test={"f1": 91.5, "scorer": "evalb COLLINS.prm"})
+    write_run(runs, "hebrew-spmrl", "r1", system="mlparse span (spmrl.prm)",
+              dev={"f1": 89.0, "scorer": "evalb spmrl.prm"}, test={"f1": 89.5, "scorer": "evalb spmrl.prm"})
+    write_run(runs, "hebrew-old", "r1", system="mlparse span (older results.json)", test={"f1": 90.0})
+    records = collect_runs(runs)
+    assert {r.recipe: r.evalb_params for r in records} == {
+        "hebrew-collins": "COLLINS.prm", "hebrew-spmrl": "spmrl.prm", "hebrew-old": None}
+    boards = {board.evalb_params: board for board in build_leaderboards(records, load_published(), split="test")}
+    assert set(boards) == {"COLLINS.prm", "spmrl.prm", None}
+    assert {params: [row.system for row in board.measured_rows()] for params, board in boards.items()} == {
+        "COLLINS.prm": ["mlparse span (COLLINS.prm)"], "spmrl.prm": ["mlparse span (spmrl.prm)"],
+        None: ["mlparse span (older results.json)"]}
+    assert boards["COLLINS.prm"].title == "constituency · spmrl (evalb COLLINS.prm) · test · F1"
+    assert boards["spmrl.prm"].title == "constituency · spmrl (evalb spmrl.prm) · test · F1"
+    assert boards[None].title == "constituency · spmrl · test · F1"  # a run that does not record its file: as before
+    # Kitaev & Klein's SPMRL scores (SPMRL evalb) sit beside the runs scored the same way only, and Δ with them
+    assert not boards["COLLINS.prm"].published_rows() and boards["COLLINS.prm"].delta == {}
+    assert any(row.system.startswith("Kitaev & Klein (2018)") for row in boards["spmrl.prm"].published_rows())
+    best = max(row.cells["hebrew"].value for row in boards["spmrl.prm"].published_rows() if "hebrew" in row.cells)
+    assert boards["spmrl.prm"].delta["hebrew"] == pytest.approx(89.5 - best)
+    assert boards[None].published_rows()
+
+
+def test_a_run_scored_with_two_evalb_files_is_warned(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    write_run(runs, "hebrew", "r1", dev={"f1": 91.0, "scorer": "evalb COLLINS.prm"},
+              test={"f1": 91.5, "scorer": "evalb spmrl.prm"})
+    (record,) = collect_runs(runs)
+    assert record.evalb_params == "spmrl.prm"
+    assert any("different evalb parameter files (COLLINS.prm and spmrl.prm)" in warning for warning in record.warnings)

@@ -102,11 +102,13 @@ def input_tags_text(record: RunRecord) -> Optional[str]:
 
 
 def _data(record: RunRecord) -> Optional[str]:
-    """``dataset/language``, and a dependency run's scoring convention: ``ud/UD_English-EWT (conll18)``."""
+    """``dataset/language``, with a dependency run's scoring convention and the evalb parameter file of a run evalb
+    scored: ``ud/UD_English-EWT (conll18)``, ``spmrl/hebrew (spmrl.prm)``."""
     if record.results is None:
         return None
     text = f"{record.results.dataset or '?'}/{record.results.language or '?'}"
-    return f"{text} ({record.scoring})" if record.scoring else text
+    rules = [rule for rule in (record.scoring, record.evalb_params) if rule]
+    return f"{text} ({', '.join(rules)})" if rules else text
 
 
 def _stop_reason(record: RunRecord) -> Optional[str]:

@@ -1,4 +1,4 @@
-"""Leaderboards: one table per (task, split, dataset, scoring, metric), columns keyed by language.
+"""Leaderboards: one table per (task, split, dataset, scoring, evalb parameters, metric), columns keyed by language.
 
 Measured rows come from runs: one row per configuration, a group of runs that differ only by seed
 (:mod:`mlparse.run_index.seeds`), named by what differs from its recipe (:mod:`mlparse.run_index.configurations`)
@@ -9,14 +9,17 @@ come from :mod:`mlparse.report.published`.  Scores from different
 data sets never share a table, so a score on the free WSJ sample never sits in
 the same column as a full-PTB score; constituency and dependency scores never
 share one either, nor dependency scores counted under different conventions
-(CoNLL 2018: every word; PTB: punctuation left out).
+(CoNLL 2018: every word; PTB: punctuation left out), nor constituency scores of
+different evalb parameter files (COLLINS.prm, spmrl.prm: the file ``results.json``'s
+scorer names; a run whose results.json names none keeps the table without one).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+from mlparse.data.catalog import CatalogError, evalb_params_for
 from mlparse.run_index.collect import RunRecord
 from mlparse.run_index.configurations import Configurations, distinct_runs
 from mlparse.report.published import Citation, ColumnKey, PublishedRow, PublishedScores, has_convention
@@ -36,6 +39,10 @@ METRIC_NAMES = {"f1": "F1", "recall": "LR", "precision": "LP", "uas": "UAS", "la
 #: How a dependency leaderboard's title names its scoring convention.
 SCORING_NAMES = {"conll18": "CoNLL 2018 scoring", "ptb": "PTB scoring, punctuation excluded",
                  "unknown": "scoring unknown"}
+
+#: What a leaderboard holds: (task, dataset, dependency scoring convention, evalb parameter file); the last two
+#: None where they do not apply or are not recorded.
+BoardKey = Tuple[str, str, Optional[str], Optional[str]]
 
 
 @dataclass
@@ -93,6 +100,7 @@ class Leaderboard:
     delta: Dict[str, float] = field(default_factory=dict)  # language → ours − best previous
     delta_average: Optional[float] = None
     scoring: Optional[str] = None  # dependency: conll18 | ptb | unknown; None for constituency
+    evalb_params: Optional[str] = None  # constituency: the evalb parameter file of its runs; None if not recorded
 
     @property
     def title(self) -> str:
@@ -101,15 +109,18 @@ class Leaderboard:
 
     @property
     def dataset_label(self) -> str:
-        """The data set, with the scoring convention when there is one: ``ud (CoNLL 2018 scoring)``."""
-        if self.scoring is None:
-            return self.dataset
-        return f"{self.dataset} ({SCORING_NAMES.get(self.scoring, self.scoring)})"
+        """The data set, with the scoring convention or the evalb parameter file when there is one:
+        ``ud (CoNLL 2018 scoring)``, ``spmrl (evalb spmrl.prm)``."""
+        rules = ([SCORING_NAMES.get(self.scoring, self.scoring)] if self.scoring is not None else []) + (
+            [f"evalb {self.evalb_params}"] if self.evalb_params is not None else [])
+        return f"{self.dataset} ({', '.join(rules)})" if rules else self.dataset
 
     @property
     def dataset_key(self) -> str:
-        """The data set as one token for tidy output: ``ud (conll18)``; ``spmrl`` for constituency."""
-        return self.dataset if self.scoring is None else f"{self.dataset} ({self.scoring})"
+        """The data set as one token for tidy output: ``ud (conll18)``, ``spmrl (spmrl.prm)``; ``spmrl`` when
+        neither applies."""
+        rules = [rule for rule in (self.scoring, self.evalb_params) if rule is not None]
+        return f"{self.dataset} ({', '.join(rules)})" if rules else self.dataset
 
     @property
     def show_average(self) -> bool:
@@ -215,21 +226,51 @@ def select_runs(records: Sequence[RunRecord], mode: str = "latest") -> List[RunR
 #: goes to the constituency leaderboards, its UAS and LAS to the dependency ones.
 
 
-def board_keys(record: RunRecord) -> List[Tuple[str, str, Optional[str]]]:
-    """(task, dataset, scoring) of every leaderboard a run's scores go to (the scoring convention only for
-    dependency leaderboards)."""
+def scored_by_evalb(task: str) -> bool:
+    """Whether ``task``'s leaderboards hold evalb scores, kept apart by evalb parameter file."""
+    owner = find_task(task)
+    return bool(owner is not None and owner.scorer == "evalb")
+
+
+def board_keys(record: RunRecord) -> List[BoardKey]:
+    """(task, dataset, scoring, evalb parameters) of every leaderboard a run's scores go to (the scoring convention
+    only for dependency leaderboards, the evalb parameter file only for those evalb scores)."""
     results = record.results
     assert results is not None
     owner = find_task(results.task)
     if owner is None:  # a task not installed here: its own board
-        return [(results.task, results.dataset or "?", record.scoring)]
-    return [(task, results.dataset or "?", record.scoring if has_convention(task) else None) for task in owner.views()]
+        return [(results.task, results.dataset or "?", record.scoring, record.evalb_params)]
+    return [(task, results.dataset or "?", record.scoring if has_convention(task) else None,
+             record.evalb_params if scored_by_evalb(task) else None) for task in owner.views()]
 
 
-def _measured_rows(groups: Sequence[SeedGroup], key: Tuple[str, str, Optional[str]], split: str, metric: str,
+@dataclass
+class PublishedParams:
+    """The evalb parameter file of published constituency scores, per (dataset, language): the file the treebank
+    catalog names for that treebank (COLLINS.prm for the PTB, spmrl.prm for SPMRL), the one the papers scored with;
+    None where the catalog does not know the data set (CTB), which then sits beside runs of any file."""
+
+    known: Dict[Tuple[str, str], Optional[str]] = field(default_factory=dict)  # looked up once each
+
+    def __call__(self, dataset: str, language: str) -> Optional[str]:
+        if (dataset, language) not in self.known:
+            try:
+                self.known[(dataset, language)] = evalb_params_for(dataset, language)
+            except CatalogError:  # a family file that does not load: the scores sit beside runs of any file
+                self.known[(dataset, language)] = None
+        return self.known[(dataset, language)]
+
+
+def comparable_params(board: Optional[str], published: Optional[str]) -> bool:
+    """Whether a published score of evalb parameter file ``published`` may sit in a leaderboard of ``board``
+    (either unknown: yes, as before the file was recorded)."""
+    return board is None or published is None or board == published
+
+
+def _measured_rows(groups: Sequence[SeedGroup], key: BoardKey, split: str, metric: str,
                    warnings: List[str], per_seed: bool = False,
                    configurations: Optional[Configurations] = None) -> List[LeaderboardRow]:
-    task, dataset, scoring = key
+    task, dataset, scoring, params = key
     rows: Dict[str, LeaderboardRow] = {}
     for group in groups:
         record = group.representative
@@ -255,7 +296,7 @@ def _measured_rows(groups: Sequence[SeedGroup], key: Tuple[str, str, Optional[st
         existing = row.cells.get(language)
         if existing is not None:
             keep, drop = (existing, cell) if (existing.value or -1.0) >= (value or -1.0) else (cell, existing)
-            where = "/".join(part for part in (task, dataset, scoring, language) if part)
+            where = "/".join(part for part in (task, dataset, scoring, params, language) if part)
             warnings.append(f"{where}: runs {keep.run} and {drop.run} both report "
                             f"system {name!r}; the leaderboard shows {keep.run} (both are in the run details)")
             cell = keep
@@ -265,12 +306,14 @@ def _measured_rows(groups: Sequence[SeedGroup], key: Tuple[str, str, Optional[st
     return [rows[name] for name in sorted(rows)]
 
 
-def _published_rows(rows: Sequence[PublishedRow], dataset: str, metric: str) -> List[LeaderboardRow]:
+def _published_rows(rows: Sequence[PublishedRow], dataset: str, metric: str,
+                    accepts: Callable[[str], bool] = lambda language: True) -> List[LeaderboardRow]:
+    """The rows of ``rows`` with a score of ``metric`` on ``dataset``, in the languages the leaderboard ``accepts``."""
     result = []
     for row in rows:
         cells = {language: Cell(value=metrics[metric], note=row.notes.get(language))
                  for (row_dataset, language), metrics in row.scores.items()
-                 if row_dataset == dataset and metric in metrics}
+                 if row_dataset == dataset and metric in metrics and accepts(language)}
         if cells:
             result.append(LeaderboardRow(system=row.system, kind=PUBLISHED, source=row.citation.short(),
                                          cells=cells, citation=row.citation, group=row.group))
@@ -281,7 +324,8 @@ def build_leaderboards(records: Sequence[RunRecord], published: Optional[Publish
                        select: str = "latest", published_mode: str = "matching",
                        warnings: Optional[List[str]] = None) -> List[Leaderboard]:
     """All leaderboards for ``split``; ordered by task, then data sets with runs (and their scoring
-    conventions), then the rest; one per metric of the task (dependency: UAS, then LAS)."""
+    conventions or evalb parameter files), then the rest; one per metric of the task (dependency: UAS, then LAS).
+    A published constituency score sits only in a leaderboard of its evalb parameter file (:class:`PublishedParams`)."""
     if published_mode not in PUBLISHED_MODES:
         raise ValueError(f"unknown published mode {published_mode!r}; choose one of {PUBLISHED_MODES}")
     warnings = warnings if warnings is not None else []
@@ -290,25 +334,33 @@ def build_leaderboards(records: Sequence[RunRecord], published: Optional[Publish
     groups = select_groups(records, select)
     runs = [group.representative for group in groups]
     published_rows = published.rows(split=split) if published is not None and published_mode != "none" else []
+    published_params = PublishedParams()
 
     def published_key(row: PublishedRow, dataset: str) -> Tuple[str, str, Optional[str]]:
         return row.task, dataset, published.scoring(row.task, dataset)  # type: ignore[union-attr]
 
-    keys: Dict[Tuple[str, str, Optional[str]], None] = {
+    def accepts(key: BoardKey, language: str) -> bool:
+        return not scored_by_evalb(key[0]) or comparable_params(key[3], published_params(key[1], language))
+
+    keys: Dict[BoardKey, None] = {
         key: None for key in sorted({key for record in runs for key in board_keys(record)},
-                                    key=lambda k: (k[0], k[1], k[2] or ""))}
-    if published_mode == "all":
+                                    key=lambda k: (k[0], k[1], k[2] or "", k[3] or ""))}
+    if published_mode == "all":  # a published table with no leaderboard of runs to sit in gets its own
         for row in published_rows:
-            for dataset, _ in row.scores:
-                keys.setdefault(published_key(row, dataset), None)
+            for dataset in dict.fromkeys(name for name, _ in row.scores):
+                base = published_key(row, dataset)
+                languages = [language for row_dataset, language in row.scores if row_dataset == dataset]
+                if not any(key[:3] == base and any(accepts(key, language) for language in languages) for key in keys):
+                    keys.setdefault(base + (None,), None)
     boards = []
     for key in sorted(keys, key=lambda key: (key[0] != "constituency", key[0])):
-        task, dataset, scoring = key
+        task, dataset, scoring, params = key
         owner = find_task(task)  # its metrics, one table each (``--select best`` uses the task's dev metric)
         for metric in owner.board_metrics() if owner is not None else ("f1",):
-            # a published data set's numbers follow one convention: only runs scored the same way sit beside them
-            matching = [row for row in published_rows if published_key(row, dataset) == key]
-            pub = _published_rows(matching, dataset, metric)
+            # a published data set's numbers follow one convention (and one evalb parameter file): only runs
+            # scored the same way sit beside them
+            matching = [row for row in published_rows if published_key(row, dataset) == key[:3]]
+            pub = _published_rows(matching, dataset, metric, lambda language, key=key: accepts(key, language))
             measured = _measured_rows(groups, key, split, metric, warnings, per_seed=select == "all-seeds",
                                       configurations=configurations)
             if not pub and not measured:
@@ -316,7 +368,7 @@ def build_leaderboards(records: Sequence[RunRecord], published: Optional[Publish
             languages = list(dict.fromkeys(language for row in pub for language in row.cells))
             languages += sorted({language for row in measured for language in row.cells} - set(languages))
             board = Leaderboard(task=task, split=split, dataset=dataset, metric=metric,
-                                languages=languages, rows=pub + measured, scoring=scoring)
+                                languages=languages, rows=pub + measured, scoring=scoring, evalb_params=params)
             for row in board.rows:
                 row.average = average({k: c.value for k, c in row.cells.items() if c.state is None}, languages)
             _fill_delta(board)

@@ -47,7 +47,7 @@ def metric_name(metric: str) -> str:
     return METRIC_NAMES.get(metric, metric.upper() if metric else "score")
 
 
-CurveGroup = Tuple[str, str, Optional[str], str]  # task, dataset, scoring convention, metric
+CurveGroup = Tuple[str, str, Optional[str], Optional[str], str]  # task, dataset, scoring convention, evalb file, metric
 
 
 def _zoom_limits(curves: Sequence[Tuple[RunRecord, List[LogEntry]]]) -> Optional[Tuple[float, float]]:
@@ -63,7 +63,8 @@ def _zoom_limits(curves: Sequence[Tuple[RunRecord, List[LogEntry]]]) -> Optional
 
 
 def _curve_groups(report: Report) -> Dict[CurveGroup, List[Tuple[RunRecord, List[LogEntry]]]]:
-    """Log entries by (task, dataset, scoring, metric): one figure each, so that a y axis holds one metric."""
+    """Log entries by (task, dataset, scoring, evalb parameters, metric): one figure each, so that a y axis holds
+    one metric, scored one way."""
     groups: Dict[CurveGroup, List[Tuple[RunRecord, List[LogEntry]]]] = {}
     for record in report.records:
         results = record.results
@@ -72,7 +73,7 @@ def _curve_groups(report: Report) -> Dict[CurveGroup, List[Tuple[RunRecord, List
         for entry in record.log:
             by_metric.setdefault(entry.metric, []).append(entry)
         for metric, entries in by_metric.items():
-            groups.setdefault((task, dataset, record.scoring, metric), []).append((record, entries))
+            groups.setdefault((task, dataset, record.scoring, record.evalb_params, metric), []).append((record, entries))
     return groups
 
 
@@ -102,7 +103,7 @@ def _x_values(entries: List[LogEntry], axis: str) -> List[float]:
 
 
 def dev_curve_plots(report: Report) -> List[Plot]:
-    """One figure per (task, dataset, scoring, metric): the dev score (F1, LAS) against optimizer steps, or
+    """One figure per (task, dataset, scoring, evalb parameters, metric): the dev score (F1, LAS) against optimizer steps, or
     against minutes of training (``report.curve_x``), one line per run with a log, named by system,
     differing settings and seed (:func:`run_names`).  With minutes, evaluations without a time are left out.
 
@@ -113,10 +114,11 @@ def dev_curve_plots(report: Report) -> List[Plot]:
     plots = []
     axis = getattr(report, "curve_x", "step")
     names = run_names(report)
-    for (task, dataset, scoring, metric), curves in sorted(_curve_groups(report).items(),
-                                                           key=lambda item: tuple(k or "" for k in item[0])):
+    for (task, dataset, scoring, params, metric), curves in sorted(_curve_groups(report).items(),
+                                                                   key=lambda item: tuple(k or "" for k in item[0])):
         name = metric_name(metric)
-        where = f"{task}, {dataset}" + (f" ({scoring})" if scoring else "")
+        rules = [rule for rule in (scoring, params) if rule]
+        where = f"{task}, {dataset}" + (f" ({', '.join(rules)})" if rules else "")
         if axis == "minutes":  # evaluations without a time (older logs) cannot be placed
             curves = [(record, [e for e in entries if e.elapsed_seconds is not None]) for record, entries in curves]
             curves = [(record, entries) for record, entries in curves if entries]
@@ -160,7 +162,7 @@ def dev_curve_plots(report: Report) -> List[Plot]:
             close.set_title(f"zoom: dev {name} {zoom[0]:.1f}–{zoom[1]:.1f} (★ best)", fontsize=10)
             figure.suptitle(f"Dev {name} during training — {where}")
         figure.tight_layout()
-        plots.append(Plot(_slug("dev", metric or "score", task, dataset, scoring or "",
+        plots.append(Plot(_slug("dev", metric or "score", task, dataset, scoring or "", params or "",
                                 "minutes" if axis == "minutes" else ""),
                           f"Dev {name} during training ({where})", _png(figure)))
         plt.close(figure)
@@ -268,7 +270,8 @@ def bar_plot(board: Leaderboard) -> Optional[Plot]:
             + (f" {MARK}" if row.cells[language].worse else "")
             for language in languages if language in row.cells and row.cells[language].value is not None)
         for row in rows)
-    plot = Plot(_slug("bars", board.task, board.dataset, board.scoring or "", board.split, board.metric), board.title,
+    plot = Plot(_slug("bars", board.task, board.dataset, board.scoring or "", board.evalb_params or "", board.split,
+                      board.metric), board.title,
                 _png(figure), description=description, series=[series_name(row) for row in rows])
     plt.close(figure)
     return plot

@@ -30,7 +30,8 @@ def report_dict(report: Report) -> Dict[str, Any]:
     boards = []
     for board in report.leaderboards:
         boards.append({
-            "task": board.task, "dataset": board.dataset, "scoring": board.scoring, "split": board.split,
+            "task": board.task, "dataset": board.dataset, "scoring": board.scoring,
+            "evalb_params": board.evalb_params, "split": board.split,
             "metric": board.metric,
             "languages": board.languages,
             "rows": [{
@@ -45,6 +46,7 @@ def report_dict(report: Report) -> Dict[str, Any]:
     runs = [{
         "recipe": record.recipe, "run_id": record.run_id, "dir": record.run_dir.as_posix(), "state": record.state,
         "selected": record.label in report.selected, "scoring": record.scoring,
+        "evalb_params": record.evalb_params,
         "results": record.results.to_json_dict() if record.results is not None else None,
         "log": [entry.to_json_dict() for entry in record.log],
         "warnings": record.warnings, "notes": record.notes,

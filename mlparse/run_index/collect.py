@@ -61,6 +61,9 @@ class RunRecord:
     # dependency runs: the scoring convention (conll18 | ptb | unknown), from the scorer that results.json
     # records, else from the run's recipe.yaml (eval.dependency_scoring); None for other tasks
     scoring: Optional[str] = None
+    # runs evalb scores (constituency, joint): the name of the evalb parameter file (COLLINS.prm, spmrl.prm) that
+    # results.json's scorer names; None for other tasks and for runs whose results.json does not record it
+    evalb_params: Optional[str] = None
 
     @property
     def label(self) -> str:
@@ -270,6 +273,26 @@ def _dependency_scoring(record: "RunRecord") -> str:
     return _recipe_scoring(record.run_dir) or UNKNOWN_SCORING
 
 
+def evalb_params_of(scorer: Optional[str]) -> Optional[str]:
+    """The parameter file an evalb scorer string names: ``"evalb spmrl.prm"`` → ``"spmrl.prm"``, also at the start of
+    a joint run's ``"evalb COLLINS.prm + depeval …"``; None for any other scorer."""
+    match = re.match(r"evalb (.+?)(?: \+ depeval\b.*)?$", (scorer or "").strip())
+    return match.group(1).strip() if match else None
+
+
+def _evalb_params(record: "RunRecord") -> Optional[str]:
+    """The evalb parameter file of a run evalb scores; a warning when its dev and test were scored with different
+    files (the test one is used); None when results.json names none (written before the scorer was recorded)."""
+    found = {split: evalb_params_of(scores.scorer) for split in ("dev", "test")
+             for scores in [record.split(split)] if scores is not None and scores.scorer}
+    named = sorted({value for value in found.values() if value})
+    if len(named) > 1:
+        record.warnings.append(f"{record.run_dir / RESULTS_FILE}: dev and test were scored with different evalb "
+                               f"parameter files ({found['dev']} and {found['test']}); the test one is used")
+        return found["test"]
+    return named[0] if named else None
+
+
 def load_run(run_dir: Path, runs_dir: Optional[Path] = None) -> RunRecord:
     """Load one run folder (``results.json`` and ``log.jsonl``, either may be missing)."""
     relative = run_dir.relative_to(runs_dir) if runs_dir is not None and run_dir != runs_dir else Path(run_dir.name)
@@ -321,6 +344,8 @@ def load_run(run_dir: Path, runs_dir: Optional[Path] = None) -> RunRecord:
     owner = find_task(results.task)
     if owner is not None and owner.has_dependency_convention:  # dependency and joint runs
         record.scoring = _dependency_scoring(record)
+    if owner is not None and owner.scorer == "evalb":  # constituency and joint runs
+        record.evalb_params = _evalb_params(record)
     task_metric = dev_metric(results.task)
     for entry in record.log:
         entry.metric = entry.metric or task_metric
