@@ -48,6 +48,23 @@ def run_system(system: str, minutes: float, runs_dir: Path, env: Dict[str, str])
           flush=True)
 
 
+def print_clocks(runs_dir: Path, systems: List[str]) -> None:
+    """What each system's budget clock measured (results.json ``clock``, mlparse/budget_rule.py), one line each."""
+    import json
+
+    print("system | clock s | start-up s | last model s | past the bound s | threads | stop reason")
+    for system in systems:
+        found = sorted((runs_dir / SYSTEMS[system][3]).glob("*/results.json"), key=lambda p: p.stat().st_mtime)
+        if not found:
+            print(f"{system} | no results.json")
+            continue
+        results = json.loads(found[-1].read_text(encoding="utf-8"))
+        clock = results.get("clock") or {}
+        print(f"{system} | {clock.get('clock_seconds')} | {clock.get('startup_seconds')} | "
+              f"{clock.get('last_model_seconds')} | {clock.get('over_bound_seconds')} | {clock.get('threads')} | "
+              f"{results.get('stop_reason')}", flush=True)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs-dir", type=Path, required=True)
@@ -72,6 +89,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not args.read:
         for system in systems:
             run_system(system, args.minutes, args.runs_dir, env)
+    print_clocks(args.runs_dir, systems)
     report = [sys.executable, "-m", "mlparse", "report", str(args.runs_dir), "--format", "markdown"]
     print("$ python3 " + " ".join(report[1:]), flush=True)
     subprocess.run(report, cwd=REPO, env=env)

@@ -115,6 +115,8 @@ class RunResults:
     # names and the one installed, its Python, its folder and log in the run directory, its training attempts and
     # whether the budget stopped it; None for mlparse's own parsers
     external: Optional[Dict[str, Any]] = None
+    # what the budget's clock measured, the same fields for every system (mlparse.budget_rule.ClockRecord)
+    clock: Optional[Dict[str, Any]] = None
     # runs trained with --until-converged (mlparse/train/convergence.py): the stopping rule, whether it was met,
     # epochs and hours; None for budget runs and in older files
     convergence: Optional[Dict[str, Any]] = None

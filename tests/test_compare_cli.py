@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 from mlparse.cli import app
 from mlparse.config import load_recipe
 from mlparse.run_dir import RunDir
-from mlparse.train.runner import RunOptions, run_recipe
+from mlparse.run_dispatch import run_recipe
+from mlparse.train.runner import RunOptions
 from helpers.dep_fixtures import write_dep_recipe
 from helpers.run_fixtures import train_tiny_seeds
 

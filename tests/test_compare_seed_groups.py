@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 from mlparse.cli import app
 from mlparse.config import load_recipe
 from mlparse.run_dir import RunDir
-from mlparse.train.runner import RunOptions, run_recipe
+from mlparse.run_dispatch import run_recipe
+from mlparse.train.runner import RunOptions
 from helpers.run_fixtures import write_tiny_recipe
 
 runner = CliRunner()

@@ -18,7 +18,8 @@ from mlparse.cli.app import app
 from mlparse.config import ConfigError, load_recipe
 from mlparse.results import COMPLETE, FAILED, RunResults
 from mlparse.run_dir import RunDir
-from mlparse.train.runner import RunError, RunOptions, run_recipe
+from mlparse.run_dispatch import run_recipe
+from mlparse.train.runner import RunError, RunOptions
 from helpers.external_fixtures import chain_uas, write_external_recipe
 
 REPO = Path(__file__).resolve().parents[1]

@@ -105,7 +105,7 @@ def test_a_reused_tagger_trained_under_another_bound_is_recorded_and_said(tmp_pa
     assert len(said) == 1 and "3 taggers" in said[0] and "0.5 minutes" in said[0] and "0.25" in said[0]
 
 
-def test_before_its_first_dev_check_the_reserve_holds_an_estimate_of_that_check(tmp_path: Path) -> None:
+def test_before_its_first_dev_check_the_check_is_estimated_at_the_update_speed(tmp_path: Path) -> None:
     config_path = write_tiny_recipe(tmp_path / "span")
     from mlparse.config import load_recipe
     from mlparse.models.span_parser import build_parser
@@ -115,14 +115,21 @@ def test_before_its_first_dev_check_the_reserve_holds_an_estimate_of_that_check(
     model = build_parser(config.model, trees, span=config.span)
     split = TreeSplit(path=tmp_path / "train.trees", examples=trees)
     trainer = Trainer(config, model, ConstituencyTask(), split, golds_of(trees, model.labels), split,
-                      CheckpointFiles(tmp_path / "checkpoints"), torch.device("cpu"), final_sentences=100)
+                      CheckpointFiles(tmp_path / "checkpoints"), torch.device("cpu"), max_minutes=1.0)
     trainer.update_seconds, trainer.update_sentences = 0.8, 4  # as measured by one update of 4 sentences
     per_sentence = trainer.update_seconds / trainer.update_sentences
-    # a scheduled dev check and the last one, each with an update, then the final parse: dev checks at the update speed
-    expected = 2 * (trainer.update_seconds + per_sentence * len(trainer.dev_inputs)) + per_sentence * 100
-    assert trainer.reserve_seconds() == pytest.approx(expected)
-    trainer.check_seconds, trainer.eval_seconds_per_sentence = 0.3, 0.001  # measured by a dev check: those count
-    assert trainer.reserve_seconds() == pytest.approx(2 * (0.8 + 0.3) + 0.001 * 100)
+    estimate = per_sentence * len(trainer.dev_inputs)  # dev parsed at the update's speed: an overestimate
+    assert trainer.check_estimate() == pytest.approx(estimate)
+    # one more update and the last check must fit in the 60 s: at 60 - 0.8 - estimate the run must stop
+    trainer.state.training_seconds = 60.0 - 0.8 - estimate - 0.01
+    assert not trainer._past_budget()
+    assert not trainer._past_budget(check_due=True)  # the check due now measures itself: not counted twice
+    trainer.state.training_seconds += 0.02
+    assert trainer._past_budget()
+    trainer.check_seconds = 0.3  # measured by a dev check: that counts
+    assert trainer.check_estimate() == pytest.approx(0.3) and not trainer._past_budget()
+    trainer.state.training_seconds = 60.0 - 0.8 - 0.3 - 0.01
+    assert not trainer._past_budget() and trainer._past_budget(check_due=True)  # no room for a scheduled check too
 
 
 def test_a_run_that_overran_its_budget_says_by_how_much(tmp_path: Path) -> None:

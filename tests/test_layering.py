@@ -25,6 +25,8 @@ LAYERS: List[Tuple[str, Tuple[str, ...]]] = [
     ("integrations", ("mlparse.integrations",)),  # the spaCy component: on top of the Python API
     # the Python API: `mlparse.load` (the package's lazy attribute), its parser object, model packages
     ("python api", ("mlparse.api", "mlparse.package", "mlparse.package_ensemble", "mlparse.package_info", "mlparse")),
+    # `mlparse run`'s dispatch: a recipe to mlparse's trainer or to another toolkit's runner, above both
+    ("run dispatch", ("mlparse.run_dispatch",)),
     # the applications of parsers: training and runs, the report, analyses, comparisons, benchmark suites
     ("applications", ("mlparse.train", "mlparse.report", "mlparse.analysis", "mlparse.compare", "mlparse.sweep",
                       "mlparse.external")),  # and other toolkits' parsers run as runs
@@ -37,7 +39,8 @@ LAYERS: List[Tuple[str, Tuple[str, ...]]] = [
     ("run directory", ("mlparse.run_dir", "mlparse.run_lock")),
     ("recipes", ("mlparse.config",)),
     ("data", ("mlparse.data",)),
-    ("trees and results", ("mlparse.trees", "mlparse.results")),
+    # trees; the results schema and the one budget rule every system's results follow
+    ("trees and results", ("mlparse.trees", "mlparse.results", "mlparse.budget_rule")),
     ("foundations", ("mlparse.io_utils", "mlparse.version")),
 ]
 

@@ -96,7 +96,8 @@ def demo_command(
     from mlparse.config import ConfigError, load_recipe
     from mlparse.tasks.evalb_scoring import EvaluationError
     from mlparse.train.run_plan import RunPlan
-    from mlparse.train.runner import RunError, RunOptions, run_planned
+    from mlparse.run_dispatch import run_planned
+    from mlparse.train.runner import RunError, RunOptions
 
     recipe = "demo-synthetic" if data.synthetic else "demo"
     try:

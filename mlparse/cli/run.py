@@ -191,6 +191,13 @@ def run_command(
             fail(error, 2)
     if tagger is not None:
         config, max_minutes = _one_tagger(config, tagger, max_minutes)
+    if kinds_runs_outside(config):  # another toolkit's parser: its Python and checkout, before anything is prepared
+        from mlparse.external.commands import PeerMissing, check_setup
+
+        try:
+            check_setup(config)
+        except PeerMissing as error:
+            fail(error, 1)
     from mlparse.run_lock import RunLocked
     from mlparse.train.run_plan import RunPlan
 
@@ -202,7 +209,8 @@ def run_command(
     except RunLocked as error:
         fail(error, 1)
     from mlparse.tasks.evalb_scoring import EvaluationError
-    from mlparse.train.runner import RunError, RunOptions, run_planned
+    from mlparse.run_dispatch import run_planned
+    from mlparse.train.runner import RunError, RunOptions
 
     if not plan.dist.launched:
         try:

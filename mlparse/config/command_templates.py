@@ -20,10 +20,12 @@ replaced after the split, so a path with spaces stays one word:
 ``{threads}``  the CPU threads mlparse would train with now (cores other processes leave free)
 ``{lang}``     a UD treebank's language code (``en``), from the prepared manifest; other data: ``data.language``
 ``{treebank}`` a UD treebank's file prefix (``en_ewt``), likewise
+``{repo}``     a checkout of the peer's source (``external.repo`` or ``MLPARSE_<SYSTEM>_REPO``,
+               :func:`mlparse.external.commands.peer_repo`): a trainer its package lacks (benepar's ``src/main.py``)
 =============  =====================================================================================
 
-A literal brace is written twice (``{{``).  The paths (``{python}`` to ``{output}``, ``{workdir}``) are absolute: the
-peer's commands run in ``{workdir}``, not in the folder mlparse was started in.
+A literal brace is written twice (``{{``).  The paths (``{python}`` to ``{output}``, ``{workdir}``, ``{repo}``) are
+absolute: the peer's commands run in ``{workdir}``, not in the folder mlparse was started in.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from typing import Dict, List, Set
 
 #: Every placeholder, and the commands that may use it (``predict`` alone has ``{input}`` and ``{output}``).
 PLACEHOLDERS = ("python", "train", "dev", "test", "input", "output", "seed", "minutes", "seconds", "workdir", "threads",
-                "lang", "treebank")
+                "lang", "treebank", "probe", "repo")
 #: The placeholders each command may use. Training never sees ``{test}`` (not even its words: nothing of the test set
 #: reaches a training).
 ALLOWED: Dict[str, Set[str]] = {
@@ -43,8 +45,9 @@ ALLOWED: Dict[str, Set[str]] = {
     "resume": set(PLACEHOLDERS) - {"input", "output", "test"},
     "resume_when": {"workdir", "seed"},
     "model": {"workdir", "seed"},
-    "predict": {"python", "input", "output", "workdir", "seed", "threads", "lang", "treebank"},
+    "predict": {"python", "input", "output", "workdir", "seed", "threads", "lang", "treebank", "repo"},
     "version_command": {"python"},
+    "model_check": {"python", "workdir", "seed", "threads", "repo"},
 }
 #: The keys that name one file, not a command.
 ONE_WORD = ("model", "resume_when")
@@ -94,7 +97,9 @@ def check_template(command: str, template: str) -> None:
             raise TemplateError(f"{{{name}}} {'cannot be used in' if known else 'is not a placeholder of'} "
                                 f"external.{command}; it may use {', '.join('{' + p + '}' for p in sorted(allowed))}")
     if command in ONE_WORD and len(split_words(template)) != 1:
-        raise TemplateError(f"external.{command} names one file, got {len(split_words(template))} words")
+        raise TemplateError(f"external.{command} names one file, got {len(split_words(template))} words (a file "
+                            f"name with a space is quoted inside the value, as in a command: "
+                            f"{command}: \"'{{workdir}}/my model.pt'\")")
     missing = sorted(REQUIRED.get(command, set()) - set(used))
     if missing:
         raise TemplateError(f"external.{command} must use {', '.join('{' + m + '}' for m in missing)} (where it "

@@ -26,13 +26,15 @@ def check_external(config: Any, source: str) -> None:
         if not getattr(e, command).strip():
             raise ConfigError(f"{source}: external.{command} is empty: give the command that "
                               f"{'trains the parser' if command == 'train' else 'makes it predict {input} into {output}'}.")
-    for command in ("train", "predict", "resume", "resume_when", "model", "version_command"):
+    for command in ("train", "predict", "resume", "resume_when", "model", "version_command", "model_check"):
         template = getattr(e, command)
         if template.strip():
             try:
                 check_template(command, template)
             except TemplateError as error:
                 raise ConfigError(f"{source}: external.{command}: {error}") from None
+    if e.model_check.strip() and not e.model.strip():
+        raise ConfigError(f"{source}: external.model_check needs external.model (the file whose load it checks).")
     if bool(e.resume.strip()) != bool(e.resume_when.strip()):
         raise ConfigError(f"{source}: external.resume and external.resume_when go together (the command that "
                           "continues a training and the checkpoint file it continues from).")

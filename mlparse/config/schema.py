@@ -260,13 +260,15 @@ class ExternalConfig:
     prepares its input files under the run's tag protocol, runs its training under the run's budget and its
     prediction on dev and test, and scores what it writes like any run.  Commands are templates of words
     (:mod:`mlparse.external.commands`: ``{python}``, ``{train}``, ``{dev}``, ``{input}``, ``{output}``, ``{seed}``,
-    ``{minutes}``, ``{seconds}``, ``{workdir}``, ``{threads}``, ``{lang}``, ``{treebank}``), run without a shell."""
+    ``{minutes}``, ``{seconds}``, ``{workdir}``, ``{threads}``, ``{lang}``, ``{treebank}``, ``{repo}``), run without a
+    shell."""
 
     system: str = ""  # the peer's name as the report shows it: SuPar, Stanza, benepar
     version: str = ""  # the peer's version this recipe is written for; checked against version_command's output
     task: str = "dependency"  # dependency (CoNLL-U in and out) | constituency (bracketed trees, one per line)
     settings: str = ""  # the peer's model in a few words (biaffine-dep, words + gold UPOS): the report's system name
     python: Optional[str] = None  # what {python} stands for; null: $MLPARSE_<SYSTEM>_PYTHON (system in capitals); not part of the recipe hash
+    repo: Optional[str] = None  # what {repo} stands for: a checkout of the peer's source, for a trainer its package lacks; null: $MLPARSE_<SYSTEM>_REPO; not part of the recipe hash
     install: str = ""  # one line telling a user without the peer how to install it
     version_command: str = ""  # prints the installed version (one line); empty: not checked
     train: str = ""  # the training command (template); it must leave the model where predict finds it (under {workdir})
@@ -274,6 +276,7 @@ class ExternalConfig:
     model: str = ""  # the file (template) the training leaves for predict: checked before predicting (a training stopped before it saved one is said so); empty: not checked
     resume: str = ""  # the training command that continues an interrupted training; empty: a restart (said)
     resume_when: str = ""  # a file (template) that must exist for resume: the peer's checkpoint
+    model_check: str = ""  # a command that loads the model (the peer's own load check), run after training: a model it refuses is not used; not part of the recipe hash
     columns: List[str] = field(default_factory=lambda: ["form", "upos"])  # CoNLL-U columns the peer sees besides ID, HEAD, DEPREL (and DEPS, MISC): the others become _
     predict_targets: str = "blank"  # blank: the prediction input's HEAD, DEPREL and DEPS are _ (the peer cannot read the answers) | keep (a peer that needs them to read its input)
     files: Dict[str, str] = field(default_factory=dict)  # files written into {workdir} before the peer trains: name -> text (its configuration file)

@@ -1,4 +1,6 @@
-"""An external parser's commands filled in (:func:`expand`), shown, and its Python found (:func:`peer_python`).
+"""An external parser's commands filled in (:func:`expand`), shown, its Python found (:func:`peer_python`) and, for a
+peer whose trainer is not in its package, its source checkout (:func:`peer_repo`, ``{repo}``); :func:`check_setup`
+checks both before anything is prepared.
 
 The templates' syntax and placeholders are :mod:`mlparse.config.command_templates`'s (checked when a recipe loads).
 """
@@ -9,12 +11,12 @@ import os
 import re
 import shlex
 from pathlib import Path
-from typing import List, Mapping, Optional, Sequence
+from typing import Any, List, Mapping, Optional, Sequence, Set
 
 from mlparse.config.command_templates import PLACEHOLDERS, TemplateError, placeholders, split_words
 
-__all__ = ["PLACEHOLDERS", "PeerMissing", "TemplateError", "expand", "peer_python", "placeholders", "python_variable",
-           "shown"]
+__all__ = ["PLACEHOLDERS", "PeerMissing", "TemplateError", "check_setup", "expand", "peer_python", "peer_repo",
+           "placeholders", "python_variable", "repo_variable", "shown", "used_placeholders"]
 
 
 def expand(template: str, values: Mapping[str, object]) -> List[str]:
@@ -36,7 +38,17 @@ def shown(words: Sequence[str]) -> str:
 def python_variable(system: str) -> str:
     """The environment variable that names a peer's Python: ``MLPARSE_<SYSTEM>_PYTHON`` (``SuPar`` ->
     ``MLPARSE_SUPAR_PYTHON``; characters other than letters and digits become ``_``)."""
-    return "MLPARSE_" + re.sub(r"[^A-Z0-9]+", "_", system.upper()).strip("_") + "_PYTHON"
+    return _variable(system, "PYTHON")
+
+
+def repo_variable(system: str) -> str:
+    """The environment variable that names a peer's source checkout (``{repo}``): ``MLPARSE_<SYSTEM>_REPO``
+    (``benepar`` -> ``MLPARSE_BENEPAR_REPO``), spelled as :func:`python_variable`."""
+    return _variable(system, "REPO")
+
+
+def _variable(system: str, what: str) -> str:
+    return "MLPARSE_" + re.sub(r"[^A-Z0-9]+", "_", system.upper()).strip("_") + "_" + what
 
 
 class PeerMissing(RuntimeError):
@@ -64,3 +76,48 @@ def peer_python(system: str, given: Optional[str], install: str, environ: Option
         raise PeerMissing(f"{system or 'the external parser'}: {source}={chosen} is not an executable file{where}; "
                           f"{how}{pointer}")
     return str(path)
+
+
+def peer_repo(system: str, given: Optional[str], install: str, environ: Optional[Mapping[str, str]] = None) -> str:
+    """What ``{repo}`` stands for, as an absolute path: ``external.repo`` (the recipe's, or ``--set``), else the
+    environment variable :func:`repo_variable`; :class:`PeerMissing` with one line of what to do when neither names
+    a folder.  A relative path is taken from this process's working folder, as :func:`peer_python`'s."""
+    env = os.environ if environ is None else environ
+    variable = repo_variable(system or "external")
+    chosen = given or env.get(variable)
+    how = f"{install.rstrip('.')}; then " if install else ""
+    pointer = f"set {variable}=/path/to/its/checkout (or --set external.repo=...)"
+    if not chosen:
+        raise PeerMissing(f"{system or 'the external parser'} needs a checkout of its source, which is not given: "
+                          f"{how}{pointer}")
+    typed = Path(chosen).expanduser()
+    path = typed.absolute()
+    if not path.is_dir():
+        source = "external.repo" if given else variable
+        where = "" if typed.is_absolute() else f" ({path}: a relative path is taken from where the command is run)"
+        raise PeerMissing(f"{system or 'the external parser'}: {source}={chosen} is not a folder{where}; "
+                          f"{how}{pointer}")
+    return str(path)
+
+
+#: The commands of an ``external:`` section whose templates are filled in with the run's values.
+COMMANDS = ("train", "predict", "resume", "version_command", "model_check")
+
+
+def used_placeholders(external: Any) -> Set[str]:
+    """The placeholders the commands of ``external`` (a recipe's ``external:`` section) use."""
+    return {name for command in COMMANDS for name in placeholders(getattr(external, command, "") or "")}
+
+
+def check_setup(config: Any, environ: Optional[Mapping[str, str]] = None) -> None:
+    """Before anything is prepared or trained: the peer's Python (when its commands use ``{python}``) and its
+    checkout (``{repo}``) are given and there; :class:`PeerMissing`, one line saying what to install and what to
+    set, otherwise.  ``environ``: this process's environment with the recipe's ``external.environment`` (the
+    peer's), by default."""
+    e = config.external
+    env = dict(os.environ, **{k: str(v) for k, v in e.environment.items()}) if environ is None else environ
+    used = used_placeholders(e)
+    if "python" in used:
+        peer_python(e.system, e.python, e.install, env)
+    if "repo" in used:
+        peer_repo(e.system, e.repo, e.install, env)

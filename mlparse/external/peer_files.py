@@ -43,9 +43,12 @@ class PeerFiles:
     train: Path
     dev: Path  # with trees: the peer's own dev checks while it trains
     predict_inputs: Dict[str, Path]  # dev, test -> the prediction input ({input})
+    probe: Optional[Path] = None  # {probe}: the training file's first sentence alone (a test file a trainer insists on)
+    repo: Optional[str] = None  # {repo}: the peer's source checkout (absolute), when its commands use it
 
     def values(self) -> Dict[str, str]:
-        return {"train": str(self.train), "dev": str(self.dev)}
+        found = {"train": str(self.train), "dev": str(self.dev), "probe": str(self.probe or self.dev)}
+        return dict(found, repo=self.repo) if self.repo is not None else found
 
 
 def conllu_for_peer(text: str, where: str, keep: Sequence[str], tags: Optional[List[List[str]]] = None,
@@ -136,6 +139,7 @@ def write_peer_files(config: object, task: object, folder: Path,
     """Write the peer's train, dev and prediction inputs of ``config`` (a recipe of kind external) into ``folder``
     (``tags``: the jack-knifed tags of each split, when the run has them); returns where they are."""
     e, d = config.external, config.data  # type: ignore[attr-defined]
+    repo = _checkout(e)
     folder.mkdir(parents=True, exist_ok=True)
     no_tags = d.tags == "none"
     dependency = not task.writes_trees  # type: ignore[attr-defined]  # CoNLL-U in and out; else bracketed trees
@@ -166,5 +170,36 @@ def write_peer_files(config: object, task: object, folder: Path,
     stale = folder / f"test{suffix}"  # written there by versions before this one
     if stale.exists():
         stale.unlink()
+    probe = folder / f"probe{suffix}"
+    atomic_write_text(probe, first_sentence(paths["train"].read_text(encoding="utf-8"), dependency))
     return PeerFiles(train=paths["train"], dev=paths["dev"],
-                     predict_inputs={s: folder / f"{s}.input{suffix}" for s in ("dev", "test")})
+                     predict_inputs={s: folder / f"{s}.input{suffix}" for s in ("dev", "test")}, probe=probe,
+                     repo=repo)
+
+
+def _checkout(external: object) -> Optional[str]:
+    """``{repo}`` of a recipe whose commands use it (:func:`mlparse.external.commands.peer_repo`), None otherwise.
+    ``mlparse run`` checks it before anything is prepared (:func:`~mlparse.external.commands.check_setup`); a run
+    started from Python, or a checkout removed since, fails here, before the peer's files are written."""
+    import os
+
+    from mlparse.external.commands import PeerMissing, peer_repo, used_placeholders
+
+    if "repo" not in used_placeholders(external):
+        return None
+    e = external
+    environ = dict(os.environ, **{k: str(v) for k, v in e.environment.items()})  # type: ignore[attr-defined]
+    try:
+        return peer_repo(e.system, e.repo, e.install, environ)  # type: ignore[attr-defined]
+    except PeerMissing as error:
+        raise PeerDataError(str(error)) from None
+
+
+def first_sentence(text: str, conllu: bool) -> str:
+    """The first sentence of a peer's training file (CoNLL-U: its first block; trees: its first line), as a file of
+    its own: ``{probe}``, for a peer whose training evaluates a test file every epoch (SuPar's ``--test``), so that
+    neither the test trees nor a second pass over dev enter its budget."""
+    if conllu:
+        return text.lstrip("\n").split("\n\n", 1)[0].rstrip("\n") + "\n\n"
+    lines = [line for line in text.splitlines() if line.strip()]
+    return (lines[0] + "\n") if lines else ""

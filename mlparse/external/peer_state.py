@@ -28,6 +28,11 @@ class PeerState:
     how: str = ""  # the signal that stopped it
     running_since: Optional[float] = None  # time.time() when the attempt now under way started (None: none is)
     trained_under: Dict[str, Any] = field(default_factory=dict)  # budget, inputs' sha256 and recipe of the training
+    # the budget's clock (mlparse.budget_rule): the attempts' seconds before the last one, when the last one started
+    # (time.time()) and when the model it left was written, in clock seconds (None: not known)
+    clock_before: float = 0.0
+    attempt_started_at: float = 0.0
+    last_model_seconds: Optional[float] = None
 
     @classmethod
     def read(cls, path: Path, log: Optional[Path] = None) -> "PeerState":

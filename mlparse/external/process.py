@@ -37,6 +37,8 @@ class Outcome:
     seconds: float
     stopped: bool
     how: str = ""  # how it was stopped: "SIGINT", "SIGTERM" or "SIGKILL" (empty: it ended on its own)
+    started_at: float = 0.0  # time.time() when it started (a file's mtime is on this clock)
+    stopped_at: Optional[float] = None  # time.time() when it was told to stop at its bound (None: it was not)
 
     @property
     def ok(self) -> bool:
@@ -55,7 +57,7 @@ def run_bounded(words: Sequence[str], log: Path, seconds: Optional[float], stop_
     SIGTERM to mlparse (a sweep stopping its member, ``kill``) is an interrupt: the peer's group is stopped as at
     its bound, then the interrupt goes on."""
     log.parent.mkdir(parents=True, exist_ok=True)
-    started = time.monotonic()
+    started, started_at = time.monotonic(), time.time()
     with open(log, "a", encoding="utf-8") as handle, _sigterm_interrupts():
         handle.write(f"\n{HEADER}{time.strftime('%Y-%m-%d %H:%M:%S')} {title}\n$ {shown(words)}\n")
         handle.flush()
@@ -69,14 +71,15 @@ def run_bounded(words: Sequence[str], log: Path, seconds: Optional[float], stop_
             try:
                 code = process.wait(timeout=timeout)
                 _reap_group(process.pid)  # what it forked and left running ends with it
-                return Outcome(code, time.monotonic() - started, False)
+                return Outcome(code, time.monotonic() - started, False, started_at=started_at)
             except subprocess.TimeoutExpired:
                 if process.poll() is not None:  # it ended on its own as the bound came: not stopped
                     _reap_group(process.pid)
-                    return Outcome(process.returncode, time.monotonic() - started, False)
+                    return Outcome(process.returncode, time.monotonic() - started, False, started_at=started_at)
+                stopped_at = time.time()
                 how = stop_group(process, stop_seconds)
                 handle.write(f"\n{STOPPED} at its bound of {seconds:.0f} s ({how})\n")
-                return Outcome(process.returncode, time.monotonic() - started, True, how)
+                return Outcome(process.returncode, time.monotonic() - started, True, how, started_at, stopped_at)
         except BaseException:  # mlparse is interrupted: the peer is not left behind, a second signal or not
             if process is not None:
                 with _signals_held():

@@ -1,8 +1,8 @@
 """``mlparse run`` of a recipe of kind ``external``: another toolkit's parser trained, run and scored as a run.
 
-The trainer's runner (:mod:`mlparse.train.runner`) does what every run does first (the lock, the recipe and a
-``running`` results.json written, the data prepared, jack-knifed tags made) and hands the run to
-:func:`run_external`, which:
+:mod:`mlparse.run_dispatch` opens the run as every run is opened (:func:`mlparse.train.runner.run_held`: the
+lock, the recipe and a ``running`` results.json written, the data prepared, jack-knifed tags made) and hands it
+to :func:`run_opened`, then :func:`run_external`, which:
 
 1. writes the peer's input files under the tag protocol into ``RUN_DIR/peer/data`` (:mod:`.peer_files`);
 2. finds the peer (``{python}``: :func:`~mlparse.external.commands.peer_python`) and checks its version;
@@ -31,8 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from mlparse.external.commands import PeerMissing, expand, peer_python, placeholders, shown
+from mlparse.external.commands import PeerMissing, check_setup, expand, peer_python, placeholders, shown
+from mlparse.budget_rule import ClockRecord
 from mlparse.external.peer_files import NO_TAG, PeerDataError, PeerFiles, write_peer_files
+from mlparse.external.peer_model import ModelVerdict, judge_model
 from mlparse.external.peer_state import PeerState, differences, stale, training_conditions
 from mlparse.external.process import HEADER, STOPPED, Outcome, run_bounded, tail
 from mlparse.external.versions import printable, same_version, treebank_names, version_line
@@ -78,15 +80,21 @@ def peer_environment(config: Any) -> Dict[str, str]:
 
 
 def check_peer(config: Any) -> None:
-    """Before anything is prepared or trained: the peer's Python is given and there (:class:`RunError`, one line
-    saying what to install and what to set, otherwise)."""
-    e = config.external
-    if not _uses_python(e):
-        return
+    """Before anything is prepared or trained: the peer's Python and checkout are given and there
+    (:class:`RunError`, one line saying what to install and what to set, otherwise)."""
     try:
-        peer_python(e.system, e.python, e.install, peer_environment(config))
+        check_setup(config, peer_environment(config))  # its Python ({python}) and its checkout ({repo})
     except PeerMissing as error:
         raise RunError(str(error)) from None
+
+
+def run_opened(opened: Any) -> RunResults:
+    """Run the peer of an opened run (:class:`mlparse.train.runner.OpenedRun`) under the run's budget, deadline and
+    threads, the rule every system follows (:mod:`mlparse.budget_rule`)."""
+    split = opened.split
+    return run_external(outside_run(opened.config, opened.run_dir, opened.results, opened.reporter,
+                                    opened.budget_minutes, opened.deadline, opened.threads.threads,
+                                    split.tagger_minutes if split is not None else None))
 
 
 def outside_run(config: Any, run_dir: Any, results: RunResults, reporter: Any, minutes: Optional[float],
@@ -148,9 +156,14 @@ def run_external(run: OutsideRun) -> RunResults:
         state = PeerState()
     state.trained_under = conditions
     commands: Dict[str, Any] = {"python": python, "train": _earlier_trainings(peer), "predict": {}}
-    _train(run, state, values, peer, commands, notes)
-    _check_model(run, values, state, peer)
+    outcome = _train(run, state, values, peer, commands, notes)
+    _check_model(run, values, state, peer, outcome)
+    if run.deadline is not None and isinstance(results.budget, dict):  # training ended: parsing is outside the budget
+        late = max(0.0, time.monotonic() - run.deadline) / 60.0
+        results.budget = dict(results.budget, overrun_minutes=round(late, 3))
     results.training_seconds = round(state.training_seconds, 3)
+    results.clock = ClockRecord.measured(run.minutes, state.training_seconds, None, state.last_model_seconds,
+                                         run.threads).as_dict()
     results.stop_reason = (f"max_minutes (the peer was stopped at its budget, {state.how})" if state.stopped
                            else "the peer's own stopping rule")
     predicted_seconds, sentences = 0.0, 0
@@ -174,9 +187,6 @@ def run_external(run: OutsideRun) -> RunResults:
                         "settings": e.settings, "python": python, "folder": str(peer), "log": str(peer / TRAIN_LOG),
                         "attempts": state.attempts, "stopped_at_budget": state.stopped,
                         "budget_minutes": run.minutes}
-    if run.deadline is not None and isinstance(results.budget, dict):
-        late = max(0.0, time.monotonic() - run.deadline) / 60.0
-        results.budget = dict(results.budget, overrun_minutes=round(late, 3))
     results.notes = list(results.notes or []) + notes
     for note in notes:
         run.note(note)
@@ -253,14 +263,15 @@ def _budget_seconds(run: OutsideRun, state: PeerState) -> Optional[float]:
 
 
 def _train(run: OutsideRun, state: PeerState, values: Dict[str, Any], peer: Path, commands: Dict[str, Any],
-           notes: List[str]) -> None:
-    """Run (or resume, or restart) the peer's training unless it finished already (``state`` is kept on disk)."""
+           notes: List[str]) -> Optional[Outcome]:
+    """Run (or resume, or restart) the peer's training unless it finished already (``state`` is kept on disk);
+    returns how the attempt ended (None: none was run)."""
     e = run.config.external
     state_file = peer / STATE_FILE
     if state.trained:
         notes.append(f"{e.system}'s training had finished ({state.training_seconds / 60:.1f} minutes); it was not run "
                      "again")
-        return
+        return None
     template = e.train
     if state.attempts:
         checkpoint = _peer_path(peer, e.resume_when, values) if e.resume_when.strip() else None
@@ -303,12 +314,15 @@ def _train(run: OutsideRun, state: PeerState, values: Dict[str, Any], peer: Path
         state.write(state_file)
         raise
     state.running_since = None
+    before = state.training_seconds  # the clock of the earlier attempts (mlparse.budget_rule: start-up counted in each)
     state.training_seconds += outcome.seconds
     if not outcome.stopped and outcome.returncode != 0:
         state.write(state_file)
         raise RunError(_failure(e.system, "training", outcome, peer / TRAIN_LOG))
     state.trained, state.stopped, state.how = True, outcome.stopped, outcome.how
+    state.attempt_started_at, state.clock_before = outcome.started_at, before
     state.write(state_file)
+    return outcome
 
 
 def _peer_path(peer: Path, template: str, values: Dict[str, Any]) -> Path:
@@ -318,20 +332,48 @@ def _peer_path(peer: Path, template: str, values: Dict[str, Any]) -> Path:
     return path if path.is_absolute() else peer / path
 
 
-def _check_model(run: OutsideRun, values: Dict[str, Any], state: PeerState, peer: Path) -> None:
-    """The model the training leaves (``external.model``) is there, or the run fails saying why it is not."""
+def _check_model(run: OutsideRun, values: Dict[str, Any], state: PeerState, peer: Path,
+                 outcome: Optional[Outcome]) -> None:
+    """The model the training leaves (``external.model``) is there, complete (:mod:`.peer_model`) and, where the recipe
+    gives one, loads by the peer's own check (``external.model_check``); otherwise the run fails saying why and
+    the same command trains again.  Records when the model was written on the budget's clock."""
     e = run.config.external
     if not e.model.strip():
         return
     model = _peer_path(peer, e.model, values)
-    if model.is_file():
+    verdict = judge_model(model, outcome)
+    if verdict.accepted and outcome is not None and e.model_check.strip():
+        verdict = _load_check(run, values, peer, verdict)
+    if verdict.accepted:
+        if outcome is not None and verdict.written_at is not None:  # on the clock: earlier attempts, then this one's
+            state.last_model_seconds = state.clock_before + max(0.0, verdict.written_at - state.attempt_started_at)
+            state.write(peer / STATE_FILE)
         return
     state.trained = False  # the same command (with more minutes) trains again: resumed where it can be, else restarted
     state.write(peer / STATE_FILE)
+    if verdict.reason != "missing":
+        raise RunError(f"{e.system}'s model {model} is not used: {verdict.reason}; the same command trains it again "
+                       f"(--fresh starts over)")
     if state.stopped:
         raise RunError(f"{e.system}'s training was stopped at its budget after {state.training_seconds / 60:.1f} "
                        f"minutes, before it saved a model ({model}): give it more time (--max-minutes)")
     raise RunError(f"{e.system}'s training ended without the model {model}; {last_lines(peer / TRAIN_LOG)}")
+
+
+def _load_check(run: OutsideRun, values: Dict[str, Any], peer: Path, verdict: ModelVerdict) -> ModelVerdict:
+    """``external.model_check`` run on the model (bounded like a prediction): the verdict stands when it succeeds."""
+    e = run.config.external
+    words = expand(e.model_check, values)
+    try:
+        checked = run_bounded(words, peer / TRAIN_LOG, e.predict_minutes * 60.0, e.stop_seconds, cwd=peer,
+                              env=run.environ, title="the model's load check")
+    except OSError as error:
+        raise RunError(f"{e.system}: cannot run {shown(words)} ({error.strerror or error})") from None
+    if checked.ok:
+        return verdict
+    return ModelVerdict(False, f"{e.system}'s own load check ({shown(words)}) "
+                               f"{'failed' if not checked.stopped else 'did not end'}; {last_lines(peer / TRAIN_LOG)}",
+                        verdict.written_at)
 
 
 def _clear_peer_files(peer: Path, keep: Any = ()) -> None:

@@ -11,8 +11,9 @@ trained earlier under a larger bound is reused as it is, and the tags' manifest 
   M, in rounds of ``side_by_side`` taggers: each tagger's training is bounded by that share over the rounds
   (and by ``tagger.max_minutes`` when it is smaller);
 - the parser gets the rest, ``(1 - share) * M`` of training, and the run's deadline, ``M`` minutes after the
-  command started: it stops early enough to parse dev and test before it (the trainer's reserve,
-  :class:`mlparse.train.trainer.Trainer`), so taggers that overran their share shorten the parser, not the run.
+  command started: its training, last dev check and model included, ends before it, so taggers that overran
+  their share shorten the parser, not the run's training.  Dev and test are parsed after it, outside the
+  budget, as for every system (:mod:`mlparse.budget_rule`; the same holds for a peer, ``model.kind: external``).
 
 ``results.json``'s ``budget`` records the split and the minutes each part took (:meth:`BudgetSplit.record`).
 A time bound makes the taggers' tags depend on the machine's speed and load; without one each tagger stops
@@ -89,8 +90,8 @@ class BudgetSplit:
         return (f"{start}; its {self.minutes:g} minutes in all: {self.share * self.minutes:.2f} for the taggers "
                 f"(tagger.budget_share {self.share:g}: {self.rounds} round{'s' if self.rounds > 1 else ''} of at most "
                 f"{self.tagger_minutes:.2f} minutes of training each; finished taggers are reused), "
-                f"{self.parser_minutes:.2f} for the parser, which stops in time to parse dev and test before the "
-                f"{self.minutes:g} minutes are up")
+                f"{self.parser_minutes:.2f} for the parser, whose training ends before the {self.minutes:g} minutes "
+                "are up (dev and test are parsed after, outside the budget)")
 
     def after_taggers(self, seconds: float) -> str:
         """What is left for the parser once the taggers and their tagging took ``seconds`` (a budgeted run)."""
@@ -99,10 +100,10 @@ class BudgetSplit:
         planned = self.share * self.minutes
         if left <= 0:
             return (f"the taggers and their tagging took {seconds / 60:.2f} minutes, the whole budget of "
-                    f"{self.minutes:g}: the parser trains one update and parses dev and test, late")
+                    f"{self.minutes:g}: the parser trains one update and makes its last dev check, late")
         return (f"the taggers and their tagging took {seconds / 60:.2f} minutes ({planned:.2f} planned): the parser "
-                f"trains for at most {min(left, self.parser_minutes or left):.2f} minutes, less what parsing dev "
-                f"and test will take")
+                f"trains for at most {min(left, self.parser_minutes or left):.2f} minutes, its last dev check "
+                f"included")
 
     def record(self, tagger_seconds: Optional[float] = None) -> Dict[str, Any]:
         """``results.json``'s ``budget``: the split, and the minutes the taggers took (training, tagging) when known."""

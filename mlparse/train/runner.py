@@ -25,6 +25,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import torch
 import torch.distributed as dist
 
+from mlparse.budget_rule import ClockRecord
 from mlparse.config import ConfigError, RecipeConfig, kinds
 from mlparse.io_utils import atomic_write_json, atomic_write_text
 from mlparse.models.registry import parser_class, parser_from_spec
@@ -71,7 +72,8 @@ WARMUP_SENTENCES = 64
 
 
 def run_recipe(config: RecipeConfig, options: RunOptions, reporter: Optional[Reporter] = None) -> RunResults:
-    """Train and evaluate ``config`` in ``options.runs_dir``; returns the final results (also in ``results.json``).
+    """Train and evaluate ``config`` (a parser mlparse trains) in ``options.runs_dir``; returns the final results
+    (also in ``results.json``).  A recipe of any kind, another toolkit's included: :func:`mlparse.run_dispatch.run_recipe`.
 
     The run's plan (run directory, lock, device) is :meth:`RunPlan.for_recipe`'s, for the process the
     environment describes; a caller that holds a plan already (``mlparse run``) calls :func:`run_planned`.
@@ -83,18 +85,56 @@ def run_planned(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
     """Train and evaluate ``plan.config`` in ``plan.run_dir`` on ``plan.device``; returns the final results.
 
     Process 0 holds ``plan.lock`` from start to end; :class:`RunError` when another process holds it.
-    ``options.runs_dir`` is where the runs this run needs (jack-knifing taggers) go.
+    ``options.runs_dir`` is where the runs this run needs (jack-knifing taggers) go.  A kind that runs another
+    toolkit's parser is not trained here: :mod:`mlparse.run_dispatch` hands it to :mod:`mlparse.external`.
     """
-    run_dir, lock = plan.run_dir, plan.lock
-    if kinds.declaration(plan.config.model.kind).runs_outside:  # a missing peer is said before anything is done
-        from mlparse.external.runner import check_peer
+    if kinds.declaration(plan.config.model.kind).runs_outside:
+        raise RunError(f"model.kind {plan.config.model.kind} runs another toolkit's parser, which "
+                       "mlparse.run_dispatch.run_recipe hands to mlparse.external; mlparse's trainer does not")
+    return run_held(plan, options, reporter, train_opened)
 
-        if plan.dist.active:
-            raise RunError(f"{plan.config.model.kind} runs another toolkit's parser in one process of its own; "
-                           "run it without --gpus")
-        check_peer(plan.config)
+
+@dataclass
+class OpenedRun:
+    """A run opened by :func:`run_held`: its lock held, ``results.json`` written ``running``, its data prepared and
+    its jack-knifed tags made; what trains it (:func:`train_opened`, or another toolkit's runner) takes it from
+    here.  ``split``: a jack-knifing run's :class:`~mlparse.train.run_budget.BudgetSplit` (None: other runs);
+    ``deadline``: ``time.monotonic()`` by which its training must end (None: none); ``threads``: the choice of
+    torch threads made at its start, the same rule for every system (:mod:`mlparse.budget_rule`)."""
+
+    config: RecipeConfig
+    options: RunOptions
+    run_dir: RunDir
+    results: RunResults
+    device: torch.device
+    info: DistInfo
+    reporter: Optional[Reporter]
+    split: Any
+    deadline: Optional[float]
+    threads: ThreadChoice
+
+    @property
+    def budget_minutes(self) -> Optional[float]:
+        """The parser's training budget: a jack-knifing run's parser share, else ``--max-minutes``, else
+        ``train.max_minutes`` (None: none)."""
+        if self.split is not None and self.split.minutes is not None:
+            return self.split.parser_minutes
+        return self.options.max_minutes if self.options.max_minutes is not None else self.config.train.max_minutes
+
+
+def train_opened(run: OpenedRun) -> RunResults:
+    """Train and score an opened run of a parser mlparse trains."""
+    return _train_and_evaluate(run.config, run.options, run.run_dir, run.results, run.device, run.info, run.reporter,
+                               run.split, run.deadline, run.threads)
+
+
+def run_held(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter],
+             body: Callable[[OpenedRun], RunResults]) -> RunResults:
+    """Open ``plan``'s run with its lock held (process 0), then hand it to ``body``; a failure or an interrupt
+    leaves ``results.json`` saying so, whichever ``body`` ran."""
+    run_dir, lock = plan.run_dir, plan.lock
     if lock is None:  # ranks other than 0
-        return _run_recipe(plan, options, reporter)
+        return _run_recipe(plan, options, reporter, body)
     run_dir.path.mkdir(parents=True, exist_ok=True)
     try:
         if options.wait_for_lock is not None:  # taken or waited for, with no gap for another process to take it
@@ -110,12 +150,13 @@ def run_planned(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
         leftovers = run_dir.remove_leftovers()
         if leftovers and reporter is not None:
             reporter.on_note(f"removed {leftovers} temporary file(s) left in {run_dir.path} by an interrupted write")
-        return _run_recipe(plan, options, reporter)
+        return _run_recipe(plan, options, reporter, body)
     finally:
         lock.release()
 
 
-def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]) -> RunResults:
+def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter],
+                body: Callable[[OpenedRun], RunResults]) -> RunResults:
     config, run_dir, info, device = plan.config, plan.run_dir, plan.dist, plan.device
     started = options.started if options.started is not None else time.monotonic()
     split = budget_split(config, options, device) if config.data.tags == "jackknife" else None
@@ -184,16 +225,7 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
         if info.active:
             dist.barrier()
         deadline = started + split.minutes * 60.0 if split is not None and split.minutes is not None else None
-        declared = kinds.declaration(config.model.kind)
-        if declared.runs_outside:  # another toolkit's parser, run by its own commands (mlparse/external/)
-            from mlparse.external.runner import outside_run, run_external
-
-            minutes = split.parser_minutes if split is not None and split.minutes is not None else (
-                options.max_minutes if options.max_minutes is not None else config.train.max_minutes)
-            return run_external(outside_run(config, run_dir, results, reporter, minutes, deadline, threads.threads,
-                                            split.tagger_minutes if split is not None else None))
-        return _train_and_evaluate(config, options, run_dir, results, device, info, reporter, split, deadline,
-                                   threads)
+        return body(OpenedRun(config, options, run_dir, results, device, info, reporter, split, deadline, threads))
     except BaseException as error:
         if info.is_main and isinstance(error, KeyboardInterrupt):  # never left "running" once its process ends
             results.status = INTERRUPTED
@@ -310,7 +342,9 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
                         device: torch.device, info: DistInfo, reporter: Optional[Reporter], budget: Any = None,
                         deadline: Optional[float] = None, threads: Optional[ThreadChoice] = None) -> RunResults:
     """Train and score; ``threads``: the thread choice (one that adapts gets a governor while it trains); ``budget`` (a jack-knifing run's :class:`~mlparse.train.run_budget.BudgetSplit`) bounds the
-    parser's training, and ``deadline`` (``time.monotonic()``) is when the run must have parsed dev and test."""
+    parser's training, and ``deadline`` (``time.monotonic()``) is when its training must have ended (its last check
+    and model included; parsing dev and test comes after, outside the budget: :mod:`mlparse.budget_rule`)."""
+    clock_started = time.monotonic()  # the budget's clock starts as the data are read (mlparse.budget_rule)
     notes: List[str] = []
     task = parser_class(config.model.kind).make_task(config)
     tagged = jackknife_tags(config, budget.tagger_minutes if budget is not None else None) \
@@ -373,7 +407,7 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     trainer = Trainer(config, model, task, train, golds, dev, run_dir.checkpoints, device,
                       dist_info=info, reporter=reporter if info.is_main else None, max_minutes=max_minutes,
                       on_log=lambda entries: _progress_update(run_dir, results, entries), deadline=deadline,
-                      final_sentences=len(dev.examples) + len(test.examples) + WARMUP_SENTENCES)
+                      clock_started=clock_started)
     if trainer.resume(trust=options.trust_checkpoint, warn=options.warn) and info.is_main:
         _progress_update(run_dir, results, trainer.state.log)  # log.jsonl as of the checkpoint resumed from
     profiler = UpdateProfiler(trainer, options.profile, run_dir.path / PROFILE_FILE, device) \
@@ -382,6 +416,7 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
         trainer.thread_governor = ThreadGovernor(most=threads.most, cores=threads.cores,
                                                  current=torch.get_num_threads())
     state = trainer.fit()
+    training_ended = time.monotonic()  # the budget's clock stops with the last model (mlparse.budget_rule)
     results.hardware["subbatching"] = trainer.subbatching  # how batches were cut (train.subbatching resolved)
     if trainer.alarm is not None:  # compiled: graphs, the updates' time that compiled them, the cache they went to
         results.hardware["compile"] = compile_record(trainer.compile_seconds)
@@ -393,6 +428,11 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
     if info.active:
         dist.barrier()
     results.training_seconds = round(state.training_seconds, 3)
+    results.clock = ClockRecord.measured(max_minutes if max_minutes is not None else config.train.max_minutes,
+                                         trainer.last_model_seconds if trainer.last_model_seconds is not None
+                                         else state.training_seconds, trainer.startup_seconds,
+                                         trainer.last_model_seconds, threads.threads if threads is not None
+                                         else torch.get_num_threads()).as_dict()
     results.epochs = round(state.train_sentences / max(1, len(train.examples)), 4)
     results.best_step = state.best_step
     results.stop_reason = state.stop_reason or None
@@ -431,7 +471,7 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
         results.record_dependency_scoring(outcome.protocol)
     results.parse_sentences_per_second = round(parsed / max(parse_seconds, 1e-9), 2)
     if deadline is not None and isinstance(results.budget, dict):
-        _record_overrun(results, deadline, run_dir, reporter)
+        _record_overrun(results, deadline, training_ended, run_dir, reporter)
     results.status, results.finished_at = COMPLETE, now_iso()
     run_dir.write_results(results)
     return results
@@ -465,15 +505,17 @@ def _final_checkpoint(run_dir: RunDir, device: torch.device, options: RunOptions
                   f"{final.best_step}, {metric} {final.best_score:.2f}), whose weights are lost")
 
 
-def _record_overrun(results: RunResults, deadline: float, run_dir: RunDir, reporter: Optional[Reporter]) -> None:
+def _record_overrun(results: RunResults, deadline: float, ended: float, run_dir: RunDir,
+                    reporter: Optional[Reporter]) -> None:
     """``results.json``'s ``budget.overrun_minutes``: how long after its budget in all (its ``deadline``) a
-    jack-knifing run finished parsing dev and test (0 when it ended in time), with a note when it overran."""
-    late = max(0.0, time.monotonic() - deadline) / 60.0
+    jack-knifing run's training ended (``ended``, its last model written; 0 when it ended in time; parsing dev and
+    test comes after, outside the budget), with a note when it overran."""
+    late = max(0.0, ended - deadline) / 60.0
     results.budget = dict(results.budget or {}, overrun_minutes=round(late, 3))
     if late > 0:
         minutes = (results.budget or {}).get("minutes")
-        _record_notes([f"the run overran its budget of {minutes:g} minutes by {late:.2f} minutes (what came before "
-                       "the parser's training, or its first dev check, took more than was left)"],
+        _record_notes([f"the run's training overran its budget of {minutes:g} minutes by {late:.2f} minutes (what "
+                       "came before the parser's training, or its first dev check, took more than was left)"],
                       run_dir, results, reporter)
 
 

@@ -41,6 +41,7 @@ from mlparse.data.batching import epoch_batches, pack_by_tokens, pack_least_work
 from mlparse.models.base import Parser
 from mlparse.tasks.base import EvalOutcome, Task
 from mlparse.train import checkpoint
+from mlparse.budget_rule import must_stop
 from mlparse.train.budget import parameter_bytes, resolve_budget
 from mlparse.train.compile import compile_encoder, compiled_graphs, uncompile_encoder
 from mlparse.train.compile_runtime import BudgetAlarm, BudgetReached, raise_recompile_limit, use_persistent_cache
@@ -186,12 +187,13 @@ class Trainer:
         max_minutes: Optional[float] = None,
         on_log: Optional[Callable[[List[Dict[str, Any]]], None]] = None,
         deadline: Optional[float] = None,
-        final_sentences: int = 0,
+        clock_started: Optional[float] = None,
     ) -> None:
         """``max_minutes``: the bound on training time (None: ``train.max_minutes``).  ``deadline`` (a
-        ``time.monotonic()`` value; None: none): stop training early enough that a last dev check and the final
-        parse of ``final_sentences`` sentences, at the speed the dev checks measure, end before it (a
-        jack-knifing run's budget in all, :mod:`mlparse.train.run_budget`)."""
+        ``time.monotonic()`` value; None: none): the time by which training must have ended, its last dev check
+        and model included (a jack-knifing run's budget in all, :mod:`mlparse.train.run_budget`).  Both follow
+        :mod:`mlparse.budget_rule`: the clock starts at ``clock_started`` (``time.monotonic()`` when the run began
+        to read its training data; None: when :meth:`fit` starts) and the last check ends inside the bound."""
         self.config = config
         self.model = model
         self.task = task
@@ -207,12 +209,19 @@ class Trainer:
         self.dist = dist_info
         self.reporter = reporter or Reporter()
         self.max_minutes = max_minutes if max_minutes is not None else config.train.max_minutes
-        self.deadline, self.final_sentences = deadline, final_sentences
-        self.eval_seconds_per_sentence = 0.0  # measured by the dev checks (the deadline's reserve)
+        self.deadline, self.clock_started = deadline, clock_started
+        self.eval_seconds_per_sentence = 0.0  # measured by the dev checks
+        #: the clock (mlparse.budget_rule) when this process's first update started, and when its last model was
+        #: written (seconds; None until then)
+        self.startup_seconds: Optional[float] = None
+        self.last_model_seconds: Optional[float] = None
         self.update_seconds = 0.0  # the last update's
         self.update_sentences = 0  # the last update's sentences (before the first dev check, its cost's estimate)
         self.check_seconds = 0.0  # the last dev check's, its checkpoints included
         self.save_seconds = 0.0  # the last checkpoint's
+        #: the last RECENT_TIMES updates' and dev checks' seconds: the budget's stop plans with the longest of them
+        self._recent_updates: List[float] = []
+        self._recent_checks: List[float] = []
         self._epoch_cache: Optional[Tuple[int, List[List[int]]]] = None  # (epoch, its batches): _batches_of
         self.on_log = on_log
         self.decoder = resolve_decoder(config, device)
@@ -421,10 +430,12 @@ class Trainer:
     # -- the loop ------------------------------------------------------------
     def fit(self) -> TrainState:
         t = self.config.train
-        session_start = time.monotonic()
+        # the budget's clock (mlparse.budget_rule): from when the run began to read its data, start-up included
+        session_start = self.clock_started if self.clock_started is not None else time.monotonic()
         base_seconds = self.state.training_seconds
         last_check_step = self.state.step if self.state.log else -1
         window_start, window_sentences, window_tokens = time.monotonic(), 0, 0
+        final_saved = False  # the last check saved the state in which training ended
         while not self.state.done:
             if self.state.epoch >= t.max_epochs:
                 self.state.done, self.state.stop_reason = True, "max_epochs"
@@ -440,6 +451,8 @@ class Trainer:
                 self.state.epoch, self.state.batch_in_epoch = self.state.epoch + 1, 0
                 continue
             update_start, step_before = time.monotonic(), self.state.step
+            if self.startup_seconds is None:
+                self.startup_seconds = update_start - session_start
             try:
                 self.state.recent_loss = self._timed_update(batches[index], base_seconds, session_start)
             except BudgetReached:
@@ -448,6 +461,7 @@ class Trainer:
                     break
                 # else at the end of its (shielded) optimizer step: the update stands, the budget check below stops
             self.update_seconds, self.update_sentences = time.monotonic() - update_start, len(batches[index])
+            self._recent_updates = (self._recent_updates + [self.update_seconds])[-RECENT_TIMES:]
             if self.thread_governor is not None:
                 self.thread_governor.after_update()
             window_sentences += len(batches[index])
@@ -457,7 +471,7 @@ class Trainer:
             if self.state.batch_in_epoch >= len(batches):
                 self.state.epoch, self.state.batch_in_epoch = self.state.epoch + 1, 0
             self.state.training_seconds = base_seconds + (time.monotonic() - session_start)
-            out_of_time = self._out_of_time()
+            out_of_time = self._out_of_time(check_due=index in check_at)
             at_max_updates = t.max_updates is not None and self.state.step >= t.max_updates
             elapsed = max(1e-9, time.monotonic() - window_start)
             info = StepInfo(self.state.step, epoch_float, self.state.recent_loss, self.schedule.lr(self.state.step),
@@ -477,19 +491,24 @@ class Trainer:
                 self.state.training_seconds = base_seconds + (time.monotonic() - session_start)
                 save_start = time.monotonic()
                 self.save_checkpoints(best=improved)
+                final_saved = self.state.done
                 self.save_seconds = time.monotonic() - save_start
+                self.last_model_seconds = base_seconds + (time.monotonic() - session_start)
                 if self.dist.is_main and self.on_log is not None:
                     self.on_log(self.state.log)
                 self.check_seconds = time.monotonic() - check_start
+                self._recent_checks = (self._recent_checks + [self.check_seconds])[-RECENT_TIMES:]
                 info.dev_score, info.best_score = score, self.state.best_score
                 self.reporter.on_eval(info, improved, decayed)
                 window_start, window_sentences, window_tokens = time.monotonic(), 0, 0
-        improved = False
-        if self.state.step != last_check_step and self.state.step > 0 and not self.state.log:
-            improved = self._check(float(self.state.epoch))[1]
-        self.save_checkpoints(best=improved)
-        if self.dist.is_main and self.on_log is not None:
-            self.on_log(self.state.log)
+        if not final_saved:  # else the check that ended training saved the final state: the clock stops there
+            improved = False
+            if self.state.step != last_check_step and self.state.step > 0 and not self.state.log:
+                improved = self._check(float(self.state.epoch))[1]
+            self.save_checkpoints(best=improved)
+            self.last_model_seconds = base_seconds + (time.monotonic() - session_start)
+            if self.dist.is_main and self.on_log is not None:
+                self.on_log(self.state.log)
         return self.state
 
     def _timed_update(self, batch: Sequence[int], base_seconds: float, session_start: float) -> float:
@@ -498,10 +517,10 @@ class Trainer:
         graphs = compiled_graphs() if self.alarm is not None else 0
         started = time.monotonic()
         left = None
-        if self.alarm is not None and self.max_minutes is not None:
-            left = self.max_minutes * 60.0 - (base_seconds + (started - session_start))
+        if self.alarm is not None and self.max_minutes is not None:  # the last check must still fit
+            left = self.max_minutes * 60.0 - (base_seconds + (started - session_start)) - self.check_estimate()
         if self.alarm is not None and self.deadline is not None:
-            to_deadline = self.deadline - started - self.reserve_seconds()
+            to_deadline = self.deadline - started - self.check_estimate()
             left = to_deadline if left is None else min(left, to_deadline)
         try:
             with self.alarm.armed(left) if self.alarm is not None else _null_context():
@@ -533,36 +552,45 @@ class Trainer:
             self._epoch_cache = (epoch, epoch_batches(len(self.train_sentences), t.batch_size, t.seed, epoch, lengths))
         return self._epoch_cache[1]
 
-    def _past_budget(self) -> bool:
-        """Has training used up the time budget (``max_minutes``; None: no budget), or must it stop to end what
-        follows it before the ``deadline``?"""
-        if self.max_minutes is not None and self.state.training_seconds >= self.max_minutes * 60.0:
+    def _past_budget(self, check_due: bool = False) -> bool:
+        """Must training stop now so that its last dev check and model end inside the time budget (``max_minutes``
+        of training clock) and before the ``deadline``? (:func:`mlparse.budget_rule.must_stop`; ``check_due``: a
+        scheduled dev check comes now.)"""
+        check = self.check_estimate()
+        update = max(self._recent_updates, default=self.update_seconds)
+        # before the first check is measured its estimate is pessimistic: a check due now measures it, and is not
+        # counted twice (the run stops after it if the measured time leaves no room)
+        check_due = check_due and bool(self._recent_checks or self.check_seconds > 0)
+        if self.max_minutes is not None and must_stop(self.state.training_seconds, self.max_minutes * 60.0,
+                                                      update, check, check_due):
             return True
-        return self.deadline is not None and time.monotonic() + self.reserve_seconds() >= self.deadline
+        return self.deadline is not None and must_stop(time.monotonic(), self.deadline, update, check, check_due)
 
-    def reserve_seconds(self) -> float:
-        """What may still come once training is found in time, in seconds at the speed measured so far: a scheduled
-        dev check and one more update, then the last dev check and update, the best checkpoint read back (as long as
-        writing one) and the final parse and scoring of ``final_sentences``.  Before the first dev check has
-        measured its cost, a sentence is parsed as fast as the last update trained one (training does more per
-        sentence than parsing: an overestimate), so that a first check late in a short budget is paid for."""
-        check, per_sentence = self.check_seconds, self.eval_seconds_per_sentence
-        if check <= 0 and self.update_sentences > 0:
-            per_sentence = self.update_seconds / self.update_sentences
-            check = per_sentence * len(self.dev_inputs)
-        return 2 * (self.update_seconds + check) + self.save_seconds + per_sentence * self.final_sentences
+    def check_estimate(self) -> float:
+        """What a dev check and the checkpoints after it take, in seconds: the longest of the last few, or before
+        the first one, dev parsed as fast as the last update trained a sentence (training does more per sentence
+        than parsing: an overestimate), so that a first check late in a short budget is paid for."""
+        if self._recent_checks or self.check_seconds > 0:
+            return max(self._recent_checks, default=self.check_seconds)
+        if self.update_sentences > 0:
+            return self.update_seconds / self.update_sentences * len(self.dev_inputs) + self.save_seconds
+        return 0.0
 
-    def _out_of_time(self) -> bool:
-        """Past the time bound? Under DDP rank 0 decides for everybody (clocks differ; checks must not)."""
-        if self.max_minutes is None:
+    def _out_of_time(self, check_due: bool = False) -> bool:
+        """Must training stop for its time bound? Under DDP rank 0 decides for everybody (clocks differ; checks
+        must not)."""
+        if self.max_minutes is None and self.deadline is None:
             return False
-        late = self._past_budget()
+        late = self._past_budget(check_due)
         if self.dist.active:
             box = [late]
             dist.broadcast_object_list(box, src=0)
             late = bool(box[0])
         return late
 
+
+#: How many of the last updates and dev checks the budget's stop plans with (the longest of them: times vary).
+RECENT_TIMES = 8
 
 #: The note of ``train.step: graph`` without ``train.compile`` on a CPU.
 GRAPH_STEP_UNCOMPILED_NOTE = ("train.step: graph without train.compile decodes the loss on the device eagerly: on a CPU "

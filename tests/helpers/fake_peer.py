@@ -11,10 +11,29 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import time
 from pathlib import Path
+
+
+def on_sigint(mode: str, model: Path, record: dict) -> None:
+    """What the fake peer does when it is stopped: ``cut`` starts writing its model and dies of the signal halfway
+    (a save cut by the stop), ``save`` writes its model whole and exits normally (a peer that saves on SIGINT)."""
+
+    def handler(signum: int, frame: object) -> None:
+        time.sleep(0.05)  # the save starts after the signal: its last write comes after it
+        text = json.dumps(dict(record, saved_on="SIGINT"))
+        if mode == "cut":
+            model.write_text(text[: len(text) // 2], encoding="utf-8")
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+        model.write_text(text, encoding="utf-8")
+        sys.exit(0)
+
+    signal.signal(signal.SIGINT, handler)
 
 
 def train(args: argparse.Namespace) -> int:
@@ -36,7 +55,9 @@ def train(args: argparse.Namespace) -> int:
         time.sleep(args.sleep_before_model)
     record = {"sentences": sentences, "seed": args.seed, "argv": sys.argv[1:], "resumed": bool(args.resume),
               "minutes": args.minutes}
-    model.write_text(json.dumps(record), encoding="utf-8")
+    model.write_text(json.dumps(record)[: 10 if args.broken_model else None], encoding="utf-8")
+    if args.on_sigint:
+        on_sigint(args.on_sigint, model, record)
     if args.hang:
         while True:
             time.sleep(0.5)
@@ -102,6 +123,17 @@ def predict(args: argparse.Namespace) -> int:
     return 0
 
 
+def check(args: argparse.Namespace) -> int:
+    """The fake peer's own load check: its model must be whole JSON."""
+    try:
+        json.loads(Path(args.model).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        print(f"cannot load {args.model}: {error}", flush=True)
+        return 1
+    print("model loads", flush=True)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     commands = parser.add_subparsers(dest="command", required=True)
@@ -118,6 +150,10 @@ def main() -> int:
     t.add_argument("--crash", action="store_true")
     t.add_argument("--checkpoint", default=None)
     t.add_argument("--resume", action="store_true")
+    t.add_argument("--on-sigint", choices=["cut", "save"], default=None)
+    t.add_argument("--broken-model", action="store_true")
+    c = commands.add_parser("check")
+    c.add_argument("--model", required=True)
     p = commands.add_parser("predict")
     p.add_argument("--model", required=True)
     p.add_argument("--input", required=True)
@@ -129,6 +165,8 @@ def main() -> int:
     if args.command == "version":
         print("fake-peer 0.3.1")
         return 0
+    if args.command == "check":
+        return check(args)
     return train(args) if args.command == "train" else predict(args)
 
 
