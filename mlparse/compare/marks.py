@@ -141,6 +141,7 @@ def mark_leaderboards(boards: Sequence[Any], records: Sequence[Any], split: str,
                     cell.worse = p_holm < ALPHA and result.delta < 0
                     cell.significance_test = result.kind
                     cell.significance_runs = [result.runs_a, result.runs_b]
+                    cell.significance_tests = len(others)
                     outcome.tested += 1
     return outcome
 
@@ -177,4 +178,29 @@ def legend_lines(board: Any) -> List[str]:
     return [f"{MARK} worse than the column's best system (highest mean) at p < {ALPHA} after Holm's correction over "
             f"the column's tests; " + "; ".join(tests) + floors + ". Seeds of one system are never tested against "
             "each other; systems without predictions of every run, scored on other gold or whose gold file changed, "
-            "and published rows, are not tested"]
+            "and published rows, are not tested"] + unmarkable_lines(board)
+
+
+def unmarkable_lines(board: Any) -> List[str]:
+    """A line naming the columns of ``board`` where no mark can appear with the seeds they have: every test of the
+    column is one with seeds (its p is at least the permutation test's floor,
+    :func:`mlparse.compare.seed_permutation.permutation_floor`), and Holm's correction over the column's tests
+    takes even the smallest floor to ``ALPHA`` or above (3 seeds a system: 0.1, 0.2 over two tests); with the
+    fewest seeds a system that can go below it.  Empty when every tested column could carry a mark."""
+    from mlparse.compare.group_significance import GROUPS, RUN_AGAINST_GROUP
+    from mlparse.compare.seed_permutation import unreachable_text
+
+    found: Dict[str, List[str]] = {}
+    for language in board.languages:
+        tested = [row.cells[language] for row in board.rows if language in row.cells
+                  and getattr(row.cells[language], "significance", None) is not None]
+        if not tested or any(getattr(cell, "significance_test", None) not in (GROUPS, RUN_AGAINST_GROUP)
+                             or not getattr(cell, "significance_runs", None) for cell in tested):
+            continue  # untested, or a test over sentences (two single runs), which has no such floor
+        counts = [getattr(cell, "significance_tests", None) for cell in tested]
+        tests = max((count for count in counts if count), default=len(tested))
+        why = unreachable_text([tuple(cell.significance_runs) for cell in tested], tests, ALPHA)
+        if why is not None:
+            found.setdefault(why, []).append(language)
+    parts = [f"{', '.join(languages)}: {why}" for why, languages in found.items()]
+    return [f"No {MARK} can appear with these seeds in " + "; in ".join(parts)] if parts else []

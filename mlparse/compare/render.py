@@ -81,10 +81,13 @@ def _caption(result: CompareResult) -> List[str]:
                      f"variance = the seeds' (Welch) + the test sentences' (paired bootstrap, {o.samples} samples); a "
                      "single run against several seeds counts as one more seed) and of the exact permutation test "
                      "over seeds")
-        from mlparse.compare.seed_permutation import floors_text
+        from mlparse.compare.seed_permutation import floors_text, unreachable_text
 
         sizes = [(x.test.runs_a, x.test.runs_b) for x in result.comparisons if x.test.kind != SINGLE_RUNS]
         lines.append(floors_text(sizes, ALPHA))
+        why = unreachable_text(sizes, len(result.comparisons), ALPHA) if SINGLE_RUNS not in kinds else None
+        if why is not None:
+            lines.append(f"no verdict can be significant with these seeds: {why}")
     if SINGLE_RUNS in kinds:
         lines.append(f"paired {o.method} over sentences, {o.samples} samples: two single runs (no seed variance seen)")
     if len(result.comparisons) > 1:

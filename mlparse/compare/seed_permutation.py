@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -90,6 +90,33 @@ def fewest_seeds_below(alpha: float, limit: int = 40) -> List[PermutationFloor]:
         if found:
             return found
     raise ValueError(f"no split of up to {limit} runs can go below p = {alpha}")
+
+
+def fewest_equal_seeds(alpha: float, tests: int = 1, limit: int = 40) -> PermutationFloor:
+    """The floor of the fewest seeds a system, the same number for every system, with which a test against the
+    column's best system can go below ``alpha`` after Holm's correction over ``tests`` tests (the smallest corrected
+    p is ``tests`` times the smallest p): the first ``n + n`` whose floor times ``tests`` is below ``alpha``."""
+    for n in range(2, limit + 1):
+        floor = permutation_floor(n, n)
+        if tests * floor.p < alpha:
+            return floor
+    raise ValueError(f"no number of seeds up to {limit} a system can go below p = {alpha} over {tests} tests")
+
+
+def unreachable_text(sizes: Sequence[Tuple[int, int]], tests: int, alpha: float) -> Optional[str]:
+    """Where no test over seeds of the sizes ``(m, k)`` can go below ``alpha`` after Holm's correction over ``tests``
+    tests (the smallest corrected p is ``tests`` times the smallest floor): why, and the fewest seeds a system with
+    which it can (:func:`fewest_equal_seeds`); None where it can."""
+    if not sizes:
+        return None
+    floor = min((permutation_floor(min(m, k), max(m, k)) for m, k in sizes), key=lambda f: f.p)
+    if tests * floor.p < alpha:
+        return None
+    fewest = fewest_equal_seeds(alpha, tests)
+    corrected = f", {min(1.0, tests * floor.p):.4g} after Holm's correction over {tests} tests" if tests > 1 else ""
+    needed = f", {tests * fewest.p:.4g} after the correction" if tests > 1 else ""
+    return (f"the permutation test over seeds cannot go below p = {floor.p:.4g} with {floor.m} + {floor.k} seeds"
+            f"{corrected}; {fewest.m} seeds a system are the fewest with which it can (p ≥ {fewest.p:.4g}{needed})")
 
 
 def floors_text(sizes: Sequence[Tuple[int, int]], alpha: float) -> str:

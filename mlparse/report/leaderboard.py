@@ -75,6 +75,7 @@ class Cell:
     worse: Optional[bool] = None
     significance_test: Optional[str] = None
     significance_runs: Optional[List[int]] = None  # [runs of the column's best system, runs of this one]
+    significance_tests: Optional[int] = None  # the column's tests against its best system, which Holm corrected over
 
 
 @dataclass
