@@ -517,10 +517,11 @@ class Trainer:
         graphs = compiled_graphs() if self.alarm is not None else 0
         started = time.monotonic()
         left = None
-        if self.alarm is not None and self.max_minutes is not None:  # the last check must still fit
-            left = self.max_minutes * 60.0 - (base_seconds + (started - session_start)) - self.check_estimate()
+        measured_check = max(self._recent_checks, default=0.0)  # the last check must still fit (once measured)
+        if self.alarm is not None and self.max_minutes is not None:
+            left = self.max_minutes * 60.0 - (base_seconds + (started - session_start)) - measured_check
         if self.alarm is not None and self.deadline is not None:
-            to_deadline = self.deadline - started - self.check_estimate()
+            to_deadline = self.deadline - started - measured_check
             left = to_deadline if left is None else min(left, to_deadline)
         try:
             with self.alarm.armed(left) if self.alarm is not None else _null_context():
