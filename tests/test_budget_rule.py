@@ -99,3 +99,14 @@ def test_the_peers_own_load_check_refuses_a_broken_model(tmp_path: Path) -> None
         _peer_run(tmp_path, "--broken-model", model_check=check)
     results, _ = _peer_run(tmp_path / "whole", "", model_check=check)
     assert results.status == COMPLETE
+
+
+def test_a_run_stopped_a_little_before_its_bound_is_not_trained_on_under_the_same_budget(tmp_path: Path) -> None:
+    recipe = write_dep_recipe(tmp_path / "mlparse", train={"max_epochs": 100000, "patience_epochs": 100000})
+    config = load_recipe(str(recipe))
+    first = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs", max_minutes=0.05))
+    assert first.stop_reason == "max_minutes" and first.training_seconds < 3.0  # inside its bound of 3 s
+    again = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs", max_minutes=0.05))
+    assert again.training_seconds == first.training_seconds and again.finished_at == first.finished_at
+    more = run_recipe(config, RunOptions(runs_dir=tmp_path / "runs", max_minutes=0.08))  # a larger one trains on
+    assert more.training_seconds > first.training_seconds and more.max_minutes == 0.08

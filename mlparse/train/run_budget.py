@@ -161,10 +161,15 @@ def split_for(config: RecipeConfig, minutes: Optional[float], gpus: int) -> Budg
 def extends_budget(previous: RunResults, budget_minutes: Optional[float]) -> bool:
     """Does a finished run that its time budget stopped get more time now (None: no budget)?  A jack-knifing run
     records its budget in all (``budget.minutes``, :meth:`BudgetSplit.record`), which a larger one extends;
-    other runs compare the budget with their training time."""
+    other runs compare the budget with the bound they stopped at (``max_minutes``; files without one: with their
+    training time).  A run stops a little before its bound (:mod:`mlparse.budget_rule`), so the same budget never
+    extends it."""
     if previous.stop_reason != "max_minutes":
         return False
     recorded = previous.budget.get("minutes") if isinstance(previous.budget, dict) else None
     if isinstance(recorded, (int, float)) and not isinstance(recorded, bool):
         return budget_minutes is None or budget_minutes > recorded
+    bound = previous.max_minutes  # the bound it stopped at: its training ends a little before it (budget_rule)
+    if isinstance(bound, (int, float)) and not isinstance(bound, bool):
+        return budget_minutes is None or budget_minutes > bound
     return budget_minutes is None or budget_minutes * 60.0 > (previous.training_seconds or 0.0)

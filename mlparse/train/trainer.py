@@ -77,6 +77,9 @@ class TrainState:
     stop_reason: str = ""
     log: List[Dict[str, Any]] = field(default_factory=list)
     recent_loss: float = 0.0
+    #: the time budget in minutes that stopped training (stop_reason max_minutes): training ends a little before it
+    #: (mlparse.budget_rule), so only a larger budget trains on; None: not stopped by one (or an older checkpoint)
+    stopped_at_budget: Optional[float] = None
 
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "TrainState":
@@ -310,8 +313,9 @@ class Trainer:
         self.optimizer.load_state_dict(saved["optimizer"])
         self.schedule.load_state_dict(saved["schedule"])
         self.state = TrainState.from_dict(saved["state"])
-        if self.state.done and self.state.stop_reason == "max_minutes" and not self._past_budget():
+        if self.state.done and self.state.stop_reason == "max_minutes" and self._budget_extended():
             self.state.done, self.state.stop_reason = False, ""  # stopped by a smaller time budget: train on
+            self.state.stopped_at_budget = None
         if plan.legacy_best is not None:  # a format-1 best.pt written just before a lost last.pt: the best we know
             step, dev_score = plan.legacy_best
             if dev_score > self.state.best_score:
@@ -484,6 +488,7 @@ class Trainer:
                 last_check_step = self.state.step
                 if out_of_time and not self.state.done:
                     self.state.done, self.state.stop_reason = True, "max_minutes"
+                    self.state.stopped_at_budget = self.max_minutes
                 if at_max_updates and not self.state.done:
                     self.state.done, self.state.stop_reason = True, "max_updates"
                 if self.state.epoch >= t.max_epochs and not self.state.done:
@@ -536,6 +541,7 @@ class Trainer:
         self.optimizer.zero_grad(set_to_none=True)
         self.state.training_seconds = base_seconds + (time.monotonic() - session_start)
         self.state.done, self.state.stop_reason = True, "max_minutes"
+        self.state.stopped_at_budget = self.max_minutes
         uncompile_encoder(self.model)
         self.graph_step = None
         self.reporter.on_note(
@@ -552,6 +558,13 @@ class Trainer:
             lengths = self.train_lengths if t.batch_order == "buckets" else None
             self._epoch_cache = (epoch, epoch_batches(len(self.train_sentences), t.batch_size, t.seed, epoch, lengths))
         return self._epoch_cache[1]
+
+    def _budget_extended(self) -> bool:
+        """Does this trainer's budget go past the one that stopped the resumed state?"""
+        before = self.state.stopped_at_budget
+        if before is None:  # a checkpoint from before the budget was recorded: its training time against the budget
+            return not self._past_budget()
+        return self.max_minutes is None or self.max_minutes > before
 
     def _past_budget(self, check_due: bool = False) -> bool:
         """Must training stop now so that its last dev check and model end inside the time budget (``max_minutes``
