@@ -116,18 +116,18 @@ def test_before_its_first_dev_check_the_check_is_estimated_at_the_update_speed(t
     split = TreeSplit(path=tmp_path / "train.trees", examples=trees)
     trainer = Trainer(config, model, ConstituencyTask(), split, golds_of(trees, model.labels), split,
                       CheckpointFiles(tmp_path / "checkpoints"), torch.device("cpu"), max_minutes=1.0)
-    trainer.update_seconds, trainer.update_sentences = 0.8, 4  # as measured by one update of 4 sentences
-    per_sentence = trainer.update_seconds / trainer.update_sentences
+    trainer.clock.update_seconds, trainer.clock.update_sentences = 0.8, 4  # as measured by one update of 4 sentences
+    per_sentence = trainer.clock.update_seconds / trainer.clock.update_sentences
     estimate = per_sentence * len(trainer.dev_inputs)  # dev parsed at the update's speed: an overestimate
-    assert trainer.check_estimate() == pytest.approx(estimate)
+    assert trainer.clock.check_estimate() == pytest.approx(estimate)
     # one more update and the last check must fit in the 60 s: at 60 - 0.8 - estimate the run must stop
     trainer.state.training_seconds = 60.0 - 0.8 - estimate - 0.01
     assert not trainer._past_budget()
     assert not trainer._past_budget(check_due=True)  # the check due now measures itself: not counted twice
     trainer.state.training_seconds += 0.02
     assert trainer._past_budget()
-    trainer.check_seconds = 0.3  # measured by a dev check: that counts
-    assert trainer.check_estimate() == pytest.approx(0.3) and not trainer._past_budget()
+    trainer.clock.check_seconds = 0.3  # measured by a dev check: that counts
+    assert trainer.clock.check_estimate() == pytest.approx(0.3) and not trainer._past_budget()
     trainer.state.training_seconds = 60.0 - 0.8 - 0.3 - 0.01
     assert not trainer._past_budget() and trainer._past_budget(check_due=True)  # no room for a scheduled check too
 

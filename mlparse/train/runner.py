@@ -429,9 +429,9 @@ def _train_and_evaluate(config: RecipeConfig, options: RunOptions, run_dir: RunD
         dist.barrier()
     results.training_seconds = round(state.training_seconds, 3)
     results.clock = ClockRecord.measured(max_minutes if max_minutes is not None else config.train.max_minutes,
-                                         trainer.last_model_seconds if trainer.last_model_seconds is not None
-                                         else state.training_seconds, trainer.startup_seconds,
-                                         trainer.last_model_seconds, threads.threads if threads is not None
+                                         trainer.clock.last_model_seconds if trainer.clock.last_model_seconds
+                                         is not None else state.training_seconds, trainer.clock.startup_seconds,
+                                         trainer.clock.last_model_seconds, threads.threads if threads is not None
                                          else torch.get_num_threads()).as_dict()
     results.epochs = round(state.train_sentences / max(1, len(train.examples)), 4)
     results.best_step = state.best_step

@@ -41,8 +41,8 @@ from mlparse.data.batching import epoch_batches, pack_by_tokens, pack_least_work
 from mlparse.models.base import Parser
 from mlparse.tasks.base import EvalOutcome, Task
 from mlparse.train import checkpoint
-from mlparse.budget_rule import must_stop
 from mlparse.train.budget import parameter_bytes, resolve_budget
+from mlparse.train.training_clock import TrainingClock
 from mlparse.train.compile import compile_encoder, compiled_graphs, uncompile_encoder
 from mlparse.train.compile_runtime import BudgetAlarm, BudgetReached, raise_recompile_limit, use_persistent_cache
 from mlparse.train.cpu_share import ThreadGovernor
@@ -213,18 +213,8 @@ class Trainer:
         self.reporter = reporter or Reporter()
         self.max_minutes = max_minutes if max_minutes is not None else config.train.max_minutes
         self.deadline, self.clock_started = deadline, clock_started
-        self.eval_seconds_per_sentence = 0.0  # measured by the dev checks
-        #: the clock (mlparse.budget_rule) when this process's first update started, and when its last model was
-        #: written (seconds; None until then)
-        self.startup_seconds: Optional[float] = None
-        self.last_model_seconds: Optional[float] = None
-        self.update_seconds = 0.0  # the last update's
-        self.update_sentences = 0  # the last update's sentences (before the first dev check, its cost's estimate)
-        self.check_seconds = 0.0  # the last dev check's, its checkpoints included
-        self.save_seconds = 0.0  # the last checkpoint's
-        #: the last RECENT_TIMES updates' and dev checks' seconds: the budget's stop plans with the longest of them
-        self._recent_updates: List[float] = []
-        self._recent_checks: List[float] = []
+        #: when training must stop for its time bound, from the times measured (mlparse.budget_rule)
+        self.clock = TrainingClock(self.max_minutes, deadline, len(self.dev_inputs))
         self._epoch_cache: Optional[Tuple[int, List[List[int]]]] = None  # (epoch, its batches): _batches_of
         self.on_log = on_log
         self.decoder = resolve_decoder(config, device)
@@ -402,9 +392,7 @@ class Trainer:
         """Dev check on rank 0, broadcast to the others; returns (score, improved, decayed)."""
         score = float("nan")
         if self.dist.is_main:
-            started = time.monotonic()
             score = self.task.main_score(self.evaluate_dev().scores)
-            self.eval_seconds_per_sentence = (time.monotonic() - started) / max(1, len(self.dev_inputs))
         if self.dist.active:
             box = [score]
             dist.broadcast_object_list(box, src=0)
@@ -455,8 +443,8 @@ class Trainer:
                 self.state.epoch, self.state.batch_in_epoch = self.state.epoch + 1, 0
                 continue
             update_start, step_before = time.monotonic(), self.state.step
-            if self.startup_seconds is None:
-                self.startup_seconds = update_start - session_start
+            if self.clock.startup_seconds is None:
+                self.clock.startup_seconds = update_start - session_start
             try:
                 self.state.recent_loss = self._timed_update(batches[index], base_seconds, session_start)
             except BudgetReached:
@@ -464,8 +452,7 @@ class Trainer:
                     self._stop_inside_update(update_start, base_seconds, session_start)
                     break
                 # else at the end of its (shielded) optimizer step: the update stands, the budget check below stops
-            self.update_seconds, self.update_sentences = time.monotonic() - update_start, len(batches[index])
-            self._recent_updates = (self._recent_updates + [self.update_seconds])[-RECENT_TIMES:]
+            self.clock.note_update(time.monotonic() - update_start, len(batches[index]))
             if self.thread_governor is not None:
                 self.thread_governor.after_update()
             window_sentences += len(batches[index])
@@ -497,12 +484,11 @@ class Trainer:
                 save_start = time.monotonic()
                 self.save_checkpoints(best=improved)
                 final_saved = self.state.done
-                self.save_seconds = time.monotonic() - save_start
-                self.last_model_seconds = base_seconds + (time.monotonic() - session_start)
+                self.clock.save_seconds = time.monotonic() - save_start
+                self.clock.last_model_seconds = base_seconds + (time.monotonic() - session_start)
                 if self.dist.is_main and self.on_log is not None:
                     self.on_log(self.state.log)
-                self.check_seconds = time.monotonic() - check_start
-                self._recent_checks = (self._recent_checks + [self.check_seconds])[-RECENT_TIMES:]
+                self.clock.note_check(time.monotonic() - check_start)
                 info.dev_score, info.best_score = score, self.state.best_score
                 self.reporter.on_eval(info, improved, decayed)
                 window_start, window_sentences, window_tokens = time.monotonic(), 0, 0
@@ -511,7 +497,7 @@ class Trainer:
             if self.state.step != last_check_step and self.state.step > 0 and not self.state.log:
                 improved = self._check(float(self.state.epoch))[1]
             self.save_checkpoints(best=improved)
-            self.last_model_seconds = base_seconds + (time.monotonic() - session_start)
+            self.clock.last_model_seconds = base_seconds + (time.monotonic() - session_start)
             if self.dist.is_main and self.on_log is not None:
                 self.on_log(self.state.log)
         return self.state
@@ -521,13 +507,8 @@ class Trainer:
         alarm's :class:`BudgetReached` comes through); the wall time of updates that compiled a graph is added up."""
         graphs = compiled_graphs() if self.alarm is not None else 0
         started = time.monotonic()
-        left = None
-        measured_check = max(self._recent_checks, default=0.0)  # the last check must still fit (once measured)
-        if self.alarm is not None and self.max_minutes is not None:
-            left = self.max_minutes * 60.0 - (base_seconds + (started - session_start)) - measured_check
-        if self.alarm is not None and self.deadline is not None:
-            to_deadline = self.deadline - started - measured_check
-            left = to_deadline if left is None else min(left, to_deadline)
+        left = self.clock.alarm_seconds(base_seconds + (started - session_start), started) \
+            if self.alarm is not None else None
         try:
             with self.alarm.armed(left) if self.alarm is not None else _null_context():
                 return self.train_step(batch)
@@ -561,39 +542,17 @@ class Trainer:
 
     def _budget_extended(self) -> bool:
         """Does this trainer's budget go past the one that stopped the resumed state?"""
-        before = self.state.stopped_at_budget
-        if before is None:  # a checkpoint from before the budget was recorded: its training time against the budget
-            return not self._past_budget()
-        return self.max_minutes is None or self.max_minutes > before
+        return self.clock.extends(self.state.stopped_at_budget, self.state.training_seconds)
 
     def _past_budget(self, check_due: bool = False) -> bool:
-        """Must training stop now so that its last dev check and model end inside the time budget (``max_minutes``
-        of training clock) and before the ``deadline``? (:func:`mlparse.budget_rule.must_stop`; ``check_due``: a
-        scheduled dev check comes now.)"""
-        check = self.check_estimate()
-        update = max(self._recent_updates, default=self.update_seconds)
-        # before the first check is measured its estimate is pessimistic: a check due now measures it, and is not
-        # counted twice (the run stops after it if the measured time leaves no room)
-        check_due = check_due and bool(self._recent_checks or self.check_seconds > 0)
-        if self.max_minutes is not None and must_stop(self.state.training_seconds, self.max_minutes * 60.0,
-                                                      update, check, check_due):
-            return True
-        return self.deadline is not None and must_stop(time.monotonic(), self.deadline, update, check, check_due)
-
-    def check_estimate(self) -> float:
-        """What a dev check and the checkpoints after it take, in seconds: the longest of the last few, or before
-        the first one, dev parsed as fast as the last update trained a sentence (training does more per sentence
-        than parsing: an overestimate), so that a first check late in a short budget is paid for."""
-        if self._recent_checks or self.check_seconds > 0:
-            return max(self._recent_checks, default=self.check_seconds)
-        if self.update_sentences > 0:
-            return self.update_seconds / self.update_sentences * len(self.dev_inputs) + self.save_seconds
-        return 0.0
+        """Must training stop now so that its last dev check and model end inside the time budget and before the
+        deadline? (:meth:`TrainingClock.must_stop`; ``check_due``: a scheduled dev check comes now.)"""
+        return self.clock.must_stop(self.state.training_seconds, check_due)
 
     def _out_of_time(self, check_due: bool = False) -> bool:
         """Must training stop for its time bound? Under DDP rank 0 decides for everybody (clocks differ; checks
         must not)."""
-        if self.max_minutes is None and self.deadline is None:
+        if not self.clock.bounded:
             return False
         late = self._past_budget(check_due)
         if self.dist.active:
@@ -602,9 +561,6 @@ class Trainer:
             late = bool(box[0])
         return late
 
-
-#: How many of the last updates and dev checks the budget's stop plans with (the longest of them: times vary).
-RECENT_TIMES = 8
 
 #: The note of ``train.step: graph`` without ``train.compile`` on a CPU.
 GRAPH_STEP_UNCOMPILED_NOTE = ("train.step: graph without train.compile decodes the loss on the device eagerly: on a CPU "
