@@ -136,7 +136,8 @@ def test_a_rerun_after_kill_9_of_the_driver_never_runs_two_members_in_one_slot(t
 
 @pytest.mark.slow  # two member processes (tiny recipes)
 def test_a_followed_process_that_ends_early_is_started_again_after_it(tmp_path: Path) -> None:
-    suite = suite_of(tmp_path, **{"tiny-a": {"max_epochs": 1}, "tiny-b": {"max_epochs": 1}})
+    # tiny-a trains long enough (a few seconds) for the status refreshes (every 2 s) to see it running
+    suite = suite_of(tmp_path, **{"tiny-a": {"max_epochs": 40}, "tiny-b": {"max_epochs": 1}})
     runs = tmp_path / "runs"
     members = load_suite(str(suite)).members()
     dirs = {member.label: RunDir.for_recipe(runs, member.config).path for member in members}

@@ -11,7 +11,7 @@ import os
 import re
 import shlex
 from pathlib import Path
-from typing import Any, List, Mapping, Optional, Sequence, Set
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Set
 
 from mlparse.config.command_templates import PLACEHOLDERS, TemplateError, placeholders, split_words
 
@@ -61,42 +61,40 @@ def peer_python(system: str, given: Optional[str], install: str, environ: Option
     an executable file.  A relative path (a bare name too: PATH is not searched) is taken from this process's
     working folder, where the user typed the command, not from the peer's folder where its commands run; symbolic
     links are kept (a virtual environment's ``bin/python`` is one)."""
-    env = os.environ if environ is None else environ
     variable = python_variable(system or "external")
-    chosen = given or env.get(variable)
-    how = f"{install.rstrip('.')}; then " if install else ""
-    pointer = f"set {variable}=/path/to/its/bin/python (or --set external.python=...)"
-    if not chosen:
-        raise PeerMissing(f"{system or 'the external parser'} is not set up for mlparse: {how}{pointer}")
-    typed = Path(chosen).expanduser()
-    path = typed.absolute()  # from this process's folder, not the peer's; not resolved (a venv's python is a link)
-    if not (path.is_file() and os.access(path, os.X_OK)):
-        source = "external.python" if given else variable
-        where = "" if typed.is_absolute() else f" ({path}: a relative path is taken from where the command is run)"
-        raise PeerMissing(f"{system or 'the external parser'}: {source}={chosen} is not an executable file{where}; "
-                          f"{how}{pointer}")
-    return str(path)
+    return _path_setting(system, given, install, environ, "python", variable,
+                         f"set {variable}=/path/to/its/bin/python (or --set external.python=...)",
+                         "is not set up for mlparse", "an executable file",
+                         lambda path: path.is_file() and os.access(path, os.X_OK))
 
 
 def peer_repo(system: str, given: Optional[str], install: str, environ: Optional[Mapping[str, str]] = None) -> str:
     """What ``{repo}`` stands for, as an absolute path: ``external.repo`` (the recipe's, or ``--set``), else the
     environment variable :func:`repo_variable`; :class:`PeerMissing` with one line of what to do when neither names
     a folder.  A relative path is taken from this process's working folder, as :func:`peer_python`'s."""
-    env = os.environ if environ is None else environ
     variable = repo_variable(system or "external")
+    return _path_setting(system, given, install, environ, "repo", variable,
+                         f"set {variable}=/path/to/its/checkout (or --set external.repo=...)",
+                         "needs a checkout of its source, which is not given", "a folder", lambda path: path.is_dir())
+
+
+def _path_setting(system: str, given: Optional[str], install: str, environ: Optional[Mapping[str, str]], key: str,
+                  variable: str, pointer: str, missing: str, kind: str, acceptable: Callable[[Path], bool]) -> str:
+    """The absolute path that ``external.<key>`` (``given``), else ``variable`` in ``environ``, names; a relative one
+    from this process's folder (not resolved: a venv's python is a link).  :class:`PeerMissing` saying what to
+    install (``install``) and set (``pointer``) when neither is given (``missing``) or the path is not ``kind``."""
+    env = os.environ if environ is None else environ
     chosen = given or env.get(variable)
     how = f"{install.rstrip('.')}; then " if install else ""
-    pointer = f"set {variable}=/path/to/its/checkout (or --set external.repo=...)"
+    name = system or "the external parser"
     if not chosen:
-        raise PeerMissing(f"{system or 'the external parser'} needs a checkout of its source, which is not given: "
-                          f"{how}{pointer}")
+        raise PeerMissing(f"{name} {missing}: {how}{pointer}")
     typed = Path(chosen).expanduser()
-    path = typed.absolute()
-    if not path.is_dir():
-        source = "external.repo" if given else variable
+    path = typed.absolute()  # from this process's folder, not the peer's
+    if not acceptable(path):
+        source = f"external.{key}" if given else variable
         where = "" if typed.is_absolute() else f" ({path}: a relative path is taken from where the command is run)"
-        raise PeerMissing(f"{system or 'the external parser'}: {source}={chosen} is not a folder{where}; "
-                          f"{how}{pointer}")
+        raise PeerMissing(f"{name}: {source}={chosen} is not {kind}{where}; {how}{pointer}")
     return str(path)
 
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import yaml
 
@@ -261,16 +261,8 @@ def _recipe_scoring(run_dir: Path) -> Optional[str]:
 
 def _dependency_scoring(record: "RunRecord") -> str:
     """The scoring convention of a dependency run; a warning when its dev and test scorers disagree."""
-    found = {split: scoring_convention(scores.scorer) for split in ("dev", "test")
-             for scores in [record.split(split)] if scores is not None and scores.scorer}
-    conventions = sorted({value for value in found.values() if value})
-    if len(conventions) > 1:
-        record.warnings.append(f"{record.run_dir / RESULTS_FILE}: dev and test were scored under different "
-                               f"conventions ({found['dev']} and {found['test']}); the test one is used")
-        return found["test"]  # type: ignore[return-value]
-    if conventions:
-        return conventions[0]
-    return _recipe_scoring(record.run_dir) or UNKNOWN_SCORING
+    return _scorer_part(record, scoring_convention, "under different conventions") \
+        or _recipe_scoring(record.run_dir) or UNKNOWN_SCORING
 
 
 def evalb_params_of(scorer: Optional[str]) -> Optional[str]:
@@ -283,12 +275,18 @@ def evalb_params_of(scorer: Optional[str]) -> Optional[str]:
 def _evalb_params(record: "RunRecord") -> Optional[str]:
     """The evalb parameter file of a run evalb scores; a warning when its dev and test were scored with different
     files (the test one is used); None when results.json names none (written before the scorer was recorded)."""
-    found = {split: evalb_params_of(scores.scorer) for split in ("dev", "test")
+    return _scorer_part(record, evalb_params_of, "with different evalb parameter files")
+
+
+def _scorer_part(record: "RunRecord", part_of: Callable[[Optional[str]], Optional[str]], differing: str) -> Optional[str]:
+    """What ``part_of`` reads from the scorer string of the run's dev and test scores (a scoring convention, an evalb
+    parameter file): the one value, or the test one with a warning when they differ; None when neither names one."""
+    found = {split: part_of(scores.scorer) for split in ("dev", "test")
              for scores in [record.split(split)] if scores is not None and scores.scorer}
     named = sorted({value for value in found.values() if value})
     if len(named) > 1:
-        record.warnings.append(f"{record.run_dir / RESULTS_FILE}: dev and test were scored with different evalb "
-                               f"parameter files ({found['dev']} and {found['test']}); the test one is used")
+        record.warnings.append(f"{record.run_dir / RESULTS_FILE}: dev and test were scored {differing} "
+                               f"({found['dev']} and {found['test']}); the test one is used")
         return found["test"]
     return named[0] if named else None
 
