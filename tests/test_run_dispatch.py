@@ -37,3 +37,15 @@ def test_the_trainers_runner_refuses_another_toolkits_recipe(tmp_path: Path) -> 
     with pytest.raises(RunError, match="runs another toolkit's parser, which mlparse.run_dispatch.run_recipe hands"):
         run_recipe(config, RunOptions(runs_dir=tmp_path / "runs"))
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").rglob("results.json"))
+
+
+def test_an_ensemble_refuses_another_toolkits_recipe_as_a_member(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mlparse.cli.app import app
+
+    recipe = str(write_external_recipe(tmp_path))
+    result = CliRunner().invoke(app, ["ensemble", recipe, recipe, "--runs-dir", str(tmp_path / "runs")])
+    assert result.exit_code != 0
+    assert "runs another toolkit's parser, whose model mlparse cannot load" in result.output
+    assert not any((tmp_path / "runs").rglob("results.json"))  # refused before anything ran

@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import torch
 import yaml
 
-from mlparse.config import ConfigError, RecipeConfig, load_recipe
+from mlparse.config import ConfigError, RecipeConfig, kinds, load_recipe
 from mlparse.config.loading import recipe_from_yaml_text
 from mlparse.io_utils import atomic_write_text
 from mlparse.models.ensemble import AVERAGING_MODES, EnsembleError, EnsembleParser
@@ -164,6 +164,9 @@ def train_members(plan: EnsemblePlan, options: RunOptions,
             config = load_recipe(member, extra)
         except ConfigError as error:
             raise EnsembleError(str(error)) from None
+        if kinds.declaration(config.model.kind).runs_outside:
+            raise EnsembleError(f"{member}: model.kind {config.model.kind} runs another toolkit's parser, whose model "
+                                "mlparse cannot load; an ensemble's members are parsers mlparse trains")
         plan = RunPlan.for_recipe(config, options.runs_dir)
         run_dir = plan.run_dir
         if on_member is not None:
