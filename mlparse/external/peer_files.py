@@ -43,11 +43,11 @@ class PeerFiles:
     train: Path
     dev: Path  # with trees: the peer's own dev checks while it trains
     predict_inputs: Dict[str, Path]  # dev, test -> the prediction input ({input})
-    probe: Optional[Path] = None  # {probe}: the training file's first sentence alone (a test file a trainer insists on)
+    probe: Path  # {probe}: the training file's first sentence alone (a test file a trainer insists on)
     repo: Optional[str] = None  # {repo}: the peer's source checkout (absolute), when its commands use it
 
     def values(self) -> Dict[str, str]:
-        found = {"train": str(self.train), "dev": str(self.dev), "probe": str(self.probe or self.dev)}
+        found = {"train": str(self.train), "dev": str(self.dev), "probe": str(self.probe)}
         return dict(found, repo=self.repo) if self.repo is not None else found
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from mlparse.external.commands import PeerMissing, check_setup, expand, peer_python, placeholders, shown
+from mlparse.external.commands import PeerMissing, check_setup, expand, peer_python, placeholders, shown, used_placeholders
 from mlparse.budget_rule import ClockRecord
 from mlparse.external.peer_files import NO_TAG, PeerDataError, PeerFiles, write_peer_files
 from mlparse.external.peer_model import ModelVerdict, judge_model
@@ -137,7 +137,7 @@ def run_external(run: OutsideRun) -> RunResults:
     results.input_tags = run.tags_record or {"source": config.data.tags}
     notes.append(_inputs_note(config))
     try:
-        python = peer_python(e.system, e.python, e.install, run.environ) if _uses_python(e) else ""
+        python = peer_python(e.system, e.python, e.install, run.environ) if "python" in used_placeholders(e) else ""
     except PeerMissing as error:
         raise RunError(str(error)) from None
     installed = _installed_version(run, python, peer)
@@ -208,11 +208,6 @@ def _task(config: Any) -> Any:
     from mlparse.config import kinds
 
     return kinds.declaration(config.model.kind).make_task(config)
-
-
-def _uses_python(e: Any) -> bool:
-    return any("python" in placeholders(getattr(e, command)) for command in
-               ("train", "predict", "resume", "version_command") if getattr(e, command).strip())
 
 
 def _inputs_note(config: Any) -> str:

@@ -212,7 +212,7 @@ class Trainer:
         self.dist = dist_info
         self.reporter = reporter or Reporter()
         self.max_minutes = max_minutes if max_minutes is not None else config.train.max_minutes
-        self.deadline, self.clock_started = deadline, clock_started
+        self.clock_started = clock_started
         #: when training must stop for its time bound, from the times measured (mlparse.budget_rule)
         self.clock = TrainingClock(self.max_minutes, deadline, len(self.dev_inputs))
         self._epoch_cache: Optional[Tuple[int, List[List[int]]]] = None  # (epoch, its batches): _batches_of
