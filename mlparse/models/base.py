@@ -137,6 +137,12 @@ class Parser(ParserKind, nn.Module):
         schedule sets every group's rate from them). Default: one group at ``train.lr`` / ``train.warmup_steps``."""
         return [{"params": list(self.parameters()), "base_lr": config.train.lr, "warmup_steps": config.train.warmup_steps}]
 
+    def trains_on_real_positions(self, device: torch.device) -> bool:
+        """Whether a training update's work on ``device`` grows with a sub-batch's words rather than with its
+        padded positions (the BiLSTM biaffine parser on a CPU: :meth:`BiaffineParser.trains_on_real_positions`);
+        ``train.subbatching: auto`` then cuts an update into the fewest sub-batches."""
+        return False
+
     def memory_cost(self, training: bool, decoder: str) -> Callable[[int], float]:
         """The memory of one sentence of length n in token-equivalents, to pack sub-batches under a
         budget (:func:`mlparse.data.batching.pack_by_tokens`). Default: its positions, n + 2."""

@@ -23,6 +23,7 @@ from mlparse.data.vocab import TOKEN_SPECIALS, UNK, ParserVocab
 from mlparse.modules.affix_embedding import AffixEmbedding
 from mlparse.modules.biaffine import relation_scores_at
 from mlparse.modules.bilstm_encoder import BiLSTMEncoder
+from mlparse.modules.packed_lstm import PackedLayout
 from mlparse.modules.char_lstm import CharLSTM
 from mlparse.modules.dropout import DropoutKind, make_dropout
 from mlparse.modules.encoder import PartitionedTransformerEncoder
@@ -192,6 +193,15 @@ class DependencyInput(nn.Module):
             assert batch.affixes is not None, "a model with affix features needs batch.affixes"
             parts.append(self.affix_embedding(batch.affixes))
         return torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]
+
+    def rows(self, batch: DependencyBatch) -> "Optional[tuple[Tensor, PackedLayout]]":
+        """The BiLSTM encoder's outputs as one row per real position (the root and the words), with their layout
+        (:meth:`BiLSTMEncoder.rows`), where its packed CPU kernel runs: ``(Tensor[N, d_out], layout)``; None
+        elsewhere (use :meth:`forward`).  Draws the same dropout masks as :meth:`forward`."""
+        if not isinstance(self.encoder, BiLSTMEncoder) or not self.encoder.runs_on_rows(batch.words):
+            return None
+        x = self.dropout(self.lexical(batch))
+        return self.encoder.rows(x, [n + 1 for n in batch.lengths])
 
     def forward(self, batch: DependencyBatch) -> Tensor:
         x = self.dropout(self.lexical(batch))

@@ -43,6 +43,8 @@ from mlparse.models.dep_input import (  # noqa: F401  (the tagger and tests impo
     UNK_ID, AffixInput, DependencyBatch, DependencyGold, DependencyInput, DependencyScores)
 from mlparse.modules.transfer import to_device
 from mlparse.modules.biaffine import BiaffineDependencyScorer
+from mlparse.modules.bilstm_encoder import BiLSTMEncoder
+from mlparse.modules.packed_lstm import PackedLayout
 from mlparse.modules.tag_head import TagHead
 from mlparse.structs import decode_eisner, decode_mst, eisner_torch
 from mlparse.trees.dependency import DependencySentence, DependencyPrediction
@@ -208,6 +210,12 @@ class BiaffineParser(BiaffineKind, Parser):
     def device(self) -> torch.device:
         return self.scorer.arc.weight.device
 
+    def trains_on_real_positions(self, device: torch.device) -> bool:
+        """The BiLSTM encoder's packed CPU kernel and the heads on its rows (:meth:`_loss_on_rows`) work on the
+        real positions only; the arc scores' ``[B, T, T]`` is what a sub-batch's padding still costs."""
+        encoder = self.input.encoder
+        return device.type == "cpu" and isinstance(encoder, BiLSTMEncoder) and encoder.cpu_kernel in ("auto", "packed")
+
     def memory_cost(self, training: bool, decoder: str) -> Callable[[int], float]:
         """Token-equivalents of a sentence of n words: its n + 1 positions, plus what grows with (n + 1)²
         (attention of every head; when parsing, the arc scores), in units of one position's activations
@@ -285,11 +293,14 @@ class BiaffineParser(BiaffineKind, Parser):
         """With ``golds``: the summed cross-entropy :class:`LossOutput`; without: :class:`DependencyScores`."""
         if golds is None:
             return self.scores(batch)
+        if not isinstance(golds, DependencyTargets):
+            golds = dependency_targets(golds, max(batch.lengths) + 1, self.device())
+        packed = self.input.rows(batch)
+        if packed is not None:
+            return self._loss_on_rows(batch, golds, *packed)
         h = self.input(batch)
         arc = self.scorer.arc(self.scorer.arc_dependent(h), self.scorer.arc_head(h)).squeeze(1).float()
         arc = mask_arc_scores(arc, batch.mask)
-        if not isinstance(golds, DependencyTargets):
-            golds = dependency_targets(golds, arc.shape[1], arc.device)
         arc_loss, relation_loss = dependency_losses(arc, golds,
                                                     lambda heads: self.scorer.relation_scores_for(h, heads))
         parts = {"arc": arc_loss.detach(), "relation": relation_loss.detach()}
@@ -298,6 +309,29 @@ class BiaffineParser(BiaffineKind, Parser):
             if golds.tags is None:
                 raise ValueError("a parser with a tagging head needs the gold tags of its training sentences")
             tag_loss = TagHead.loss(self.tag_head(h).float(), golds.tags, golds.tags != IGNORED)
+            loss = loss + self.dep_config.tag_loss_scale * tag_loss
+            parts["tag"] = tag_loss.detach()
+        return LossOutput(loss=loss, sentences=len(batch.lengths), parts=parts)
+
+    def _loss_on_rows(self, batch: DependencyBatch, golds: DependencyTargets, rows: Tensor,
+                      layout: PackedLayout) -> LossOutput:
+        """:meth:`forward`'s loss from the BiLSTM's rows (one per real position, ``rows: Tensor[N, d]``): the
+        MLPs and the relation scores on the real positions only (a batch of shuffled sentences is several times
+        its words when padded), the arc scores ``[B, T, T]`` padded as before; the same losses, the same dropout
+        masks."""
+        arc = mask_arc_scores(self.scorer.arc_scores_on_rows(rows, layout).float(), batch.mask)
+        width = arc.shape[1]
+        arc_loss = F.cross_entropy(arc.reshape(-1, width), golds.targets[0].reshape(-1), ignore_index=IGNORED,
+                                   reduction="sum")
+        relation = self.scorer.relation_scores_on_rows(rows, layout, layout.gather_padded(golds.heads)).float()
+        relation_loss = F.cross_entropy(relation, layout.gather_padded(golds.targets[1]), ignore_index=IGNORED,
+                                        reduction="sum")
+        parts = {"arc": arc_loss.detach(), "relation": relation_loss.detach()}
+        loss = arc_loss + relation_loss
+        if self.tag_head is not None:
+            if golds.tags is None:
+                raise ValueError("a parser with a tagging head needs the gold tags of its training sentences")
+            tag_loss = TagHead.loss(self.tag_head(layout.unpack_rows(rows)).float(), golds.tags, golds.tags != IGNORED)
             loss = loss + self.dep_config.tag_loss_scale * tag_loss
             parts["tag"] = tag_loss.detach()
         return LossOutput(loss=loss, sentences=len(batch.lengths), parts=parts)

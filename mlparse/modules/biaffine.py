@@ -18,6 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from mlparse.modules.dropout import make_dropout
+from mlparse.modules.packed_lstm import PackedLayout
 
 #: Floats of the outer products :func:`bilinear_rows` forms at once (64 MiB): bounds its memory whatever the batch.
 OUTER_PRODUCT_FLOATS = 1 << 24
@@ -115,6 +116,11 @@ class MLP(nn.Module):
     def forward(self, h: Tensor) -> Tensor:
         return self.dropout(self.activation(self.linear(h)))
 
+    def on_rows(self, rows: Tensor, layout: PackedLayout) -> Tensor:
+        """:meth:`forward` on a batch's real positions only, ``rows: Tensor[N, d_in]`` laid out by ``layout``
+        (the same dropout masks as on the padded batch) -> ``Tensor[N, d_out]``."""
+        return layout.drop(self.dropout, self.activation(self.linear(rows)))
+
 
 class BiaffineDependencyScorer(nn.Module):
     """Arc and relation scores from encoder outputs.
@@ -146,6 +152,27 @@ class BiaffineDependencyScorer(nn.Module):
         arc = self.arc(self.arc_dependent(h), self.arc_head(h)).squeeze(1)  # [B, T, T]
         relation = self.relation(self.relation_dependent(h), self.relation_head(h)).permute(0, 2, 3, 1)  # [B, T, T, L]
         return arc, relation
+
+    def arc_scores_on_rows(self, rows: Tensor, layout: PackedLayout) -> Tensor:
+        """:meth:`forward`'s arc scores from the encoder's rows ``Tensor[N, d_model]`` (one per real position,
+        ``layout``): the MLPs and the first product on the real positions only, then ``Tensor[B, T, T]`` (zero
+        wherever a padded position is the dependent or the head)."""
+        dependent = self.arc_dependent.on_rows(rows, layout)
+        head = self.arc_head.on_rows(rows, layout)
+        weight = self.arc.weight[0]  # [d_arc + 1, d_arc]: bias_x only
+        scaled = torch.addmm(weight[-1], dependent, weight[:-1])  # [N, d_arc]: [r_d ; 1]^T W
+        return layout.unpack_rows(scaled) @ layout.unpack_rows(head).transpose(1, 2)
+
+    def relation_scores_on_rows(self, rows: Tensor, layout: PackedLayout, heads: Tensor) -> Tensor:
+        """:meth:`relation_scores_for` on the real positions only: ``rows: Tensor[N, d_model]`` laid out by
+        ``layout``, ``heads: LongTensor[N]`` (each row's head position in its sentence; any value at the root
+        is read as 0) -> ``Tensor[N, n_relations]``."""
+        dependent = self.relation_dependent.on_rows(rows, layout)
+        head = self.relation_head.on_rows(rows, layout)
+        chosen = head.index_select(0, layout.rows_at(heads.clamp(min=0)))  # [N, r]
+        ones = dependent.new_ones(dependent.shape[0], 1)
+        return torch.einsum("nx,lxy,ny->nl", torch.cat([dependent, ones], dim=-1), self.relation.weight,
+                            torch.cat([chosen, ones], dim=-1))
 
     def relation_scores_for(self, h: Tensor, heads: Tensor) -> Tensor:
         """Relation scores for one given head per word, without the full ``[B, T, T, L]`` tensor.

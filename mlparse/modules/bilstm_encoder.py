@@ -7,7 +7,7 @@ on the input of every layer and on the output.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Literal, Optional, Sequence
 
 import numpy as np
 import torch
@@ -16,6 +16,29 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from mlparse.modules.transfer import to_device
 from mlparse.modules.dropout import DropoutKind, make_dropout
+from mlparse.modules.packed_lstm import PackedLayout, packed_bidirectional_layer
+
+#: How the layers run on a CPU: ``packed`` (both directions in one loop over the real words, a backward pass
+#: written by hand: :mod:`mlparse.modules.packed_lstm`), ``padded`` (oneDNN's fused layer over the padded rows,
+#: with gradient; packed ``nn.LSTM`` without), ``torch`` (``nn.LSTM`` over the packed batch), ``auto``
+#: (:func:`packed_pays`). All give the same outputs and gradients up to float rounding (tested); off a CPU
+#: ``torch`` is used (cuDNN).
+CpuKernel = Literal["auto", "packed", "padded", "torch"]
+
+#: ``auto`` runs the packed kernel from this many rows of a batch on, or when padding is this share of the words.
+PACKED_FROM_ROWS = 64
+PACKED_FROM_PADDING = 0.25
+
+
+def packed_pays(lengths: np.ndarray, padded_length: int) -> bool:
+    """Whether the packed kernel beats oneDNN's padded layer on a batch of rows of ``lengths`` padded to
+    ``padded_length``. Measured on the 2-core machine (2026-11-28: a microbenchmark of 2- and 3-layer encoders of
+    hidden 128-400, forward and backward, and the speed guard): the packed kernel's Python loop costs about 25
+    operations a time step, so a batch of few rows of similar lengths (the tagger's 32 sentences in length
+    buckets: 0.83x the updates with it) runs faster padded; from 64 rows, or with a quarter of padding, the packed
+    kernel wins (1.3-5x)."""
+    words = int(lengths.sum())
+    return len(lengths) >= PACKED_FROM_ROWS or len(lengths) * padded_length >= (1 + PACKED_FROM_PADDING) * words
 
 
 class BiLSTMEncoder(nn.Module):
@@ -40,8 +63,8 @@ class BiLSTMEncoder(nn.Module):
             nn.LSTM(d_input if k == 0 else 2 * d_hidden, d_hidden, batch_first=True, bidirectional=True)
             for k in range(num_layers))
         self.dropout = make_dropout(dropout, dropout_kind)
-        #: With gradient on a CPU, run over the padded rows (:meth:`_padded`); False: always packed (tests' reference).
-        self.padded_on_cpu = True
+        #: How the layers run on a CPU (:data:`CpuKernel`); tests compare the three.
+        self.cpu_kernel: CpuKernel = "auto"
 
     def forward(self, x: Tensor, mask: Tensor, lengths: Optional[Sequence[int]] = None) -> Tensor:
         """``lengths``: the real positions of each row (``mask``'s row sums) on the host; given, the rows are
@@ -50,7 +73,12 @@ class BiLSTMEncoder(nn.Module):
         if lengths is None:
             lengths = mask.sum(dim=1).cpu().tolist()
         counts = np.asarray(lengths, dtype=np.int64)
-        if self.padded_on_cpu and x.device.type == "cpu" and torch.is_grad_enabled():
+        kernel = self.cpu_kernel
+        if kernel == "auto":
+            kernel = "packed" if packed_pays(counts, x.shape[1]) else "padded"
+        if x.device.type == "cpu" and kernel == "packed":
+            return self._packed(x, counts)
+        if x.device.type == "cpu" and kernel == "padded" and torch.is_grad_enabled():
             return self._padded(x, mask, counts)
         order = np.argsort(-counts, kind="stable")  # longest first, chosen on the host
         index = to_device(order, x.device)
@@ -65,6 +93,29 @@ class BiLSTMEncoder(nn.Module):
             x, _ = pad_packed_sequence(output, batch_first=True, total_length=length)
             x = x.index_select(0, restore)
         return self.dropout(x) * mask.unsqueeze(-1).to(x.dtype)
+
+    def _packed(self, x: Tensor, counts: np.ndarray) -> Tensor:
+        """:meth:`forward` on a CPU by :func:`~mlparse.modules.packed_lstm.packed_bidirectional_layer`: each
+        layer over the real words only, both directions in one loop; dropout drawn in the batch's own order and
+        shapes, as the other kernels draw it.  ``x: Tensor[B, T, d]``, ``counts``: the row lengths on the host."""
+        rows, layout = self.rows(x, counts)
+        return layout.unpack_rows(rows)
+
+    def rows(self, x: Tensor, lengths: Sequence[int]) -> "tuple[Tensor, PackedLayout]":
+        """The packed kernel's outputs before they are put back in the padded batch: ``(Tensor[N, 2H], layout)``,
+        one row per real position (:class:`~mlparse.modules.packed_lstm.PackedLayout`'s forward rows), output
+        dropout applied.  ``x: Tensor[B, T, d]`` on a CPU, ``lengths``: each row's real positions."""
+        layout = PackedLayout.of(lengths, x.shape[1])
+        rows = layout.pack(x)  # [N, d]: the words only, from here to the output
+        for lstm in self.layers:
+            rows = packed_bidirectional_layer(lstm, layout.drop(self.dropout, rows), layout)
+        return layout.drop(self.dropout, rows), layout
+
+    def runs_on_rows(self, x: Tensor) -> bool:
+        """Whether a caller that can work on rows should call :meth:`rows` for ``x``: a CPU tensor and the packed
+        kernel, or ``auto`` (a caller on rows saves the padding of its own layers too, so ``auto`` does not weigh
+        :func:`packed_pays` here)."""
+        return x.device.type == "cpu" and self.cpu_kernel in ("auto", "packed")
 
     def _padded(self, x: Tensor, mask: Tensor, counts: np.ndarray) -> Tensor:
         """:meth:`forward` for training on a CPU, without packing: each direction runs over the padded rows, the

@@ -39,6 +39,20 @@ class _Dropout(nn.Module):
     def drop(self, x: Tensor) -> Tensor:
         raise NotImplementedError
 
+    def on_rows(self, rows: Tensor, batch: int, length: int, sentences: Tensor, positions: Tensor) -> Tensor:
+        """Dropout on the words of a padded batch ``[batch, length, D]`` given as rows ``Tensor[N, D]``
+        (``sentences[N]``: each row's batch row, ``positions[N]``: its flat position ``b * length + t``): the
+        masks of :meth:`forward` on the padded batch, drawn in the same way (so the same ones after the same
+        seed), on the rows only."""
+        if not self.training or self.p == 0.0:
+            return rows
+        if self.p == 1.0:
+            return torch.zeros_like(rows)
+        return self.drop_rows(rows, batch, length, sentences, positions)
+
+    def drop_rows(self, rows: Tensor, batch: int, length: int, sentences: Tensor, positions: Tensor) -> Tensor:
+        raise NotImplementedError
+
     def extra_repr(self) -> str:
         return f"p={self.p}"
 
@@ -58,6 +72,10 @@ class FeatureDropout(_Dropout):
             shape = (x.shape[0],) + (1,) * (x.dim() - 2) + (x.shape[-1],)
         keep = torch.empty(shape, dtype=x.dtype, device=x.device).bernoulli_(1.0 - self.p)
         return x * keep / (1.0 - self.p)
+
+    def drop_rows(self, rows: Tensor, batch: int, length: int, sentences: Tensor, positions: Tensor) -> Tensor:
+        keep = torch.empty((batch, 1, rows.shape[1]), dtype=rows.dtype, device=rows.device).bernoulli_(1.0 - self.p)
+        return rows * keep.view(batch, rows.shape[1]).mul_(1.0 / (1.0 - self.p)).index_select(0, sentences)
 
 
 class ElementDropout(_Dropout):
@@ -79,8 +97,18 @@ class ElementDropout(_Dropout):
         keep = torch.from_numpy(draws >= round(self.p * 65536)).to(x.dtype)
         return x * keep.mul_(1.0 / (1.0 - self.p))
 
+    def drop_rows(self, rows: Tensor, batch: int, length: int, sentences: Tensor, positions: Tensor) -> Tensor:
+        shape = (batch, length, rows.shape[1])
+        if rows.device.type != "cpu":
+            keep = nn.functional.dropout(rows.new_ones(shape), self.p, True)
+            return rows * keep.view(batch * length, -1).index_select(0, positions)
+        seed = int(torch.randint(0, 2 ** 62, (1,)))
+        draws = np.random.Generator(np.random.PCG64(seed)).integers(0, 65536, shape, dtype=np.uint16)
+        kept = draws.reshape(batch * length, -1)[positions.numpy()] >= round(self.p * 65536)
+        return rows * torch.from_numpy(kept).to(rows.dtype).mul_(1.0 / (1.0 - self.p))
 
-def make_dropout(p: float, kind: DropoutKind = "feature") -> nn.Module:
+
+def make_dropout(p: float, kind: DropoutKind = "feature") -> "_Dropout":
     """A dropout module of the given kind: ``"feature"`` (per sentence) or ``"element"``."""
     if kind == "feature":
         return FeatureDropout(p)

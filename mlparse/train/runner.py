@@ -46,6 +46,7 @@ from mlparse.train.split_record import carved_dev, carved_dev_note, data_sizes, 
 from mlparse.train.cpu_share import ThreadGovernor, others_since_start
 from mlparse.train.compile_runtime import compile_record
 from mlparse.train.convergence import convergence_record
+from mlparse.train.denormals import flushing_denormals
 from mlparse.train.threads import ThreadChoice, choose_threads, wait_policy
 from mlparse.train.profiling import PROFILE_FILE, UpdateProfiler
 from mlparse.train.prediction import predict_in_batches, resolve_decoder
@@ -91,7 +92,8 @@ def run_planned(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
     if kinds.declaration(plan.config.model.kind).runs_outside:
         raise RunError(f"model.kind {plan.config.model.kind} runs another toolkit's parser, which "
                        "mlparse.run_dispatch.run_recipe hands to mlparse.external; mlparse's trainer does not")
-    return run_held(plan, options, reporter, train_opened)
+    with flushing_denormals():  # before the run's first parallel operation starts torch's thread pool
+        return run_held(plan, options, reporter, train_opened)
 
 
 @dataclass

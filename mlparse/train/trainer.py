@@ -162,13 +162,16 @@ def subbatch_budgets(config: RecipeConfig, model: Parser, device: torch.device, 
             resolve_budget(config.eval.subbatch_tokens, "eval", device, model.position_bytes(False, decoder)))
 
 
-def subbatching_of(setting: str, device: torch.device) -> str:
+def subbatching_of(setting: str, device: torch.device, real_positions: bool = False) -> str:
     """``train.subbatching`` resolved for ``device``: ``auto`` is ``least_work`` on a CPU, where every padded
-    position costs its full work (the BiLSTM parser on EWT: 1.9x its words computed with ``fill``, 1.16x with
-    ``least_work``, 1.42-1.55x the words per second; docs/benchmarks.md, "Training speed"), and ``fill`` on a GPU, where a
-    sub-batch's fixed cost (launches, a host wait) outweighs padding that runs in parallel."""
+    position costs its full work (the BiLSTM parser on EWT with oneDNN's padded layer: 1.9x its words computed with
+    ``fill``, 1.16x with ``least_work``, 1.42-1.55x the words per second; docs/benchmarks.md, "Training speed"), and
+    ``fill`` on a GPU, where a sub-batch's fixed cost (launches, a host wait) outweighs padding that runs in
+    parallel.  ``real_positions``: the model's update works on the real positions only there
+    (:meth:`Parser.trains_on_real_positions`), so ``auto`` is ``fill``: its larger sub-batches make larger
+    products, and the padding they bring costs little."""
     if setting == "auto":
-        return "least_work" if device.type == "cpu" else "fill"
+        return "least_work" if device.type == "cpu" and not real_positions else "fill"
     return setting
 
 
@@ -220,7 +223,7 @@ class Trainer:
         self.decoder = resolve_decoder(config, device)
         self.train_cost = model.memory_cost(training=True, decoder=self.decoder)
         self.train_budget, self.eval_budget = subbatch_budgets(config, model, device, self.decoder)
-        self.subbatching = subbatching_of(config.train.subbatching, device)
+        self.subbatching = subbatching_of(config.train.subbatching, device, model.trains_on_real_positions(device))
         t = config.train
         self.state = TrainState()
         self.network: nn.Module = model
