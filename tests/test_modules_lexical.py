@@ -58,6 +58,30 @@ def test_char_lstm_validates_shapes() -> None:
         CharLSTM(num_chars=5, d_char_emb=4, d_out=7)
 
 
+@pytest.mark.parametrize("training", [True, False])
+def test_char_lstm_packed_kernel_gives_nn_lstms_vectors_and_gradients(training: bool) -> None:
+    torch.manual_seed(0)
+    model = CharLSTM(num_chars=20, d_char_emb=8, d_out=12, char_dropout=0.2).train(training)
+    model.share_words = False
+    sentences = [[[1, 2, 3], [4], [5, 6, 7, 8, 9, 10, 11]], [[2, 2], [11, 3, 4, 5], [7], [19, 18]]]
+    chars, lengths = pad_words(sentences)
+    results = []
+    for packed in (False, True):
+        model.packed_on_cpu = packed
+        model.zero_grad()
+        torch.manual_seed(1)  # the same dropout masks
+        out = model(chars, lengths)
+        if training:
+            (out * torch.linspace(-1, 1, out.numel()).view(out.shape)).sum().backward()
+        results.append((out.detach(), {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}))
+    (reference, reference_grads), (got, grads) = results
+    assert torch.allclose(got, reference, atol=1e-6)
+    assert got[0, 3:].abs().max() == 0  # padding positions: zero vectors
+    assert reference_grads.keys() == grads.keys() and (len(grads) > 0) == training
+    for name, grad in reference_grads.items():
+        assert torch.allclose(grads[name], grad, atol=1e-6), name
+
+
 # --- CharConcat ----------------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
+from mlparse.modules.packed_lstm import PackedLayout, packed_bidirectional_layer
 from mlparse.modules.transfer import to_device
 
 
@@ -64,6 +65,7 @@ class CharLSTM(nn.Module):
         self.lstm = nn.LSTM(d_char_emb, d_out // 2, num_layers=1, bidirectional=True, batch_first=True)
         self.share_words = True  # inference on the CPU runs each distinct word once (see shares_words)
         self.static_shapes = False  # training in fixed shapes, no host read (train.step: graph; _static_states)
+        self.packed_on_cpu = True  # the packed kernel on a CPU (_packed_final_states); False: nn.LSTM (tests' reference)
 
     def forward(self, chars: Tensor, char_lengths: Tensor, host_lengths: Optional[np.ndarray] = None) -> Tensor:
         if chars.dim() != 3:
@@ -114,12 +116,28 @@ class CharLSTM(nn.Module):
         words = chars.reshape(batch * length, n_chars).index_select(0, index)
         lengths = torch.from_numpy(flat_lengths[order].astype(np.int64))  # on the host, as packing wants
         emb = self.char_dropout(self.embedding(words))
+        if emb.device.type == "cpu" and self.packed_on_cpu:
+            return self._packed_final_states(emb, flat_lengths[order])
         packed = pack_padded_sequence(emb, lengths, batch_first=True, enforce_sorted=True)
         # the zero initial state, given: left to torch it reads the packed batch size back from a tensor
         zeros = emb.new_zeros((2, order.size, self.d_out // 2))
         _, (h_n, _) = self.lstm(packed, (zeros, zeros))
         # h_n: [2, M, d_out/2] (forward final, backward final), in the order of ``order``
         return torch.cat([h_n[0], h_n[1]], dim=-1)
+
+    def _packed_final_states(self, emb: Tensor, lengths: np.ndarray) -> Tensor:
+        """:meth:`_final_states` by the packed CPU kernel (:mod:`mlparse.modules.packed_lstm`: both directions in
+        one loop over the real characters, a backward pass written by hand), the same numbers to rounding:
+        ``emb: Tensor[M, C, d_char_emb]`` (the words' characters, dropout applied), ``lengths``: their character
+        counts (host) -> ``Tensor[M, d_out]``, the forward state at each word's last character beside the backward
+        state at its first."""
+        layout = PackedLayout.of(lengths, emb.shape[1])
+        rows = packed_bidirectional_layer(self.lstm, layout.pack(emb), layout)  # [N, d_out], forward rows
+        starts = np.arange(lengths.size, dtype=np.int64) * emb.shape[1]
+        hidden = self.d_out // 2
+        last = layout.unpack.index_select(0, torch.from_numpy(starts + lengths.astype(np.int64) - 1))
+        first = layout.unpack.index_select(0, torch.from_numpy(starts))
+        return torch.cat([rows.index_select(0, last)[:, :hidden], rows.index_select(0, first)[:, hidden:]], dim=-1)
 
     def _static_states(self, chars: Tensor, char_lengths: Tensor) -> Tensor:
         """``[h_fwd_final ; h_bwd_final]`` of every position, ``Tensor[B, T, d_out]`` (0 where the length is 0), in

@@ -196,6 +196,9 @@ def packed_bidirectional_layer(lstm: nn.LSTM, rows: Tensor, layout: PackedLayout
     """The one-layer bidirectional ``lstm`` over a batch's words ``rows: Tensor[N, D]`` (forward rows of
     ``layout``, :meth:`PackedLayout.pack`): ``Tensor[N, 2H]``, forward states then backward states of each word,
     as ``nn.LSTM`` over the packed batch gives, with gradients to ``rows`` and to ``lstm``'s weights."""
+    if torch.is_autocast_enabled(rows.device.type):  # the kernel computes in float32, autocast off inside it
+        with torch.autocast(rows.device.type, enabled=False):
+            return packed_bidirectional_layer(lstm, rows.float(), layout)
     hidden = lstm.hidden_size
     inputs = torch.stack([rows, rows.index_select(0, layout.backward_from_forward)])  # [2, N, D]
     w_ih = torch.stack([_gate_order(lstm.weight_ih_l0, hidden), _gate_order(lstm.weight_ih_l0_reverse, hidden)])
