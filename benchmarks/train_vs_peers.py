@@ -20,8 +20,10 @@ c. the span parser at the base sizes (``base`` on ptb-sample: 8 x 1024 partition
 d. (``--compiled``) ``demo`` eager beside ``demo`` with ``train.step=graph`` and ``train.compile=encoder``;
    the compiled worker is bounded by ``--compile-timeout``.
 
-mlparse runs twice in a, b and c: ``train.subbatching=fill`` (the fewest sub-batches: the code before issue
-46) and the default (``auto``: least_work on a CPU).
+mlparse runs twice in each pair. In b and c: ``train.subbatching=fill`` (the fewest sub-batches: the code before
+issue 46) and the default (``auto``: least_work on a CPU). In a: the BiLSTM as it trained before its packed CPU
+kernel (oneDNN's padded layer in ``least_work`` sub-batches, the heads on padded positions; denormals flushed
+as in every run now) and the default (the packed kernel, the heads on the words, ``fill``).
 
 Each worker trains from scratch and times its updates from the first one on (data, vocabularies and model
 build left out; mlparse's dev checks left out: the interval holding one is not an update's) until
@@ -181,6 +183,25 @@ class StepClock:
                 f"{calls / self.profiled:7.0f} calls/update" for name, (us, calls) in top]
 
 
+def set_lstm_kernel(kernel: str) -> None:
+    """Every BiLSTM encoder and CharLSTM built in this worker runs ``kernel`` on the CPU (``padded``: oneDNN's
+    layer for the encoder, ``nn.LSTM`` for the CharLSTM, as before b4f67a2)."""
+    from mlparse.modules.bilstm_encoder import BiLSTMEncoder
+    from mlparse.modules.char_lstm import CharLSTM
+
+    for cls in (BiLSTMEncoder, CharLSTM):
+        built = cls.__init__
+
+        def init(self, *args, _built=built, **kwargs):  # type: ignore[no-untyped-def]
+            _built(self, *args, **kwargs)
+            if isinstance(self, BiLSTMEncoder):
+                self.cpu_kernel = kernel
+            else:
+                self.packed_on_cpu = kernel == "packed"
+
+        cls.__init__ = init  # type: ignore[method-assign]
+
+
 def mlparse_worker(spec: dict) -> None:
     """Train ``spec["recipe"]`` with ``spec["sets"]`` on ``spec["threads"]`` threads in a temporary runs folder
     until ``spec["seconds"]`` of timed updates; print the clock's JSON line."""
@@ -191,6 +212,8 @@ def mlparse_worker(spec: dict) -> None:
     from mlparse.train.trainer import Reporter, Trainer
 
     torch.set_num_threads(int(spec["threads"]))
+    if spec.get("lstm_kernel"):
+        set_lstm_kernel(str(spec["lstm_kernel"]))
     config = load_recipe(spec["recipe"], list(spec["sets"]))
     clock = type("Clock", (StepClock, Reporter), {})(float(spec["seconds"]), int(spec.get("profile", 0)),
                                                      bool(spec.get("skip_first", False)))
@@ -289,6 +312,7 @@ class System:
     sets: Tuple[str, ...] = ()
     timeout: Optional[float] = None  # None: the default
     options: Tuple[str, ...] = ()  # a peer worker's own options
+    lstm_kernel: Optional[str] = None  # mlparse: the CPU kernel of its LSTMs (None: its default; "padded": before 14fb8df)
 
 
 @dataclass
@@ -310,16 +334,24 @@ class Pair:
 def mlparse_pair_systems(recipe: str, sets: Sequence[str]) -> List[System]:
     """mlparse with ``train.subbatching=fill`` and with its default, on ``recipe`` and ``sets``."""
     return [System("mlparse fill", "mlparse", recipe, tuple(sets) + ("train.subbatching=fill",)),
-            System("mlparse default (least_work)", "mlparse", recipe, tuple(sets))]
+            System("mlparse default", "mlparse", recipe, tuple(sets))]
+
+
+def bilstm_systems(recipe: str, sets: Sequence[str]) -> List[System]:
+    """mlparse as it trained a BiLSTM before its packed CPU kernel (oneDNN's padded layer in ``least_work``
+    sub-batches, the heads on padded positions: commits before b4f67a2) and with its default."""
+    return [System("mlparse padded layer, least_work (before b4f67a2)", "mlparse", recipe,
+                   tuple(sets) + ("train.subbatching=least_work",), lstm_kernel="padded"),
+            System("mlparse default", "mlparse", recipe, tuple(sets))]
 
 
 def bilstm_pair(args: argparse.Namespace, peer: bool) -> Pair:
-    """Pair a: mlparse's BiLSTM biaffine parser (fill, default) and SuPar's biaffine-dep."""
+    """Pair a: mlparse's BiLSTM biaffine parser (before the packed kernel, default) and SuPar's biaffine-dep."""
     from mlparse.config import load_recipe
 
     config = load_recipe("ud/english-ewt-bilstm", ["data.tags=gold"])
     b = config.biaffine
-    systems = mlparse_pair_systems("ud/english-ewt-bilstm", ["data.tags=gold"])
+    systems = bilstm_systems("ud/english-ewt-bilstm", ["data.tags=gold"])
     if peer:
         systems.append(System("SuPar 1.1.4 biaffine-dep", "supar"))
 
@@ -425,7 +457,7 @@ def worker_command(system: System, pair: Pair, args: argparse.Namespace, files: 
                 "--sizes", json.dumps(model_sizes()), "--threads", threads, "--seconds", seconds, *system.options]
     sets = [f"data.root={args.data_root}", f"train.num_threads={args.threads}", *MLPARSE_SETS, *system.sets]
     spec = {"recipe": system.recipe, "sets": sets, "threads": args.threads, "seconds": args.seconds,
-            "profile": pair.profile, "skip_first": pair.skip_first}
+            "profile": pair.profile, "skip_first": pair.skip_first, "lstm_kernel": system.lstm_kernel}
     return [sys.executable, str(Path(__file__).resolve()), "--worker", json.dumps(spec)]
 
 
