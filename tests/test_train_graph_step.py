@@ -182,11 +182,14 @@ def test_a_graph_step_of_the_joint_and_biaffine_parsers_reads_only_the_updates_l
     if kind == "joint":
         assert graph.model.loss_decoder == "device"
     batch = list(range(len(eager.train_sentences)))
-    for _ in range(2):
+    # the first update's loss to rounding; the second's looser: the eager CharLSTM runs the packed CPU kernel, the
+    # graph step nn.LSTM in fixed shapes, and Adam's first steps move a weight by about the learning rate whatever
+    # the size of its gradient, so rounding-level differences of a near-zero gradient show after one update
+    for tolerance in (1e-6, 1e-3):
         torch.manual_seed(1)
         a = eager.train_step(batch)
         torch.manual_seed(1)
-        assert graph.train_step(batch) == pytest.approx(a, rel=1e-4)
+        assert graph.train_step(batch) == pytest.approx(a, rel=tolerance)
     figures = count_update(graph, batch)
     assert figures.subbatches > 1
     assert figures.host_syncs <= 1 and figures.host_reads <= 1, (figures.sync_operations, figures.transfer_sites)
