@@ -144,7 +144,7 @@ def test_a_run_with_predicted_tags_parses_dev_and_test_with_them_and_records_it(
         return original(model, sentences, lengths, budget, decoder, *rest)
 
     monkeypatch.setattr(trainer_module, "predict_in_batches", spy)
-    import mlparse.train.runner as runner_module
+    import mlparse.train.train_run as runner_module  # where a run parses dev and test
 
     monkeypatch.setattr(runner_module, "predict_in_batches", spy)
     record = Record()
