@@ -116,6 +116,11 @@ def _gate_order(weight: Tensor, hidden: int) -> Tensor:
     return torch.cat([weight[:2 * hidden], weight[3 * hidden:], weight[2 * hidden:3 * hidden]])
 
 
+#: ``grad * (1 - y^2)`` and ``grad * y * (1 - y)`` in one kernel each (torch's own derivatives of tanh and sigmoid).
+_tanh_backward = torch.ops.aten.tanh_backward
+_sigmoid_backward = torch.ops.aten.sigmoid_backward
+
+
 class _BidirectionalRecurrence(torch.autograd.Function):
     """Both directions of one LSTM layer over packed rows.
 
@@ -166,7 +171,7 @@ class _BidirectionalRecurrence(torch.autograd.Function):
             i, f, o, g = (a[..., k * hidden:(k + 1) * hidden] for k in range(4))
             dh = grad_h[:, rows]
             tc = cell_tanh[:, rows]
-            dc = (1 - tc * tc).mul_(o).mul_(dh)  # through h = o * tanh(c)
+            dc = _tanh_backward(dh * o, tc)  # through h = o * tanh(c)
             if carry_c is not None:
                 dc[:, :carry_c.shape[1]].add_(carry_c)
             d = grad_gates[:, rows]
@@ -177,8 +182,8 @@ class _BidirectionalRecurrence(torch.autograd.Function):
             else:
                 d[..., hidden:2 * hidden].zero_()
             torch.mul(dh, tc, out=d[..., 2 * hidden:3 * hidden])  # do
-            d[..., :3 * hidden].mul_(a[..., :3 * hidden] * (1 - a[..., :3 * hidden]))  # sigmoid'
-            torch.mul(dc, i, out=d[..., 3 * hidden:]).mul_(1 - g * g)  # dg, tanh'
+            d[..., :3 * hidden] = _sigmoid_backward(d[..., :3 * hidden], a[..., :3 * hidden])  # sigmoid'
+            d[..., 3 * hidden:] = _tanh_backward(dc * i, g)  # dg, tanh'
             if index > 0:
                 before = steps[index - 1][0]
                 grad_h[:, before:before + count].baddbmm_(d, w_hh)  # dL/dh_{t-1}
