@@ -141,7 +141,7 @@ class TrainConfig:
     batch_size: int = 250  # sentences per optimizer update
     batch_order: str = "shuffled"  # shuffled (the paper's: random batches) | buckets (random batches of similar lengths: less padding; mlparse/data/batching.py)
     subbatch_tokens: Union[int, str] = "auto"  # budget of one forward/backward (gradient accumulation), in token-equivalents; auto: from free GPU memory, 2000 on CPU
-    subbatching: str = "auto"  # how a batch is cut under subbatch_tokens: fill (fewest sub-batches) | least_work (least padded work plus subbatch_overhead per sub-batch) | auto (least_work on CPU, fill on GPU); the same update (mlparse/data/batching.py); not part of the recipe hash
+    subbatching: str = "auto"  # how a batch is cut under subbatch_tokens: fill (fewest sub-batches) | least_work (least padded work plus subbatch_overhead per sub-batch) | auto (least_work on CPU, fill on GPU and for a model whose CPU update works on its real positions: the BiLSTM biaffine parser); the same update (mlparse/data/batching.py); not part of the recipe hash
     subbatch_overhead: int = 160  # least_work: the fixed cost of one more sub-batch, in token-equivalents (docs/protocol.md, "Sub-batches"); not part of the recipe hash
     warmup_steps: int = 160  # linear warm-up of the learning rate, in updates
     evals_per_epoch: int = 4

@@ -29,9 +29,10 @@ from typing import List, Sequence, Tuple
 import numpy as np
 import torch
 from torch import Tensor, nn
+from torch.autograd.function import once_differentiable
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # tensors inside: identity, not a generated ==
 class PackedLayout:
     """Where each word of a padded batch sits in the packed, time-major rows of both directions.
 
@@ -157,6 +158,7 @@ class _BidirectionalRecurrence(torch.autograd.Function):
         return states
 
     @staticmethod
+    @once_differentiable  # the hand-written backward is not itself differentiable
     def backward(ctx, grad_states: Tensor):  # type: ignore[override]
         x, w_ih, w_hh, gates, cells, cell_tanh, states, previous_rows = ctx.saved_tensors
         steps = ctx.steps
