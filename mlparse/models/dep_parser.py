@@ -89,6 +89,13 @@ def relations_and_heads(chosen: Tensor, heads: Tensor) -> "tuple[np.ndarray, np.
     return host[0], host[1]
 
 
+def arc_cross_entropy(arc: Tensor, heads: Tensor) -> Tensor:
+    """The summed cross-entropy of the gold heads: ``arc: Tensor[B, T, T]`` (padding ``-inf``), ``heads:
+    LongTensor[B, T]`` (``IGNORED`` at the root and at padding) -> a 0-dim tensor."""
+    width = arc.shape[1]
+    return F.cross_entropy(arc.reshape(-1, width), heads.reshape(-1), ignore_index=IGNORED, reduction="sum")
+
+
 def dependency_losses(arc: Tensor, targets: "DependencyTargets | Sequence[Any]",
                       relation_scores_for: Callable[[Tensor], Tensor]) -> "tuple[Tensor, Tensor]":
     """Summed cross-entropies of the gold heads and of the gold relations at the gold heads.
@@ -108,7 +115,7 @@ def dependency_losses(arc: Tensor, targets: "DependencyTargets | Sequence[Any]",
         targets = dependency_targets(targets, width, arc.device)
     # Targets of the root and of padding are IGNORED: no boolean indexing, which would make the host wait.
     gold = targets.targets
-    arc_loss = F.cross_entropy(arc.reshape(-1, width), gold[0].reshape(-1), ignore_index=IGNORED, reduction="sum")
+    arc_loss = arc_cross_entropy(arc, gold[0])
     relation = relation_scores_for(targets.heads).float()
     relation_loss = F.cross_entropy(relation.reshape(-1, relation.shape[-1]), gold[1].reshape(-1),
                                     ignore_index=IGNORED, reduction="sum")
@@ -303,15 +310,7 @@ class BiaffineParser(BiaffineKind, Parser):
         arc = mask_arc_scores(arc, batch.mask)
         arc_loss, relation_loss = dependency_losses(arc, golds,
                                                     lambda heads: self.scorer.relation_scores_for(h, heads))
-        parts = {"arc": arc_loss.detach(), "relation": relation_loss.detach()}
-        loss = arc_loss + relation_loss
-        if self.tag_head is not None:
-            if golds.tags is None:
-                raise ValueError("a parser with a tagging head needs the gold tags of its training sentences")
-            tag_loss = TagHead.loss(self.tag_head(h).float(), golds.tags, golds.tags != IGNORED)
-            loss = loss + self.dep_config.tag_loss_scale * tag_loss
-            parts["tag"] = tag_loss.detach()
-        return LossOutput(loss=loss, sentences=len(batch.lengths), parts=parts)
+        return self._loss_output(batch, golds, arc_loss, relation_loss, lambda: h)
 
     def _loss_on_rows(self, batch: DependencyBatch, golds: DependencyTargets, rows: Tensor,
                       layout: PackedLayout) -> LossOutput:
@@ -320,18 +319,22 @@ class BiaffineParser(BiaffineKind, Parser):
         its words when padded), the arc scores ``[B, T, T]`` padded as before; the same losses, the same dropout
         masks."""
         arc = mask_arc_scores(self.scorer.arc_scores_on_rows(rows, layout).float(), batch.mask)
-        width = arc.shape[1]
-        arc_loss = F.cross_entropy(arc.reshape(-1, width), golds.targets[0].reshape(-1), ignore_index=IGNORED,
-                                   reduction="sum")
+        arc_loss = arc_cross_entropy(arc, golds.targets[0])
         relation = self.scorer.relation_scores_on_rows(rows, layout, layout.gather_padded(golds.heads)).float()
         relation_loss = F.cross_entropy(relation, layout.gather_padded(golds.targets[1]), ignore_index=IGNORED,
                                         reduction="sum")
+        return self._loss_output(batch, golds, arc_loss, relation_loss, lambda: layout.unpack_rows(rows))
+
+    def _loss_output(self, batch: DependencyBatch, golds: DependencyTargets, arc_loss: Tensor,
+                     relation_loss: Tensor, encoded: Callable[[], Tensor]) -> LossOutput:
+        """The summed loss and its parts; with a tagging head, its loss on ``encoded()`` (``Tensor[B, T, d]``, made
+        only then) added at ``biaffine.tag_loss_scale``."""
         parts = {"arc": arc_loss.detach(), "relation": relation_loss.detach()}
         loss = arc_loss + relation_loss
         if self.tag_head is not None:
             if golds.tags is None:
                 raise ValueError("a parser with a tagging head needs the gold tags of its training sentences")
-            tag_loss = TagHead.loss(self.tag_head(layout.unpack_rows(rows)).float(), golds.tags, golds.tags != IGNORED)
+            tag_loss = TagHead.loss(self.tag_head(encoded()).float(), golds.tags, golds.tags != IGNORED)
             loss = loss + self.dep_config.tag_loss_scale * tag_loss
             parts["tag"] = tag_loss.detach()
         return LossOutput(loss=loss, sentences=len(batch.lengths), parts=parts)

@@ -92,19 +92,21 @@ class ElementDropout(_Dropout):
     def drop(self, x: Tensor) -> Tensor:
         if x.device.type != "cpu":
             return nn.functional.dropout(x, self.p, True)
-        seed = int(torch.randint(0, 2 ** 62, (1,)))
-        draws = np.random.Generator(np.random.PCG64(seed)).integers(0, 65536, tuple(x.shape), dtype=np.uint16)
-        keep = torch.from_numpy(draws >= round(self.p * 65536)).to(x.dtype)
+        keep = torch.from_numpy(self._kept_on_cpu(tuple(x.shape))).to(x.dtype)
         return x * keep.mul_(1.0 / (1.0 - self.p))
+
+    def _kept_on_cpu(self, shape: tuple) -> np.ndarray:
+        """A CPU mask of ``shape`` (True: kept), from numpy's PCG64 seeded from torch's generator."""
+        seed = int(torch.randint(0, 2 ** 62, (1,)))
+        draws = np.random.Generator(np.random.PCG64(seed)).integers(0, 65536, shape, dtype=np.uint16)
+        return draws >= round(self.p * 65536)
 
     def drop_rows(self, rows: Tensor, batch: int, length: int, sentences: Tensor, positions: Tensor) -> Tensor:
         shape = (batch, length, rows.shape[1])
         if rows.device.type != "cpu":
             keep = nn.functional.dropout(rows.new_ones(shape), self.p, True)
             return rows * keep.view(batch * length, -1).index_select(0, positions)
-        seed = int(torch.randint(0, 2 ** 62, (1,)))
-        draws = np.random.Generator(np.random.PCG64(seed)).integers(0, 65536, shape, dtype=np.uint16)
-        kept = draws.reshape(batch * length, -1)[positions.numpy()] >= round(self.p * 65536)
+        kept = self._kept_on_cpu(shape).reshape(batch * length, -1)[positions.numpy()]
         return rows * torch.from_numpy(kept).to(rows.dtype).mul_(1.0 / (1.0 - self.p))
 
 

@@ -52,7 +52,6 @@ class PackedLayout:
     batch: int
     length: int
     steps: Tuple[Tuple[int, int], ...]
-    words: int
     positions: Tensor
     sentences: Tensor
     unpack: Tensor
@@ -86,7 +85,12 @@ class PackedLayout:
         steps = tuple((int(o), int(c)) for o, c in zip(offsets, per_step))
         tensors = (torch.from_numpy(np.ascontiguousarray(a)) for a in
                    (positions, sentence, unpack, backward_from_forward, forward_from_backward, previous))
-        return PackedLayout(len(counts), padded_length, steps, words, *tensors)
+        return PackedLayout(len(counts), padded_length, steps, *tensors)
+
+    @property
+    def words(self) -> int:
+        """``N``, the real positions of the batch."""
+        return int(self.positions.shape[0])
 
     def pack(self, x: Tensor) -> Tensor:
         """The words of ``x: Tensor[B, T, d]`` as forward rows: ``Tensor[N, d]``."""
