@@ -23,7 +23,9 @@ d. (``--compiled``) ``demo`` eager beside ``demo`` with ``train.step=graph`` and
 mlparse runs twice in each pair. In b and c: ``train.subbatching=fill`` (the fewest sub-batches: the code before
 issue 46) and the default (``auto``: least_work on a CPU). In a: the BiLSTM as it trained before its packed CPU
 kernel (oneDNN's padded layer in ``least_work`` sub-batches, the heads on padded positions; denormals flushed
-as in every run now) and the default (the packed kernel, the heads on the words, ``fill``).
+as in every run now), the default (the packed kernel, the heads on the words, ``fill``) and, on a CPU with bf16
+matrix units, ``train.cpu_bf16=true`` (the packed kernel's products in bfloat16; its share is also given of the
+bfloat16 matmul rate, measured beside the float32 one).
 
 Each worker trains from scratch and times its updates from the first one on (data, vocabularies and model
 build left out; mlparse's dev checks left out: the interval holding one is not an update's) until
@@ -67,166 +69,13 @@ for _path in (str(BENCH), str(REPO)):
     if _path not in sys.path:
         sys.path.insert(0, _path)
 
+from train_worker import mlparse_worker  # noqa: E402
 from useful_flops import (bilstm_biaffine_flops_per_word, matmul_rate, span_parser_flops_per_word,  # noqa: E402
                           transformer_biaffine_flops_per_word)
 
 EWT = "UD_English-EWT"
 #: Settings of every mlparse worker besides its pair's: no early stop, no time limit, on the CPU.
 MLPARSE_SETS = ("train.device=cpu", "train.max_epochs=1000", "train.patience_epochs=1000", "train.max_minutes=null")
-#: Profiler rows printed per system (pair b).
-PROFILE_ROWS = 8
-
-
-class Enough(Exception):
-    """Raised from the mlparse worker's progress callback once its updates are timed (and profiled)."""
-
-
-# -- the mlparse worker (runs in a process of its own) ---------------------------------------------
-
-class StepClock:
-    """mlparse's update clock: wraps ``Trainer.train_step`` (the update's start, its sentences and words from
-    ``trainer.state.train_sentences`` / ``train_tokens`` differences) and serves as the run's reporter
-    (``on_step`` closes an update, ``on_eval`` drops the interval holding a dev check).  An update runs from
-    the end of the previous one (or from its own start after a dev check, or at the first) to the trainer's
-    progress callback after it.  After ``seconds`` of timed updates (after the first when ``skip_first``), the
-    next ``profile_updates`` updates run under torch's profiler, untimed, and the run is stopped."""
-
-    def __init__(self, seconds: float, profile_updates: int, skip_first: bool) -> None:
-        self.seconds, self.profile_left, self.skip_first = seconds, profile_updates, skip_first
-        self.created = time.perf_counter()
-        self.times: List[float] = []
-        self.sentences: List[int] = []
-        self.words: List[int] = []
-        self.started: Optional[float] = None
-        self.pending = (0, 0)
-        self.to_first: Optional[float] = None  # from the worker's start to the end of the first update
-        self.profiling = False
-        self.operators: Dict[str, List[float]] = {}  # name -> [self CPU µs, calls] over the profiled updates
-        self.profiled = 0
-        self.trainer = None
-
-    def step(self, trainer, batch, original: Callable):  # type: ignore[no-untyped-def]
-        """``Trainer.train_step`` through the clock."""
-        self.trainer = trainer
-        if self.started is None:
-            self.started = time.perf_counter()
-        before = (trainer.state.train_sentences, trainer.state.train_tokens)
-        if self.profiling:
-            loss = self._profiled(original, trainer, batch)
-        else:
-            loss = original(trainer, batch)
-        self.pending = (trainer.state.train_sentences - before[0], trainer.state.train_tokens - before[1])
-        return loss
-
-    def _profiled(self, original: Callable, trainer, batch):  # type: ignore[no-untyped-def]
-        from torch.profiler import ProfilerActivity, profile
-
-        with profile(activities=[ProfilerActivity.CPU]) as profiler:
-            loss = original(trainer, batch)
-        for event in profiler.key_averages():
-            entry = self.operators.setdefault(event.key, [0.0, 0.0])
-            entry[0] += event.self_cpu_time_total
-            entry[1] += event.count
-        return loss
-
-    def on_step(self, info) -> None:  # type: ignore[no-untyped-def]
-        now = time.perf_counter()
-        if self.profiling:
-            self.profiled += 1
-            self.profile_left -= 1
-        else:
-            self.times.append(now - (self.started if self.started is not None else now))
-            self.sentences.append(self.pending[0])
-            self.words.append(self.pending[1])
-            if self.to_first is None:
-                self.to_first = now - self.created
-            print(json.dumps({"update": [self.times[-1], self.pending[0], self.pending[1]],
-                              "to_first": self.to_first}), flush=True)  # what a stopped worker leaves behind
-        self.started = now
-        timed = self.times[1:] if self.skip_first else self.times
-        if timed and sum(timed) >= self.seconds:
-            if self.profile_left <= 0:
-                raise Enough()
-            self.profiling = True
-
-    def on_eval(self, info, improved: bool, lr_decayed: bool) -> None:  # type: ignore[no-untyped-def]
-        self.started = None
-
-    def on_note(self, message: str) -> None:
-        pass
-
-    def report(self) -> dict:
-        """The worker's JSON answer."""
-        import torch
-
-        trainer = self.trainer
-        model = trainer.model if trainer is not None else None
-        classes = getattr(model, "relations", None) if model is not None else None
-        if classes is None and model is not None:
-            classes = getattr(model, "labels", None)
-        lengths = trainer.train_lengths if trainer is not None else []
-        return {"times": self.times, "sentences": self.sentences, "words": self.words,
-                "first": self.times[0] if self.times else None, "to_first": self.to_first,
-                "classes": len(classes) if classes is not None else None,
-                "mean_length": sum(lengths) / len(lengths) if lengths else None,
-                "subbatching": getattr(trainer, "subbatching", None), "budget": getattr(trainer, "train_budget", None),
-                "threads": torch.get_num_threads(), "profile": self.profile_lines(),
-                "parameters": sum(p.numel() for p in model.parameters()) if model is not None else None}
-
-    def profile_lines(self) -> List[str]:
-        """The top operators by self CPU time, per profiled update."""
-        if not self.profiled:
-            return []
-        total = sum(entry[0] for entry in self.operators.values()) or 1.0
-        top = sorted(self.operators.items(), key=lambda item: -item[1][0])[:PROFILE_ROWS]
-        return [f"{name:<34} {100 * us / total:5.1f}%  {us / 1000 / self.profiled:8.1f} ms/update  "
-                f"{calls / self.profiled:7.0f} calls/update" for name, (us, calls) in top]
-
-
-def set_lstm_kernel(kernel: str) -> None:
-    """Every BiLSTM encoder and CharLSTM built in this worker runs ``kernel`` on the CPU (``padded``: oneDNN's
-    layer for the encoder, ``nn.LSTM`` for the CharLSTM, as before b4f67a2)."""
-    from mlparse.modules.bilstm_encoder import BiLSTMEncoder
-    from mlparse.modules.char_lstm import CharLSTM
-
-    for cls in (BiLSTMEncoder, CharLSTM):
-        built = cls.__init__
-
-        def init(self, *args, _built=built, **kwargs):  # type: ignore[no-untyped-def]
-            _built(self, *args, **kwargs)
-            if isinstance(self, BiLSTMEncoder):
-                self.cpu_kernel = kernel
-            else:
-                self.packed_on_cpu = kernel == "packed"
-
-        cls.__init__ = init  # type: ignore[method-assign]
-
-
-def mlparse_worker(spec: dict) -> None:
-    """Train ``spec["recipe"]`` with ``spec["sets"]`` on ``spec["threads"]`` threads in a temporary runs folder
-    until ``spec["seconds"]`` of timed updates; print the clock's JSON line."""
-    import torch
-
-    from mlparse.config import load_recipe
-    from mlparse.train.runner import RunOptions, run_recipe
-    from mlparse.train.trainer import Reporter, Trainer
-
-    torch.set_num_threads(int(spec["threads"]))
-    if spec.get("lstm_kernel"):
-        set_lstm_kernel(str(spec["lstm_kernel"]))
-    config = load_recipe(spec["recipe"], list(spec["sets"]))
-    clock = type("Clock", (StepClock, Reporter), {})(float(spec["seconds"]), int(spec.get("profile", 0)),
-                                                     bool(spec.get("skip_first", False)))
-    original = Trainer.train_step
-    Trainer.train_step = lambda trainer, batch: clock.step(trainer, batch, original)  # type: ignore[method-assign]
-    with tempfile.TemporaryDirectory(prefix="train-vs-peers-") as runs:
-        try:
-            run_recipe(config, RunOptions(runs_dir=Path(runs)), clock)
-        except Enough:
-            pass
-    print(json.dumps(clock.report()), flush=True)
-
-
 # -- figures ----------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -337,12 +186,20 @@ def mlparse_pair_systems(recipe: str, sets: Sequence[str]) -> List[System]:
             System("mlparse default", "mlparse", recipe, tuple(sets))]
 
 
-def bilstm_systems(recipe: str, sets: Sequence[str]) -> List[System]:
+#: The label of the system that trains with bfloat16 products (``train.cpu_bf16``), where the CPU has bf16 units.
+BF16_LABEL = "mlparse train.cpu_bf16 (bf16 products)"
+
+
+def bilstm_systems(recipe: str, sets: Sequence[str], bf16: bool) -> List[System]:
     """mlparse as it trained a BiLSTM before its packed CPU kernel (oneDNN's padded layer in ``least_work``
-    sub-batches, the heads on padded positions: commits before b4f67a2) and with its default."""
-    return [System("mlparse padded layer, least_work (before b4f67a2)", "mlparse", recipe,
-                   tuple(sets) + ("train.subbatching=least_work",), lstm_kernel="padded"),
-            System("mlparse default", "mlparse", recipe, tuple(sets))]
+    sub-batches, the heads on padded positions: commits before b4f67a2), with its default and, when ``bf16``
+    (a CPU with bf16 matrix units), with ``train.cpu_bf16`` (the packed kernel's products in bfloat16)."""
+    systems = [System("mlparse padded layer, least_work (before b4f67a2)", "mlparse", recipe,
+                      tuple(sets) + ("train.subbatching=least_work",), lstm_kernel="padded"),
+               System("mlparse default", "mlparse", recipe, tuple(sets))]
+    if bf16:
+        systems.append(System(BF16_LABEL, "mlparse", recipe, tuple(sets) + ("train.cpu_bf16=true",)))
+    return systems
 
 
 def bilstm_pair(args: argparse.Namespace, peer: bool) -> Pair:
@@ -351,7 +208,9 @@ def bilstm_pair(args: argparse.Namespace, peer: bool) -> Pair:
 
     config = load_recipe("ud/english-ewt-bilstm", ["data.tags=gold"])
     b = config.biaffine
-    systems = bilstm_systems("ud/english-ewt-bilstm", ["data.tags=gold"])
+    from mlparse.train.cpu_bf16 import cpu_has_bf16_units
+
+    systems = bilstm_systems("ud/english-ewt-bilstm", ["data.tags=gold"], cpu_has_bf16_units())
     if peer:
         systems.append(System("SuPar 1.1.4 biaffine-dep", "supar"))
 
@@ -458,7 +317,7 @@ def worker_command(system: System, pair: Pair, args: argparse.Namespace, files: 
     sets = [f"data.root={args.data_root}", f"train.num_threads={args.threads}", *MLPARSE_SETS, *system.sets]
     spec = {"recipe": system.recipe, "sets": sets, "threads": args.threads, "seconds": args.seconds,
             "profile": pair.profile, "skip_first": pair.skip_first, "lstm_kernel": system.lstm_kernel}
-    return [sys.executable, str(Path(__file__).resolve()), "--worker", json.dumps(spec)]
+    return [sys.executable, str(BENCH / "train_worker.py"), json.dumps(spec)]
 
 
 def run_worker(system: System, pair: Pair, args: argparse.Namespace, files: dict) -> Optional[dict]:
@@ -532,8 +391,10 @@ def pair_statistics(pair: Pair, results: Dict[str, List[Optional[dict]]], files:
     return stats
 
 
-def print_pair(pair: Pair, results: Dict[str, List[Optional[dict]]], files: dict, rate: float) -> None:
-    """The pair's markdown table and its notes."""
+def print_pair(pair: Pair, results: Dict[str, List[Optional[dict]]], files: dict, rate: float,
+               bf16_rate: Optional[float] = None) -> None:
+    """The pair's markdown table and its notes; ``rate``: the float32 matmul rate every row's share is of,
+    ``bf16_rate``: the bfloat16 one at the same shape, for the rows of a system with bf16 products."""
     stats = pair_statistics(pair, results, files)
     per_word = pair.flops(stats) if stats else None
     per_round = {label: [figures_of(r, pair.skip_first) if r else None for r in runs]
@@ -556,6 +417,14 @@ def print_pair(pair: Pair, results: Dict[str, List[Optional[dict]]], files: dict
               f"{stats['mean_length']:.1f} words a sentence{extra}, {stats['classes']} output classes")
     print(f"- matmul rate: {rate / 1e9:.1f} GFLOP/s at {pair.shape[0]} x {pair.shape[1]} x {pair.shape[2]} "
           f"({pair.shape_note}), {files['threads']} threads, the best of 5 timings before the pair and 5 after")
+    if bf16_rate:
+        print(f"- bfloat16 matmul rate at the same shape: {bf16_rate / 1e9:.1f} GFLOP/s; the share above is of the "
+              f"float32 rate for every row")
+        for system in pair.systems:
+            runs = [f for f in per_round[system.label] if f is not None]
+            if "train.cpu_bf16=true" in system.sets and runs and per_word:
+                useful = median_figures(runs).words_per_second * per_word
+                print(f"- {system.label}: {100 * useful / bf16_rate:.1f}% of the bfloat16 rate")
     print(f"- epoch share: the training set's words ({total_words}) the timed updates covered")
     print_worker_details(pair, results)
 
@@ -715,9 +584,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         for pair in pairs:
             print(f"\npair {pair.key}: {', '.join(s.label for s in pair.systems)}; {args.rounds} round(s) of "
                   f"{args.seconds:g} s of updates each", flush=True)
+            bf16 = any("train.cpu_bf16=true" in system.sets for system in pair.systems)
             before = matmul_rate(pair.shape, args.threads)
+            bf16_before = matmul_rate(pair.shape, args.threads, dtype="bfloat16") if bf16 else None
             results = run_pair(pair, args, files)
-            print_pair(pair, results, files, max(before, matmul_rate(pair.shape, args.threads)))
+            bf16_rate = max(bf16_before, matmul_rate(pair.shape, args.threads, dtype="bfloat16")) if bf16 else None
+            print_pair(pair, results, files, max(before, matmul_rate(pair.shape, args.threads)), bf16_rate)
     from timing import load_average
 
     print(f"\ndone {time.strftime('%H:%M', time.gmtime())} UTC; {load_average()}")

@@ -18,6 +18,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 flops = importlib.import_module("useful_flops")
 bench = importlib.import_module("train_vs_peers")
+worker = importlib.import_module("train_worker")
 
 
 def test_lstm_counts_are_the_weights_of_torchs_lstm():
@@ -126,7 +127,7 @@ def _update(trainer, batch):
 def test_step_clock_times_updates_and_leaves_out_dev_checks(monkeypatch, capsys):
     ticks = iter([0.0, 1.0, 3.0, 3.5, 100.0, 101.0, 104.0])
     monkeypatch.setattr(bench.time, "perf_counter", lambda: next(ticks))
-    clock = bench.StepClock(seconds=5.0, profile_updates=0, skip_first=False)  # created at 0
+    clock = worker.StepClock(seconds=5.0, profile_updates=0, skip_first=False)  # created at 0
     trainer = _Trainer()
     clock.step(trainer, [1, 2], _update)   # starts at 1
     clock.on_step(None)                    # 3: 2 s
@@ -134,7 +135,7 @@ def test_step_clock_times_updates_and_leaves_out_dev_checks(monkeypatch, capsys)
     clock.on_step(None)                    # 3.5: 0.5 s
     clock.on_eval(None, True, False)       # a dev check: the interval up to the next update is not timed
     clock.step(trainer, [4, 5, 6], _update)  # starts at 100
-    with pytest.raises(bench.Enough):
+    with pytest.raises(worker.Enough):
         clock.on_step(None)                # 101: 1 s... not yet 5 s in all
         clock.step(trainer, [7], _update)
         clock.on_step(None)                # 104: 3 s -> 6.5 s: enough
