@@ -101,17 +101,20 @@ def span_parser_flops_per_word(d_model: int, layers: int, heads: int, d_kv: int,
     return TRAINING_FLOPS_PER_MAC * (n * char_lstm + encoder + labels) / n
 
 
-def matmul_rate(shape: Tuple[int, int, int], threads: int, repeats: int = 5, min_seconds: float = 0.2) -> float:
-    """The machine's dense float32 matrix-multiply rate in FLOP/s at ``shape = (m, k, n)``: ``[m x k] @ [k x n]``
-    on ``threads`` torch threads, the best of ``repeats`` timings of at least ``min_seconds`` each."""
+def matmul_rate(shape: Tuple[int, int, int], threads: int, repeats: int = 5, min_seconds: float = 0.2,
+                dtype: str = "float32") -> float:
+    """The machine's dense matrix-multiply rate in FLOP/s at ``shape = (m, k, n)``: ``[m x k] @ [k x n]`` in
+    ``dtype`` (``float32``, ``bfloat16``) on ``threads`` torch threads, the best of ``repeats`` timings of at least
+    ``min_seconds`` each."""
     import torch
 
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
         m, k, n = shape
-        a, b = torch.randn(m, k), torch.randn(k, n)
-        out = torch.empty(m, n)
+        kind = getattr(torch, dtype)
+        a, b = torch.randn(m, k).to(kind), torch.randn(k, n).to(kind)
+        out = torch.empty(m, n, dtype=kind)
         torch.matmul(a, b, out=out)  # warm-up
         best = 0.0
         for _ in range(repeats):

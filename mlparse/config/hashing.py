@@ -82,6 +82,7 @@ HASH_NEUTRAL_DEFAULTS: Dict[tuple, Any] = {
     ("train", "patience_updates"): None,
     ("train", "batch_order"): "shuffled",
     ("train", "ema_decay"): 0.0,
+    ("train", "cpu_bf16"): False,
     ("data", "tags"): "gold",
     ("tagger", "affixes"): [],
     ("tagger", "d_affix_emb"): 32,

@@ -65,6 +65,9 @@ class BiLSTMEncoder(nn.Module):
         self.dropout = make_dropout(dropout, dropout_kind)
         #: How the layers run on a CPU (:data:`CpuKernel`); tests compare the three.
         self.cpu_kernel: CpuKernel = "auto"
+        #: The packed kernel's matrix products in training (None: in the inputs' dtype, exact; ``torch.bfloat16``:
+        #: rounded operands, ``train.cpu_bf16``). Dev checks and parsing (``eval()``) always multiply exactly.
+        self.training_products: Optional[torch.dtype] = None
 
     def forward(self, x: Tensor, mask: Tensor, lengths: Optional[Sequence[int]] = None) -> Tensor:
         """``lengths``: the real positions of each row (``mask``'s row sums) on the host; given, the rows are
@@ -107,8 +110,9 @@ class BiLSTMEncoder(nn.Module):
         dropout applied.  ``x: Tensor[B, T, d]`` on a CPU, ``lengths``: each row's real positions."""
         layout = PackedLayout.of(lengths, x.shape[1])
         rows = layout.pack(x)  # [N, d]: the words only, from here to the output
+        products = self.training_products if self.training else None
         for lstm in self.layers:
-            rows = packed_bidirectional_layer(lstm, layout.drop(self.dropout, rows), layout)
+            rows = packed_bidirectional_layer(lstm, layout.drop(self.dropout, rows), layout, products)
         return layout.drop(self.dropout, rows), layout
 
     def runs_on_rows(self, x: Tensor) -> bool:

@@ -15,6 +15,9 @@ batch is packed time-major (the rows of step ``t`` are the sentences longer than
 
 The arithmetic is the LSTM's (torch's gate equations; the gates kept in the order i, f, o, g inside, so that
 one sigmoid covers three of them); outputs and gradients equal ``nn.LSTM``'s up to float rounding (tested).
+Optionally the products' operands are rounded to bfloat16 (``products``), a different arithmetic: the gate
+pre-activations and the gradients then carry bfloat16's rounding (about 3 significant digits) while the cell
+states and everything elementwise stay in float32.
 
 Shapes: ``N`` words of a batch, ``H`` units per direction, ``D`` input size.  The layer works on packed rows:
 ``PackedLayout`` maps a padded batch ``[B, T, ...]`` (real positions a prefix of each row) to the packed rows
@@ -24,7 +27,7 @@ of each direction and back.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -121,6 +124,17 @@ def _gate_order(weight: Tensor, hidden: int) -> Tensor:
     return torch.cat([weight[:2 * hidden], weight[3 * hidden:], weight[2 * hidden:3 * hidden]])
 
 
+#: With bfloat16 products the batch's rows are padded with zero rows to a multiple of this: oneDNN compiles a
+#: kernel for each new shape of a bfloat16 product (10-30 ms on the 2-core Xeon, more than the product itself),
+#: and a batch's word count is rarely seen twice, while its multiple of 128 is (at most 127 zero rows, about 3%).
+ROW_QUANTUM = 128
+
+
+def _rounded_up(rows: int) -> int:
+    """``rows`` up to a multiple of :data:`ROW_QUANTUM`."""
+    return -(-rows // ROW_QUANTUM) * ROW_QUANTUM
+
+
 #: ``grad * (1 - y^2)`` and ``grad * y * (1 - y)`` in one kernel each (torch's own derivatives of tanh and sigmoid).
 _tanh_backward = torch.ops.aten.tanh_backward
 _sigmoid_backward = torch.ops.aten.sigmoid_backward
@@ -131,22 +145,36 @@ class _BidirectionalRecurrence(torch.autograd.Function):
 
     Forward inputs: ``x: Tensor[2, N, D]`` (each direction's packed rows), ``w_ih: Tensor[2, 4H, D]``,
     ``w_hh: Tensor[2, 4H, H]``, ``bias: Tensor[2, 4H]`` (gates in the order i, f, o, g), the layout's ``steps``
-    and ``previous_rows``.  Output ``Tensor[2, N, H]``: each direction's hidden states."""
+    and ``previous_rows``, and ``products``, the dtype of the matrix products' operands (``x``'s: exact).
+    Output ``Tensor[2, N, H]``: each direction's hidden states."""
 
     @staticmethod
     def forward(ctx, x: Tensor, w_ih: Tensor, w_hh: Tensor, bias: Tensor,  # type: ignore[override]
-                steps: Tuple[Tuple[int, int], ...], previous_rows: Tensor) -> Tensor:
+                steps: Tuple[Tuple[int, int], ...], previous_rows: Tensor, products: torch.dtype) -> Tensor:
         hidden = w_hh.shape[2]
-        gates = torch.baddbmm(bias.unsqueeze(1), x, w_ih.transpose(1, 2))  # [2, N, 4H], the input's share
+        low = products != x.dtype  # the products' operands rounded to ``products``, their results used in float32
+        words = x.shape[1]
+        if low:  # zero rows up to a multiple of ROW_QUANTUM: the products' shapes recur (see ROW_QUANTUM)
+            x_p = x.new_zeros(2, _rounded_up(words), x.shape[2], dtype=products)
+            x_p[:, :words] = x
+            gates = torch.bmm(x_p, w_ih.to(products).transpose(1, 2))[:, :words].to(x.dtype).add_(bias.unsqueeze(1))
+        else:
+            x_p = x
+            gates = torch.baddbmm(bias.unsqueeze(1), x, w_ih.transpose(1, 2))  # [2, N, 4H], the input's share
         cells = x.new_empty(2, x.shape[1], hidden)
         cell_tanh = x.new_empty(2, x.shape[1], hidden)
         states = x.new_empty(2, x.shape[1], hidden)
-        recurrent = w_hh.transpose(1, 2)  # [2, H, 4H]
+        states_p = x.new_empty(2, x.shape[1], hidden, dtype=products) if low else states  # the recurrence's operand
+        recurrent = w_hh.to(products).transpose(1, 2)  # [2, H, 4H]
         before = None  # the previous step's (offset, count)
         for offset, count in steps:
             g = gates[:, offset:offset + count]  # [2, B_t, 4H], becomes the gates' activations in place
             if before is not None:
-                g.baddbmm_(states[:, before[0]:before[0] + count], recurrent)
+                previous = states_p[:, before[0]:before[0] + count]
+                if low:
+                    g.add_(torch.bmm(previous, recurrent))
+                else:
+                    g.baddbmm_(previous, recurrent)
             g[..., :3 * hidden].sigmoid_()
             g[..., 3 * hidden:].tanh_()
             c = cells[:, offset:offset + count]
@@ -155,20 +183,31 @@ class _BidirectionalRecurrence(torch.autograd.Function):
                 c.addcmul_(g[..., hidden:2 * hidden], cells[:, before[0]:before[0] + count])  # + f * c_{t-1}
             tc = cell_tanh[:, offset:offset + count]
             torch.tanh(c, out=tc)
-            torch.mul(g[..., 2 * hidden:3 * hidden], tc, out=states[:, offset:offset + count])  # o * tanh(c)
+            h = states[:, offset:offset + count]
+            torch.mul(g[..., 2 * hidden:3 * hidden], tc, out=h)  # o * tanh(c)
+            if low:
+                states_p[:, offset:offset + count] = h
             before = (offset, count)
-        ctx.save_for_backward(x, w_ih, w_hh, gates, cells, cell_tanh, states, previous_rows)
+        ctx.save_for_backward(x_p, w_ih, w_hh, gates, cells, cell_tanh, states_p, previous_rows)
         ctx.steps = steps
+        ctx.products = products
+        ctx.low = low
         return states
 
     @staticmethod
     @once_differentiable  # the hand-written backward is not itself differentiable
     def backward(ctx, grad_states: Tensor):  # type: ignore[override]
-        x, w_ih, w_hh, gates, cells, cell_tanh, states, previous_rows = ctx.saved_tensors
-        steps = ctx.steps
+        x_p, w_ih, w_hh, gates, cells, cell_tanh, states_p, previous_rows = ctx.saved_tensors
+        steps, products, low = ctx.steps, ctx.products, ctx.low
         hidden = w_hh.shape[2]
         grad_h = grad_states.contiguous().clone()  # [2, N, H]; gains each step's carried-back share
         grad_gates = torch.empty_like(gates)  # [2, N, 4H], pre-activation gradients
+        words = gates.shape[1]
+        grad_gates_p = grad_gates  # the products' operand: in ``products``, with x_p's zero rows after the words
+        if low:
+            grad_gates_p = gates.new_empty(2, x_p.shape[1], gates.shape[2], dtype=products)
+            grad_gates_p[:, words:].zero_()
+        w_hh_p = w_hh.to(products)
         carry_c = None  # dL/dc_{t} carried from step t + 1, [2, B_{t+1}, H]
         for index in range(len(steps) - 1, -1, -1):
             offset, count = steps[index]
@@ -190,33 +229,49 @@ class _BidirectionalRecurrence(torch.autograd.Function):
             torch.mul(dh, tc, out=d[..., 2 * hidden:3 * hidden])  # do
             d[..., :3 * hidden] = _sigmoid_backward(d[..., :3 * hidden], a[..., :3 * hidden])  # sigmoid'
             d[..., 3 * hidden:] = _tanh_backward(dc * i, g)  # dg, tanh'
+            if low:
+                grad_gates_p[:, rows] = d
             if index > 0:
                 before = steps[index - 1][0]
-                grad_h[:, before:before + count].baddbmm_(d, w_hh)  # dL/dh_{t-1}
+                if low:  # dL/dh_{t-1}
+                    grad_h[:, before:before + count].add_(torch.bmm(grad_gates_p[:, rows], w_hh_p))
+                else:
+                    grad_h[:, before:before + count].baddbmm_(d, w_hh)
                 carry_c = dc * f
-        padded_states = torch.cat([states, states.new_zeros(2, 1, hidden)], dim=1)
+        padded_states = torch.cat([states_p, states_p.new_zeros(2, 1, hidden)], dim=1)
+        if x_p.shape[1] > words:  # x_p's zero rows: zero states too
+            previous_rows = torch.cat([previous_rows, previous_rows.new_full((x_p.shape[1] - words,), words)])
         previous_states = padded_states.index_select(1, previous_rows)  # [2, N, H], h_{t-1} of each row (0 first)
-        grad_x = torch.bmm(grad_gates, w_ih) if ctx.needs_input_grad[0] else None
-        grad_w_ih = torch.bmm(grad_gates.transpose(1, 2), x)
-        grad_w_hh = torch.bmm(grad_gates.transpose(1, 2), previous_states)
+        dtype = gates.dtype
+        grad_x = (torch.bmm(grad_gates_p, w_ih.to(products))[:, :words].to(dtype) if ctx.needs_input_grad[0]
+                  else None)
+        grad_w_ih = torch.bmm(grad_gates_p.transpose(1, 2), x_p).to(dtype)
+        grad_w_hh = torch.bmm(grad_gates_p.transpose(1, 2), previous_states).to(dtype)
         grad_bias = grad_gates.sum(dim=1)
-        return grad_x, grad_w_ih, grad_w_hh, grad_bias, None, None
+        return grad_x, grad_w_ih, grad_w_hh, grad_bias, None, None, None
 
 
-def packed_bidirectional_layer(lstm: nn.LSTM, rows: Tensor, layout: PackedLayout) -> Tensor:
+def packed_bidirectional_layer(lstm: nn.LSTM, rows: Tensor, layout: PackedLayout,
+                               products: Optional[torch.dtype] = None) -> Tensor:
     """The one-layer bidirectional ``lstm`` over a batch's words ``rows: Tensor[N, D]`` (forward rows of
     ``layout``, :meth:`PackedLayout.pack`): ``Tensor[N, 2H]``, forward states then backward states of each word,
-    as ``nn.LSTM`` over the packed batch gives, with gradients to ``rows`` and to ``lstm``'s weights."""
+    as ``nn.LSTM`` over the packed batch gives, with gradients to ``rows`` and to ``lstm``'s weights.
+
+    ``products``: the dtype of the matrix products' operands (None: ``rows``'s). ``torch.bfloat16`` rounds the
+    operands of every product (inputs, weights, the previous states, the gate gradients) to bfloat16, which a CPU
+    with bf16 matrix units (AMX) multiplies several times faster; each product's result is used in ``rows``'s
+    dtype, and the gate arithmetic, the cell states, the outputs and the gradients stay in it."""
     if torch.is_autocast_enabled(rows.device.type):  # the kernel computes in float32, autocast off inside it
         with torch.autocast(rows.device.type, enabled=False):
-            return packed_bidirectional_layer(lstm, rows.float(), layout)
+            return packed_bidirectional_layer(lstm, rows.float(), layout, products)
     hidden = lstm.hidden_size
     inputs = torch.stack([rows, rows.index_select(0, layout.backward_from_forward)])  # [2, N, D]
     w_ih = torch.stack([_gate_order(lstm.weight_ih_l0, hidden), _gate_order(lstm.weight_ih_l0_reverse, hidden)])
     w_hh = torch.stack([_gate_order(lstm.weight_hh_l0, hidden), _gate_order(lstm.weight_hh_l0_reverse, hidden)])
     bias = torch.stack([_gate_order(lstm.bias_ih_l0 + lstm.bias_hh_l0, hidden),
                         _gate_order(lstm.bias_ih_l0_reverse + lstm.bias_hh_l0_reverse, hidden)])
-    states = _BidirectionalRecurrence.apply(inputs, w_ih, w_hh, bias, layout.steps, layout.previous_rows)
+    states = _BidirectionalRecurrence.apply(inputs, w_ih, w_hh, bias, layout.steps, layout.previous_rows,
+                                            products or rows.dtype)
     return torch.cat([states[0], states[1].index_select(0, layout.forward_from_backward)], dim=1)
 
 

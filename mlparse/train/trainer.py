@@ -42,6 +42,7 @@ from mlparse.models.base import Parser
 from mlparse.tasks.base import EvalOutcome, Task
 from mlparse.train import checkpoint
 from mlparse.train.budget import parameter_bytes, resolve_budget
+from mlparse.train.cpu_bf16 import apply_cpu_bf16
 from mlparse.train.training_clock import TrainingClock
 from mlparse.train.compile import compile_encoder, compiled_graphs, uncompile_encoder
 from mlparse.train.compile_runtime import BudgetAlarm, BudgetReached, raise_recompile_limit, use_persistent_cache
@@ -237,6 +238,9 @@ class Trainer:
         self.autocast = bf16_autocast(device, t.bf16, warn=dist_info.is_main)
         self.precision = UpdateAutocast(device.type, self.autocast)  # one autocast block per update
         model.training_setup(config, self.decoder)
+        cpu_bf16_note = apply_cpu_bf16(model, t.cpu_bf16, device)
+        if cpu_bf16_note and dist_info.is_main:
+            self.reporter.on_note(cpu_bf16_note)
         #: train.step: graph with train.compile on: the whole forward and loss as one graph (mlparse/train/graph_step.py)
         self.graph_step: Optional[GraphStep] = None
         if t.compile != "off":  # graphs kept across runs; a limit above the length buckets (no silent eager fallback)
