@@ -23,8 +23,8 @@ d. (``--compiled``) ``demo`` eager beside ``demo`` with ``train.step=graph`` and
 mlparse runs twice in each pair. In b and c: ``train.subbatching=fill`` (the fewest sub-batches: the code before
 issue 46) and the default (``auto``: least_work on a CPU). In a: the BiLSTM as it trained before its packed CPU
 kernel (oneDNN's padded layer in ``least_work`` sub-batches, the heads on padded positions; denormals flushed
-as in every run now), the default (the packed kernel, the heads on the words, ``fill``) and, on a CPU with bf16
-matrix units, ``train.cpu_bf16=true`` (the packed kernel's products in bfloat16; its share is also given of the
+as in every run now), the default (the packed kernel, the heads on the words, ``fill``) and, on a CPU with AMX
+(bf16 matrix units), ``train.cpu_bf16=true`` (the packed kernel's products in bfloat16; its share is also given of the
 bfloat16 matmul rate, measured beside the float32 one).
 
 Each worker trains from scratch and times its updates from the first one on (data, vocabularies and model
@@ -186,14 +186,14 @@ def mlparse_pair_systems(recipe: str, sets: Sequence[str]) -> List[System]:
             System("mlparse default", "mlparse", recipe, tuple(sets))]
 
 
-#: The label of the system that trains with bfloat16 products (``train.cpu_bf16``), where the CPU has bf16 units.
+#: The label of the system that trains with bfloat16 products (``train.cpu_bf16``), where the CPU has AMX.
 BF16_LABEL = "mlparse train.cpu_bf16 (bf16 products)"
 
 
 def bilstm_systems(recipe: str, sets: Sequence[str], bf16: bool) -> List[System]:
     """mlparse as it trained a BiLSTM before its packed CPU kernel (oneDNN's padded layer in ``least_work``
     sub-batches, the heads on padded positions: commits before b4f67a2), with its default and, when ``bf16``
-    (a CPU with bf16 matrix units), with ``train.cpu_bf16`` (the packed kernel's products in bfloat16)."""
+    (a CPU with AMX), with ``train.cpu_bf16`` (the packed kernel's products in bfloat16)."""
     systems = [System("mlparse padded layer, least_work (before b4f67a2)", "mlparse", recipe,
                       tuple(sets) + ("train.subbatching=least_work",), lstm_kernel="padded"),
                System("mlparse default", "mlparse", recipe, tuple(sets))]
@@ -208,9 +208,9 @@ def bilstm_pair(args: argparse.Namespace, peer: bool) -> Pair:
 
     config = load_recipe("ud/english-ewt-bilstm", ["data.tags=gold"])
     b = config.biaffine
-    from mlparse.train.cpu_bf16 import cpu_has_bf16_units
+    from mlparse.train.cpu_bf16 import cpu_has_amx
 
-    systems = bilstm_systems("ud/english-ewt-bilstm", ["data.tags=gold"], cpu_has_bf16_units())
+    systems = bilstm_systems("ud/english-ewt-bilstm", ["data.tags=gold"], cpu_has_amx())
     if peer:
         systems.append(System("SuPar 1.1.4 biaffine-dep", "supar"))
 

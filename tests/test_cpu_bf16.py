@@ -1,6 +1,6 @@
 """``train.cpu_bf16``: the packed LSTM kernel with its products in bfloat16 stays close to the exact kernel, its
 zero rows change nothing, dev checks and parsing multiply exactly, and the trainer turns it on only where it
-can pay (a CPU with bf16 units, a model with a BiLSTM encoder), saying why otherwise."""
+can pay (a CPU with AMX, a model with a BiLSTM encoder), saying why otherwise."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_apply_sets_every_bilstm_encoder_or_says_why_not() -> None:
     assert apply_cpu_bf16(model, False, cpu, has_units=True) is None  # off: back to exact
     assert all(e.training_products is None for e in encoders)
     note = apply_cpu_bf16(model, True, cpu, has_units=False)
-    assert "no bf16 matrix units" in note and all(e.training_products is None for e in encoders)
+    assert "no AMX" in note and all(e.training_products is None for e in encoders)
     assert "CPU training only" in apply_cpu_bf16(model, True, torch.device("cuda"), has_units=True)
     assert "no BiLSTM encoder" in apply_cpu_bf16(nn.Linear(2, 2), True, cpu, has_units=True)
 
@@ -108,7 +108,7 @@ class _Notes(Reporter):
 @pytest.mark.parametrize("has_units", [True, False])
 def test_the_trainer_turns_it_on_where_it_pays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                has_units: bool) -> None:
-    monkeypatch.setattr("mlparse.train.cpu_bf16.cpu_has_bf16_units", lambda: has_units)
+    monkeypatch.setattr("mlparse.train.cpu_bf16.cpu_has_amx", lambda: has_units)
     config = load_recipe(write_dep_recipe(tmp_path, model={"encoder": "bilstm"}),
                          ["train.cpu_bf16=true", "biaffine.lstm_hidden=8", "biaffine.lstm_layers=1",
                           "train.max_updates=2"])
@@ -121,6 +121,6 @@ def test_the_trainer_turns_it_on_where_it_pays(tmp_path: Path, monkeypatch: pyte
                       checkpoint.CheckpointFiles(tmp_path / "checkpoints"), torch.device("cpu"), reporter=notes)
     encoder = model.input.encoder
     assert encoder.training_products == (torch.bfloat16 if has_units else None)
-    assert any("no bf16 matrix units" in n for n in notes.notes) != has_units
+    assert any("no AMX" in n for n in notes.notes) != has_units
     state = trainer.fit()  # the kernel trains with it
     assert state.step == 2 and all(torch.isfinite(p).all() for p in model.parameters())

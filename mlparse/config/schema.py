@@ -158,7 +158,7 @@ class TrainConfig:
     step: str = "eager"  # eager | graph: the span parser's loss-augmented decoding on the device without a wait for the host, in shapes fixed per length (mlparse/structs/cky_device.py); same loss; not part of the recipe hash
     device: str = "auto"  # auto | cpu | cuda
     bf16: bool = True  # bf16 autocast on CUDA
-    cpu_bf16: bool = False  # on a CPU with bf16 matrix units (AMX, AVX512-BF16): the BiLSTM encoder's products in bfloat16 in training updates (operands rounded; weights, optimizer, gate arithmetic in float32; dev checks and parsing exact); float32 with a note elsewhere (mlparse/train/cpu_bf16.py)
+    cpu_bf16: bool = False  # on a CPU with AMX (bf16 matrix units: Sapphire Rapids and later Xeons): the BiLSTM encoder's products in bfloat16 in training updates (operands rounded; weights, optimizer, gate arithmetic in float32; dev checks and parsing exact); float32 with a note elsewhere (mlparse/train/cpu_bf16.py)
     num_threads: Optional[int] = None  # CPU threads for torch, fixed (None: torch's default, fewer while other processes keep cores busy: mlparse/train/threads.py)
     unk_word_dropout: bool = True  # span and joint parsers: training words of count c become UNK with probability 1/(1+c); the biaffine parser (Li et al.) uses biaffine.embedding_dropout instead and ignores it
     overlap: bool = True  # host work beside the device: next sub-batch prepared, last one decoded (mlparse/train/overlap.py); same results; not part of the recipe hash

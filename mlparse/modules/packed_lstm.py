@@ -15,7 +15,7 @@ batch is packed time-major (the rows of step ``t`` are the sentences longer than
 
 The arithmetic is the LSTM's (torch's gate equations; the gates kept in the order i, f, o, g inside, so that
 one sigmoid covers three of them); outputs and gradients equal ``nn.LSTM``'s up to float rounding (tested).
-Optionally the products' operands are rounded to bfloat16 (``products``), a different arithmetic: the gate
+Optionally the products are computed in bfloat16 (``products``), a different arithmetic: the gate
 pre-activations and the gradients then carry bfloat16's rounding (about 3 significant digits) while the cell
 states and everything elementwise stay in float32.
 
@@ -257,10 +257,11 @@ def packed_bidirectional_layer(lstm: nn.LSTM, rows: Tensor, layout: PackedLayout
     ``layout``, :meth:`PackedLayout.pack`): ``Tensor[N, 2H]``, forward states then backward states of each word,
     as ``nn.LSTM`` over the packed batch gives, with gradients to ``rows`` and to ``lstm``'s weights.
 
-    ``products``: the dtype of the matrix products' operands (None: ``rows``'s). ``torch.bfloat16`` rounds the
-    operands of every product (inputs, weights, the previous states, the gate gradients) to bfloat16, which a CPU
-    with bf16 matrix units (AMX) multiplies several times faster; each product's result is used in ``rows``'s
-    dtype, and the gate arithmetic, the cell states, the outputs and the gradients stay in it."""
+    ``products``: the dtype of the matrix products (None: ``rows``'s). ``torch.bfloat16`` rounds the operands of
+    every product (inputs, weights, the previous states, the gate gradients) to bfloat16, which a CPU with AMX
+    (bf16 matrix units) multiplies several times faster; each product comes back in bfloat16 (summed in float32)
+    and is read in ``rows``'s dtype, in which the gate arithmetic, the cell states, the outputs and the gradients
+    stay."""
     if torch.is_autocast_enabled(rows.device.type):  # the kernel computes in float32, autocast off inside it
         with torch.autocast(rows.device.type, enabled=False):
             return packed_bidirectional_layer(lstm, rows.float(), layout, products)

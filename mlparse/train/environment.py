@@ -22,6 +22,10 @@ def hardware_info(device: str) -> Dict[str, Any]:
         "device": device, "cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(),
         "machine": platform.machine(), "platform": platform.platform(),
     }
+    if device.startswith("cpu"):  # whether train.cpu_bf16 could take effect here (mlparse/train/cpu_bf16.py)
+        from mlparse.train.cpu_bf16 import cpu_has_amx
+
+        info["cpu_amx"] = cpu_has_amx()
     if device.startswith("cuda") and torch.cuda.is_available():
         info["gpu"] = torch.cuda.get_device_name(0)
         info["gpu_count"] = torch.cuda.device_count()
