@@ -27,7 +27,8 @@ from typing import Dict, List, Optional
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: system -> (recipe, its overrides, the environment variable of its Python or None, the recipe's name)
+#: system -> (recipe, its overrides, the environment variable of its Python or None, the recipe's name). mlparse's
+#: recipe as a user runs it: on a CPU with AMX it trains with bfloat16 products (train.cpu_bf16, docs/protocol.md).
 SYSTEMS: Dict[str, tuple] = {
     "mlparse": ("ud/english-ewt-bilstm", ["--set", "data.tags=gold"], None, "ud-english-ewt-bilstm"),
     "supar": ("external/supar-biaffine-dep", [], "MLPARSE_SUPAR_PYTHON", "supar-biaffine-dep"),

@@ -34,7 +34,7 @@ from tag_protocols_converged import machine  # noqa: E402
 
 SAVED = BENCH / "results" / "precision"
 #: The runs compared: label -> the extra override.
-VARIANTS: Dict[str, List[str]] = {"float32": [], "bf16": ["--set", "train.cpu_bf16=true"]}
+VARIANTS: Dict[str, List[str]] = {"float32": ["--set", "train.cpu_bf16=false"], "bf16": ["--set", "train.cpu_bf16=true"]}
 
 
 def command_of(variant: str, args: argparse.Namespace) -> List[str]:

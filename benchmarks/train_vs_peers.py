@@ -23,7 +23,7 @@ d. (``--compiled``) ``demo`` eager beside ``demo`` with ``train.step=graph`` and
 mlparse runs twice in each pair. In b and c: ``train.subbatching=fill`` (the fewest sub-batches: the code before
 issue 46) and the default (``auto``: least_work on a CPU). In a: the BiLSTM as it trained before its packed CPU
 kernel (oneDNN's padded layer in ``least_work`` sub-batches, the heads on padded positions; denormals flushed
-as in every run now), the default (the packed kernel, the heads on the words, ``fill``) and, on a CPU with AMX
+as in every run now), the packed kernel in float32 (the heads on the words, ``fill``) and, on a CPU with AMX
 (bf16 matrix units), ``train.cpu_bf16=true`` (the packed kernel's products in bfloat16; its share is also given of the
 bfloat16 matmul rate, measured beside the float32 one).
 
@@ -192,11 +192,12 @@ BF16_LABEL = "mlparse train.cpu_bf16 (bf16 products)"
 
 def bilstm_systems(recipe: str, sets: Sequence[str], bf16: bool) -> List[System]:
     """mlparse as it trained a BiLSTM before its packed CPU kernel (oneDNN's padded layer in ``least_work``
-    sub-batches, the heads on padded positions: commits before b4f67a2), with its default and, when ``bf16``
-    (a CPU with AMX), with ``train.cpu_bf16`` (the packed kernel's products in bfloat16)."""
+    sub-batches, the heads on padded positions: commits before b4f67a2), with the packed kernel in float32 and,
+    when ``bf16`` (a CPU with AMX), with ``train.cpu_bf16`` (the packed kernel's products in bfloat16: the
+    recipe's default there). Each names ``train.cpu_bf16``, which the recipe sets."""
     systems = [System("mlparse padded layer, least_work (before b4f67a2)", "mlparse", recipe,
-                      tuple(sets) + ("train.subbatching=least_work",), lstm_kernel="padded"),
-               System("mlparse default", "mlparse", recipe, tuple(sets))]
+                      tuple(sets) + ("train.subbatching=least_work", "train.cpu_bf16=false"), lstm_kernel="padded"),
+               System("mlparse packed kernel, float32", "mlparse", recipe, tuple(sets) + ("train.cpu_bf16=false",))]
     if bf16:
         systems.append(System(BF16_LABEL, "mlparse", recipe, tuple(sets) + ("train.cpu_bf16=true",)))
     return systems

@@ -25,16 +25,16 @@ from helpers.dep_fixtures import write_dep_recipe
 LENGTHS = [7, 3, 1, 5, 7, 2]
 
 
-def _layer_and_rows(seed: int = 0) -> tuple:
+def _layer_and_rows(lengths: list, seed: int = 0) -> tuple:
     torch.manual_seed(seed)
     lstm = nn.LSTM(12, 16, batch_first=True, bidirectional=True)
-    layout = PackedLayout.of(LENGTHS, max(LENGTHS))
+    layout = PackedLayout.of(lengths, max(lengths))
     rows = torch.randn(layout.words, 12, requires_grad=True)
     return lstm, layout, rows
 
 
-def _output_and_gradients(products) -> tuple:  # type: ignore[no-untyped-def]
-    lstm, layout, rows = _layer_and_rows()
+def _output_and_gradients(products, lengths: list = LENGTHS) -> tuple:  # type: ignore[no-untyped-def]
+    lstm, layout, rows = _layer_and_rows(lengths)
     out = packed_bidirectional_layer(lstm, rows, layout, products)
     weights = torch.randn(out.shape, generator=torch.Generator().manual_seed(1))
     (out * weights).sum().backward()
@@ -50,14 +50,16 @@ def test_bfloat16_products_stay_within_bfloat16_rounding_of_the_exact_kernel() -
     rounded = _output_and_gradients(torch.bfloat16)
     errors = [_relative_error(r, e) for r, e in zip(rounded, exact)]
     assert all(r.dtype == torch.float32 for r in rounded)
-    assert max(errors) < 2e-2  # bfloat16 keeps 8 bits: about 4e-3 a rounding
+    assert max(errors) < 8e-3  # bfloat16 keeps 8 bits: about 4e-3 a rounding (a 1% error in a gradient fails)
     assert min(errors) > 0  # it is another arithmetic, not the exact one under another name
 
 
-def test_the_zero_rows_up_to_the_row_quantum_change_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    quantised = _output_and_gradients(torch.bfloat16)
+@pytest.mark.parametrize("lengths", [LENGTHS, list(range(1, 60)), [64, 64]],
+                         ids=["25 words", "1770 words, 14 blocks", "128 words, no zero row"])
+def test_the_zero_rows_up_to_the_row_quantum_change_nothing(monkeypatch: pytest.MonkeyPatch, lengths: list) -> None:
+    quantised = _output_and_gradients(torch.bfloat16, lengths)
     monkeypatch.setattr(packed_lstm, "ROW_QUANTUM", 1)  # no zero rows
-    plain = _output_and_gradients(torch.bfloat16)
+    plain = _output_and_gradients(torch.bfloat16, lengths)
     for a, b in zip(quantised, plain):
         torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
 
@@ -73,7 +75,26 @@ def test_the_encoder_multiplies_exactly_outside_training() -> None:
     assert torch.equal(encoder(x, mask, LENGTHS), exact_eval)  # eval(): dev checks and parsing
     rounded = encoder.train()(x, mask, LENGTHS)
     assert not torch.equal(rounded, exact_train)
-    assert _relative_error(rounded, exact_train) < 2e-2
+    assert _relative_error(rounded, exact_train) < 8e-3
+
+
+def test_auto_runs_the_packed_kernel_in_training_when_products_are_bfloat16(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch where ``auto`` would take oneDNN's padded layer (few rows of one length: the tagger's buckets) runs the
+    packed kernel, the only one with bfloat16 products, once they are set; in eval ``auto`` is as before."""
+    encoder = BiLSTMEncoder(12, 16, num_layers=1, dropout=0.0)
+    lengths = [5, 5, 5]
+    x, mask = torch.randn(3, 5, 12), torch.ones(3, 5, dtype=torch.bool)
+    seen: list = []
+    monkeypatch.setattr("mlparse.modules.bilstm_encoder.packed_bidirectional_layer",
+                        lambda lstm, rows, layout, products=None: seen.append(products) or
+                        packed_bidirectional_layer(lstm, rows, layout, products))
+    encoder(x, mask, lengths)
+    assert seen == []  # auto: padded, as packed_pays says for this batch
+    encoder.training_products = torch.bfloat16
+    encoder(x, mask, lengths)
+    assert seen == [torch.bfloat16]
+    encoder.eval()(x, mask, lengths)
+    assert seen == [torch.bfloat16]  # eval: exact, by the padded path as before
 
 
 def test_apply_sets_every_bilstm_encoder_or_says_why_not() -> None:
@@ -122,5 +143,12 @@ def test_the_trainer_turns_it_on_where_it_pays(tmp_path: Path, monkeypatch: pyte
     encoder = model.input.encoder
     assert encoder.training_products == (torch.bfloat16 if has_units else None)
     assert any("no AMX" in n for n in notes.notes) != has_units
-    state = trainer.fit()  # the kernel trains with it
+    seen: list = []
+    monkeypatch.setattr("mlparse.modules.bilstm_encoder.packed_bidirectional_layer",
+                        lambda lstm, rows, layout, products=None: seen.append((products, lstm.training)) or
+                        packed_bidirectional_layer(lstm, rows, layout, products))
+    state = trainer.fit()  # the kernel trains with it, and dev checks multiply exactly
     assert state.step == 2 and all(torch.isfinite(p).all() for p in model.parameters())
+    trained = {products for products, training in seen if training}
+    assert trained == ({torch.bfloat16} if has_units else {None})
+    assert {products for products, training in seen if not training} <= {None}

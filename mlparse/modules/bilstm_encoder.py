@@ -66,7 +66,8 @@ class BiLSTMEncoder(nn.Module):
         #: How the layers run on a CPU (:data:`CpuKernel`); tests compare the three.
         self.cpu_kernel: CpuKernel = "auto"
         #: The packed kernel's matrix products in training (None: in the inputs' dtype, exact; ``torch.bfloat16``:
-        #: rounded operands, ``train.cpu_bf16``). Dev checks and parsing (``eval()``) always multiply exactly.
+        #: rounded operands, ``train.cpu_bf16``; ``auto`` then always runs the packed kernel in training). Dev checks
+        #: and parsing (``eval()``) always multiply exactly.
         self.training_products: Optional[torch.dtype] = None
 
     def forward(self, x: Tensor, mask: Tensor, lengths: Optional[Sequence[int]] = None) -> Tensor:
@@ -77,8 +78,9 @@ class BiLSTMEncoder(nn.Module):
             lengths = mask.sum(dim=1).cpu().tolist()
         counts = np.asarray(lengths, dtype=np.int64)
         kernel = self.cpu_kernel
-        if kernel == "auto":
-            kernel = "packed" if packed_pays(counts, x.shape[1]) else "padded"
+        if kernel == "auto":  # bfloat16 products (train.cpu_bf16) are the packed kernel's: it runs whenever they are set
+            bf16 = self.training and self.training_products is not None
+            kernel = "packed" if bf16 or packed_pays(counts, x.shape[1]) else "padded"
         if x.device.type == "cpu" and kernel == "packed":
             return self._packed(x, counts)
         if x.device.type == "cpu" and kernel == "padded" and torch.is_grad_enabled():

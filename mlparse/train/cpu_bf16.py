@@ -1,7 +1,7 @@
 """``train.cpu_bf16``: the BiLSTM encoder's matrix products in bfloat16 while training on a CPU.
 
 On a CPU with Intel AMX (bf16 matrix tiles: Sapphire Rapids and later Xeons) oneDNN multiplies bfloat16 matrices
-several times faster than float32 ones (the 2-core Sapphire Rapids: about 4x at the LSTM's shapes,
+several times faster than float32 ones (the 2-core Sapphire Rapids: 5-8x at the LSTM's shapes,
 ``docs/benchmarks.md``).
 The packed LSTM kernel (:mod:`mlparse.modules.packed_lstm`) can compute its products in bfloat16 (operands
 rounded, sums in float32, results written in bfloat16) and read them in float32; the weights, Adam's state, the gate arithmetic, the cell states and every
