@@ -145,3 +145,27 @@ def test_a_second_process_reads_its_graph_from_the_persistent_cache(tmp_path: Pa
                            timeout=300).stdout.split()[-1] for _ in range(2)]
     assert hits == ["0", "1"]
     assert (tmp_path / "mlparse" / "torchinductor").is_dir()
+
+
+def test_an_update_that_compiled_does_not_time_the_next_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first update 'compiles' for 1.5 s: the clock that predicts the next update and the last dev check (and so
+    when a budget stops training) leaves it out, so one slow compilation does not end a run's budget early."""
+    monkeypatch.setenv(BACKEND_VARIABLE, "eager")
+    monkeypatch.setenv(CACHE_VARIABLE, str(tmp_path / "cache"))
+    import torch
+
+    torch._dynamo.reset()  # the first update compiles, whatever the tests before compiled in this process
+    trainer = tiny_trainer(tmp_path, "cython", train={"compile": "encoder", "max_minutes": 5.0, "max_updates": 4})
+    compiled, calls = trainer.compiled.compiled, []
+
+    def slow_first_call(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 1:
+            time.sleep(1.5)
+        return compiled(*args, **kwargs)
+
+    trainer.compiled.compiled = slow_first_call
+    state = trainer.fit()
+    assert state.step == 4 and trainer.compile_seconds >= 1.5
+    assert all(seconds < 1.5 for seconds in trainer.clock.recent_updates)
+    uncompile_encoder(trainer.model)

@@ -258,6 +258,7 @@ class Trainer:
         self.alarm: Optional[BudgetAlarm] = BudgetAlarm() \
             if (self.compiled is not None or self.graph_step is not None) and not dist_info.active else None
         self.compile_seconds = 0.0  # wall time of the updates that compiled a graph (results.json)
+        self.update_compiled = False  # whether the last update compiled a graph (_timed_update)
         #: the moving average of the weights that dev checks and checkpoints use (train.ema_decay; None: off)
         self.average = WeightAverage(model, t.ema_decay) if t.ema_decay > 0 else None
         #: adapts torch's threads to what other processes leave free (set by the runner; None: fixed threads)
@@ -459,7 +460,8 @@ class Trainer:
                     self._stop_inside_update(update_start, base_seconds, session_start)
                     break
                 # else at the end of its (shielded) optimizer step: the update stands, the budget check below stops
-            self.clock.note_update(time.monotonic() - update_start, len(batches[index]))
+            if not self.update_compiled:  # a compiling update's minutes say nothing of the next update or dev check
+                self.clock.note_update(time.monotonic() - update_start, len(batches[index]))
             if self.thread_governor is not None:
                 self.thread_governor.after_update()
             window_sentences += len(batches[index])
@@ -511,7 +513,9 @@ class Trainer:
 
     def _timed_update(self, batch: Sequence[int], base_seconds: float, session_start: float) -> float:
         """:meth:`train_step`, with the budget alarm armed for what is left of the budget when compiling (the
-        alarm's :class:`BudgetReached` comes through); the wall time of updates that compiled a graph is added up."""
+        alarm's :class:`BudgetReached` comes through); the wall time of updates that compiled a graph is added up,
+        and such an update is marked (:attr:`update_compiled`) so that the clock does not predict the next update or
+        dev check from it."""
         graphs = compiled_graphs() if self.alarm is not None else 0
         started = time.monotonic()
         left = self.clock.alarm_seconds(base_seconds + (started - session_start), started) \
@@ -520,7 +524,8 @@ class Trainer:
             with self.alarm.armed(left) if self.alarm is not None else _null_context():
                 return self.train_step(batch)
         finally:
-            if self.alarm is not None and compiled_graphs() != graphs:
+            self.update_compiled = self.alarm is not None and compiled_graphs() != graphs
+            if self.update_compiled:
                 self.compile_seconds += time.monotonic() - started
 
     def _stop_inside_update(self, update_start: float, base_seconds: float, session_start: float) -> None:
