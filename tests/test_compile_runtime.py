@@ -69,6 +69,19 @@ class Notes(Reporter):
         self.notes.append(message)
 
 
+def slow_first_call(trainer, seconds: float) -> None:  # type: ignore[no-untyped-def]
+    """The compiled encoder's first call takes ``seconds`` longer, as a compilation would."""
+    compiled, calls = trainer.compiled.compiled, []
+
+    def call(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 1:
+            time.sleep(seconds)
+        return compiled(*args, **kwargs)
+
+    trainer.compiled.compiled = call
+
+
 def test_a_budget_that_ends_while_a_graph_compiles_stops_the_run_there(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """The first update 'compiles' for 4 s (a sleep inside the compiled encoder's first call) under a 1.2-second
@@ -79,15 +92,7 @@ def test_a_budget_that_ends_while_a_graph_compiles_stops_the_run_there(tmp_path:
     assert trainer.alarm is not None and trainer.compiled is not None
     notes = Notes()
     trainer.reporter = notes
-    compiled, calls = trainer.compiled.compiled, []
-
-    def slow_first_call(*args, **kwargs):  # type: ignore[no-untyped-def]
-        calls.append(1)
-        if len(calls) == 1:
-            time.sleep(4.0)
-        return compiled(*args, **kwargs)
-
-    trainer.compiled.compiled = slow_first_call
+    slow_first_call(trainer, 4.0)
     started = time.monotonic()
     state = trainer.fit()
     assert time.monotonic() - started < 3.5  # stopped at the budget, not after the 4-second "compilation"
@@ -156,15 +161,7 @@ def test_an_update_that_compiled_does_not_time_the_next_ones(tmp_path: Path, mon
 
     torch._dynamo.reset()  # the first update compiles, whatever the tests before compiled in this process
     trainer = tiny_trainer(tmp_path, "cython", train={"compile": "encoder", "max_minutes": 5.0, "max_updates": 4})
-    compiled, calls = trainer.compiled.compiled, []
-
-    def slow_first_call(*args, **kwargs):  # type: ignore[no-untyped-def]
-        calls.append(1)
-        if len(calls) == 1:
-            time.sleep(1.5)
-        return compiled(*args, **kwargs)
-
-    trainer.compiled.compiled = slow_first_call
+    slow_first_call(trainer, 1.5)
     state = trainer.fit()
     assert state.step == 4 and trainer.compile_seconds >= 1.5
     assert all(seconds < 1.5 for seconds in trainer.clock.recent_updates)
