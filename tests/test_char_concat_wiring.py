@@ -117,10 +117,11 @@ def test_checkpoints_of_the_old_wiring_are_refused_clearly_and_others_still_load
 
 #: Ids handed out by the code before this change (CharConcat with marker slots and a projection).
 OLD_DEMO_CONCAT_ID = "3b7cb8e2e18b"  # recipes/demo.yaml with model.char_encoder=concat, model.d_char_emb=4
-OLD_DEMO_ID = "110be667da3c"  # recipes/demo.yaml as it is
+OLD_DEMO_ID = "110be667da3c"  # recipes/demo.yaml as it was then (sub-batches of 400 token-equivalents)
 
 
 def test_concat_recipes_get_new_run_ids_and_other_recipes_keep_theirs() -> None:
     demo = REPO / "recipes" / "demo.yaml"
-    assert load_recipe(demo).hash()[:12] == OLD_DEMO_ID
-    assert load_recipe(demo, ["model.char_encoder=concat", "model.d_char_emb=4"]).hash()[:12] != OLD_DEMO_CONCAT_ID
+    then = ["train.subbatch_tokens=400"]
+    assert load_recipe(demo, then).hash()[:12] == OLD_DEMO_ID
+    assert load_recipe(demo, [*then, "model.char_encoder=concat", "model.d_char_emb=4"]).hash()[:12] != OLD_DEMO_CONCAT_ID

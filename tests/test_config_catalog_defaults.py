@@ -24,10 +24,10 @@ BUNDLED_RUN_IDS = {
     # SuPar's per-epoch test pass reads {probe}, one training sentence, not dev again (issue 47, one clock)
     "external/supar-biaffine-dep": ("2363bf35ae93", "COLLINS.prm"),
     "external/supar-crf-con": ("799a49db167b", "COLLINS.prm"),
-    "demo-lal": ("9d45b8d5630a", "COLLINS.prm"),
-    "demo-synthetic": ("297c80c07375", "COLLINS.prm"),
+    "demo-lal": ("4054425060ba", "COLLINS.prm"),  # inherits demo's sub-batches (DEMO_SUBBATCH_400)
+    "demo-synthetic": ("3933c70a72b6", "COLLINS.prm"),  # likewise
     "chinese-bert": ("0c5296acb106", "COLLINS.prm"),
-    "demo": ("110be667da3c", "COLLINS.prm"),
+    "demo": ("f4472fb96d5e", "COLLINS.prm"),  # train.subbatch_tokens 400 -> auto (issue 46): DEMO_SUBBATCH_400
     "english": ("0ad4aa4fd93e", "COLLINS.prm"),
     "english-bert": ("92960d03ee7f", "COLLINS.prm"),
     "english-xlnet": ("bbffa1849940", "COLLINS.prm"),
@@ -98,6 +98,10 @@ BEFORE_BLOCKS = {
 #: Recipes that turned train.cpu_bf16 on (bfloat16 products on a CPU with AMX: another arithmetic, so a new id),
 #: with the id `--set train.cpu_bf16=false` gives back: the float32 runs made before are found again.
 CPU_BF16_OFF = {"ud/english-ewt-bilstm": "e0c5b3c48752"}
+
+#: The demo recipes' ids while demo.yaml cut sub-batches at 400 token-equivalents (before `auto` and
+#: `subbatch_overhead: 1000`, issue 46): `--set train.subbatch_tokens=400` gives them back.
+DEMO_SUBBATCH_400 = {"demo": "110be667da3c", "demo-lal": "9d45b8d5630a", "demo-synthetic": "297c80c07375"}
 
 
 def bundled_names() -> list:
@@ -201,6 +205,14 @@ def test_cpu_bf16_off_gives_the_float32_ids_back() -> None:
     for name, before in CPU_BF16_OFF.items():
         assert load_recipe(name).train.cpu_bf16, name
         assert load_recipe(name, ["train.cpu_bf16=false"]).hash()[:12] == before, name
+
+
+def test_demo_sub_batches_of_400_give_the_old_ids_back() -> None:
+    for name, before in DEMO_SUBBATCH_400.items():
+        config = load_recipe(name)
+        assert config.train.subbatch_tokens == "auto" and config.train.subbatch_overhead == 1000, name
+        assert load_recipe(name, ["train.subbatch_tokens=400"]).hash()[:12] == before, name
+        assert load_recipe(name, ["train.subbatch_overhead=160"]).hash() == config.hash(), name  # not in the id
 
 
 def test_evalb_params_for_reads_the_catalog() -> None:

@@ -174,3 +174,29 @@ def test_wide_window_changes_nothing(attention: FactoredMultiHeadAttention) -> N
 def test_negative_window_rejected() -> None:
     with pytest.raises(ValueError):
         AttentionWindow(-1)
+
+
+def test_training_on_a_cpu_draws_the_attention_dropout_mask_of_element_dropout() -> None:
+    """On a CPU in training the attention probabilities go through ``element_dropout`` (numpy's masks, 4-5x faster
+    to draw than SDPA's bernoulli_): the output is the hand-computed softmax, masked and scaled, times the values;
+    the rate dropped is the one asked; without dropout the fused SDPA path gives the same output as the explicit."""
+    from mlparse.modules.dropout import kept_on_cpu
+
+    torch.manual_seed(4)
+    module = FactoredMultiHeadAttention(D_CONTENT, D_POSITION, HEADS, D_K, D_V, attention_dropout=0.3).train()
+    x = torch.randn(3, 7, D_CONTENT + D_POSITION)
+    mask = make_mask([7, 5, 2], 7)
+    q, k, v, allowed = module._prepare(x, mask, None, None)
+    torch.manual_seed(9)
+    got = module._attend(q, k, v, allowed)
+    torch.manual_seed(9)
+    keep = torch.from_numpy(kept_on_cpu((3, HEADS, 7, 7), 0.3)).float()
+    probs = torch.softmax(module._masked_logits(q, k, allowed), dim=-1)
+    torch.testing.assert_close(got, torch.matmul(probs * keep / 0.7, v))
+    assert 0.25 < 1 - keep.mean().item() < 0.35
+    torch.manual_seed(9)
+    assert not torch.allclose(module._attend(q, k, v, allowed), torch.matmul(probs, v))  # something was dropped
+    module.attention_dropout = 0.0  # no dropout: SDPA, the same numbers as the explicit path
+    fused = module._attend(q, k, v, allowed)
+    module.use_sdpa = False
+    torch.testing.assert_close(fused, module._attend(q, k, v, allowed))

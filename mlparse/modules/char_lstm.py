@@ -9,6 +9,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
+from mlparse.modules.dropout import ElementDropout
 from mlparse.modules.packed_lstm import PackedLayout, packed_bidirectional_layer
 from mlparse.modules.transfer import to_device
 
@@ -61,7 +62,7 @@ class CharLSTM(nn.Module):
         self.d_char_emb = d_char_emb
         self.d_out = d_out
         self.embedding = nn.Embedding(num_chars, d_char_emb, padding_idx=0)
-        self.char_dropout = nn.Dropout(char_dropout)
+        self.char_dropout = ElementDropout(char_dropout)  # nn.Dropout's distribution, its CPU masks drawn faster
         self.lstm = nn.LSTM(d_char_emb, d_out // 2, num_layers=1, bidirectional=True, batch_first=True)
         self.share_words = True  # inference on the CPU runs each distinct word once (see shares_words)
         self.static_shapes = False  # training in fixed shapes, no host read (train.step: graph; _static_states)
@@ -115,9 +116,9 @@ class CharLSTM(nn.Module):
         index = to_device(order.astype(np.int64), chars.device)
         words = chars.reshape(batch * length, n_chars).index_select(0, index)
         lengths = torch.from_numpy(flat_lengths[order].astype(np.int64))  # on the host, as packing wants
+        if chars.device.type == "cpu" and self.packed_on_cpu:  # dropout drawn on the characters, applied packed
+            return self._packed_final_states(self.embedding(words), flat_lengths[order])
         emb = self.char_dropout(self.embedding(words))
-        if emb.device.type == "cpu" and self.packed_on_cpu:
-            return self._packed_final_states(emb, flat_lengths[order])
         packed = pack_padded_sequence(emb, lengths, batch_first=True, enforce_sorted=True)
         # the zero initial state, given: left to torch it reads the packed batch size back from a tensor
         zeros = emb.new_zeros((2, order.size, self.d_out // 2))
@@ -128,11 +129,13 @@ class CharLSTM(nn.Module):
     def _packed_final_states(self, emb: Tensor, lengths: np.ndarray) -> Tensor:
         """:meth:`_final_states` by the packed CPU kernel (:mod:`mlparse.modules.packed_lstm`: both directions in
         one loop over the real characters, a backward pass written by hand), the same numbers to rounding:
-        ``emb: Tensor[M, C, d_char_emb]`` (the words' characters, dropout applied), ``lengths``: their character
+        ``emb: Tensor[M, C, d_char_emb]`` (the words' characters' embeddings), ``lengths``: their character
         counts (host) -> ``Tensor[M, d_out]``, the forward state at each word's last character beside the backward
-        state at its first."""
+        state at its first. Character dropout is applied here to the real characters, with the masks the padded
+        ``emb`` would get (the same after the same seed)."""
         layout = PackedLayout.of(lengths, emb.shape[1])
-        rows = packed_bidirectional_layer(self.lstm, layout.pack(emb), layout)  # [N, d_out], forward rows
+        packed = layout.drop(self.char_dropout, layout.pack(emb))  # [N, d_char_emb]
+        rows = packed_bidirectional_layer(self.lstm, packed, layout)  # [N, d_out], forward rows
         starts = np.arange(lengths.size, dtype=np.int64) * emb.shape[1]
         hidden = self.d_out // 2
         last = layout.unpack.index_select(0, torch.from_numpy(starts + lengths.astype(np.int64) - 1))

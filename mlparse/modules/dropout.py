@@ -71,7 +71,7 @@ class FeatureDropout(_Dropout):
         else:
             shape = (x.shape[0],) + (1,) * (x.dim() - 2) + (x.shape[-1],)
         keep = torch.empty(shape, dtype=x.dtype, device=x.device).bernoulli_(1.0 - self.p)
-        return x * keep / (1.0 - self.p)
+        return x * keep.mul_(1.0 / (1.0 - self.p))  # the small mask scaled, not the whole product
 
     def drop_rows(self, rows: Tensor, batch: int, length: int, sentences: Tensor, positions: Tensor) -> Tensor:
         keep = torch.empty((batch, 1, rows.shape[1]), dtype=rows.dtype, device=rows.device).bernoulli_(1.0 - self.p)
@@ -90,24 +90,40 @@ class ElementDropout(_Dropout):
     """
 
     def drop(self, x: Tensor) -> Tensor:
-        if x.device.type != "cpu":
-            return nn.functional.dropout(x, self.p, True)
-        keep = torch.from_numpy(self._kept_on_cpu(tuple(x.shape))).to(x.dtype)
-        return x * keep.mul_(1.0 / (1.0 - self.p))
-
-    def _kept_on_cpu(self, shape: tuple) -> np.ndarray:
-        """A CPU mask of ``shape`` (True: kept), from numpy's PCG64 seeded from torch's generator."""
-        seed = int(torch.randint(0, 2 ** 62, (1,)))
-        draws = np.random.Generator(np.random.PCG64(seed)).integers(0, 65536, shape, dtype=np.uint16)
-        return draws >= round(self.p * 65536)
+        return element_dropout(x, self.p)
 
     def drop_rows(self, rows: Tensor, batch: int, length: int, sentences: Tensor, positions: Tensor) -> Tensor:
         shape = (batch, length, rows.shape[1])
         if rows.device.type != "cpu":
             keep = nn.functional.dropout(rows.new_ones(shape), self.p, True)
             return rows * keep.view(batch * length, -1).index_select(0, positions)
-        kept = self._kept_on_cpu(shape).reshape(batch * length, -1)[positions.numpy()]
+        kept = kept_on_cpu(shape, self.p).reshape(batch * length, -1)[positions.numpy()]
         return rows * torch.from_numpy(kept).to(rows.dtype).mul_(1.0 / (1.0 - self.p))
+
+
+def kept_on_cpu(shape: tuple, p: float) -> np.ndarray:
+    """A dropout mask of ``shape`` for a CPU tensor: ``bool ndarray``, True where kept. 16-bit integers from numpy's
+    PCG64, kept where at least ``round(p * 65536)`` (dropped with probability ``p`` to within ``2**-17``); the
+    generator is seeded from torch's, so ``torch.manual_seed`` and a checkpoint's saved RNG state decide the mask.
+    torch draws a CPU mask (``bernoulli_``) with its one-thread Mersenne twister at about 8 ns an element, 4 to 5
+    times as long as this (docs/benchmarks.md, "Training speed")."""
+    seed = int(torch.randint(0, 2 ** 62, (1,)))
+    draws = np.random.Generator(np.random.PCG64(seed)).integers(0, 65536, shape, dtype=np.uint16)
+    return draws >= round(p * 65536)
+
+
+def element_dropout(x: Tensor, p: float) -> Tensor:
+    """Element-wise dropout of ``x`` (any shape, training mode): ``torch.nn.functional.dropout(x, p, True)``'s
+    distribution, with the mask of :func:`kept_on_cpu` when ``x`` is on a CPU (torch's own inside a compiled
+    graph, which numpy cannot enter); ``x`` itself when ``p == 0``."""
+    if p == 0.0:
+        return x
+    if p == 1.0:
+        return torch.zeros_like(x)
+    if x.device.type != "cpu" or torch.compiler.is_compiling():
+        return nn.functional.dropout(x, p, True)
+    keep = torch.from_numpy(kept_on_cpu(tuple(x.shape), p)).to(x.dtype)
+    return x * keep.mul_(1.0 / (1.0 - p))
 
 
 def make_dropout(p: float, kind: DropoutKind = "feature") -> "_Dropout":
