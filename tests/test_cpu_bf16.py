@@ -152,3 +152,36 @@ def test_the_trainer_turns_it_on_where_it_pays(tmp_path: Path, monkeypatch: pyte
     trained = {products for products, training in seen if training}
     assert trained == ({torch.bfloat16} if has_units else {None})
     assert {products for products, training in seen if not training} <= {None}
+
+
+def test_mlparse_run_with_cpu_bf16_from_another_folder_writes_relative_runs(tmp_path: Path) -> None:
+    """As docs/protocol.md tells a user: ``mlparse run RECIPE --set train.cpu_bf16=true`` from a working folder of
+    one's own, the default relative ``runs`` folder. On a CPU with AMX the run trains in bfloat16; without, it
+    says why and trains in float32; either way results.json records the CPU's AMX and the recipe's setting."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import yaml
+
+    from mlparse.train.cpu_bf16 import cpu_has_amx
+
+    recipe = write_dep_recipe(tmp_path / "recipe", model={"encoder": "bilstm"})
+    work = tmp_path / "work"
+    work.mkdir()
+    env = dict(os.environ, OMP_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-m", "mlparse", "run", str(recipe), "--set", "train.cpu_bf16=true",
+                           "--set", "biaffine.lstm_hidden=8", "--set", "biaffine.lstm_layers=1",
+                           "--set", "train.max_updates=2"],
+                          cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = list((work / "runs").rglob("results.json"))
+    assert len(found) == 1  # under the working folder's runs/, nowhere else
+    results = json.loads(found[0].read_text(encoding="utf-8"))
+    assert results["status"] == "complete" and results["hardware"]["cpu_amx"] == cpu_has_amx()
+    saved = yaml.safe_load((found[0].parent / "recipe.yaml").read_text(encoding="utf-8"))
+    assert saved["train"]["cpu_bf16"] is True
+    said_why = any("no AMX" in note for note in results["notes"])
+    assert said_why != cpu_has_amx() and said_why == ("no AMX" in done.stdout + done.stderr)

@@ -18,6 +18,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 flops = importlib.import_module("useful_flops")
 bench = importlib.import_module("train_vs_peers")
+report = importlib.import_module("train_report")
 worker = importlib.import_module("train_worker")
 
 
@@ -76,21 +77,21 @@ def test_matmul_rate_is_positive():
 
 def test_figures_sum_the_updates_and_skip_the_first_when_asked():
     answer = {"times": [4.0, 1.0, 3.0], "sentences": [10, 10, 10], "words": [100, 200, 100], "first": 4.0}
-    f = bench.figures_of(answer)
+    f = report.figures_of(answer)
     assert (f.sentences_per_second, f.words_per_second, f.median_seconds) == (3.75, 50.0, 3.0)
     assert (f.updates, f.words) == (3, 400)
-    g = bench.figures_of(answer, skip_first=True)
+    g = report.figures_of(answer, skip_first=True)
     assert (g.words_per_second, g.updates, g.first) == (75.0, 2, 4.0)
-    assert bench.figures_of({"times": [], "sentences": [], "words": []}) is None
-    assert bench.median_figures([f, g, f]).words_per_second == 50.0
+    assert report.figures_of({"times": [], "sentences": [], "words": []}) is None
+    assert report.median_figures([f, g, f]).words_per_second == 50.0
 
 
 def test_round_ratios_pair_the_rounds_where_both_ran():
     def fig(words):
-        return bench.Figures(1.0, words, 1.0, 1, 1, None)
+        return report.Figures(1.0, words, 1.0, 1, 1, None)
 
-    assert bench.round_ratios([fig(200), fig(300), None], [fig(100), None, fig(50)]) == 2.0
-    assert bench.round_ratios([None], [fig(1)]) is None
+    assert report.round_ratios([fig(200), fig(300), None], [fig(100), None, fig(50)]) == 2.0
+    assert report.round_ratios([None], [fig(1)]) is None
 
 
 def test_rotated_starts_each_round_with_the_next_system():
