@@ -107,7 +107,9 @@ def kept_on_cpu(shape: tuple, p: float) -> np.ndarray:
     generator is seeded from torch's, so ``torch.manual_seed`` and a checkpoint's saved RNG state decide the mask.
     torch draws a CPU mask (``bernoulli_``) with its one-thread Mersenne twister at about 8 ns an element, 4 to 5
     times as long as this (docs/benchmarks.md, "Training speed")."""
-    seed = int(torch.randint(0, 2 ** 62, (1,)))
+    # read through numpy: a CPU tensor on every machine, since this path runs for CPU tensors only (a GPU's masks are
+    # torch's own), so nothing waits for a device here and the counters of would-be GPU syncs rightly ignore it
+    seed = int(torch.randint(0, 2 ** 62, (1,)).numpy()[0])
     draws = np.random.Generator(np.random.PCG64(seed)).integers(0, 65536, shape, dtype=np.uint16)
     return draws >= round(p * 65536)
 
