@@ -89,12 +89,41 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores"
 
 
+def saved_and_converged(row: str, runs_dir: Path, save: Path) -> bool:
+    """Is ``row`` saved already, from the same run, finished? Then it is not trained again and its record stands."""
+    saved, run = save / row / "results.json", run_dir_of(runs_dir, row)
+    if not saved.is_file() or run is None:
+        return False
+    mine, theirs = json.loads(saved.read_text(encoding="utf-8")), json.loads((run / "results.json").read_text())
+    return mine.get("run_id") == theirs.get("run_id") and mine.get("status") == theirs.get("status") == "complete"
+
+
+def commits_of(record: dict) -> str:
+    """The commits a saved row trained with, in the order of its sessions (one when it ran in one)."""
+    commits = [session["commit"] for session in record.get("sessions", [])] or [record.get("commit", "?")]
+    return " then ".join(dict.fromkeys(commits))
+
+
+def head_commit() -> str:
+    return subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+
+
 def train_row(row: str, runs_dir: Path, save: Path, beside: str) -> None:
-    """Train ``row`` to convergence (or continue it) and save its results, dev curve and machine record."""
+    """Train ``row`` to convergence (or continue it) and save its results, dev curve and machine record. Each
+    session of a row (a start or a resume) is noted in ``DIR/<row>/sessions.jsonl`` (the commit its code is, when
+    it started, what ran beside), and the record lists them all."""
+    if saved_and_converged(row, runs_dir, save):
+        print(f"  {row}: converged and saved already ({save / row})", flush=True)
+        return
     command = command_of(row, runs_dir)
     print(f"$ {' '.join(command)}", flush=True)
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()  # the code the row trains with: the commit it started at
+    sessions = runs_dir / row / "sessions.jsonl"
+    sessions.parent.mkdir(parents=True, exist_ok=True)
+    session = {"commit": head_commit(), "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+               "beside": beside}  # the code the row trains with in this session: the commit it started at
+    with sessions.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(session) + "\n")
     started = time.monotonic()
     subprocess.run([sys.executable, *command[1:]], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     run = run_dir_of(runs_dir, row)
@@ -103,9 +132,10 @@ def train_row(row: str, runs_dir: Path, save: Path, beside: str) -> None:
     target.mkdir(parents=True, exist_ok=True)
     for name in ("results.json", "log.jsonl"):
         shutil.copyfile(run / name, target / name)
-    record = {"machine": machine(), "commit": commit, "command": " ".join(command),
+    every = [json.loads(line) for line in sessions.read_text(encoding="utf-8").splitlines() if line.strip()]
+    record = {"machine": machine(), "commit": every[0]["commit"], "command": " ".join(command),
               "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "beside": beside,
-              "wall_minutes_this_session": round((time.monotonic() - started) / 60.0, 1)}
+              "sessions": every, "wall_minutes_this_session": round((time.monotonic() - started) / 60.0, 1)}
     (target / "machine.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     print(f"  {row}: saved to {target}", flush=True)
 
@@ -132,7 +162,7 @@ def table(save: Path, rows: Sequence[str]) -> str:
     for row in rows:
         base, _, extra = row.partition("+")
         if row not in results:
-            lines.append(f"| {TITLES[base]} | {'yes' if extra else 'no'} | not converged yet |" + " |" * (len(header) - 3))
+            lines.append(f"| {TITLES[base]} | {'CharLSTM' if extra else 'no'} | not converged yet |" + " |" * (len(header) - 3))
             continue
         data = results[row]
         record = json.loads((saved[row] / "machine.json").read_text()) if (saved[row] / "machine.json").is_file() else {}
@@ -146,7 +176,7 @@ def table(save: Path, rows: Sequence[str]) -> str:
                  f"{data.get('epochs') or 0:.1f}",
                  f"{((data.get('training_seconds') or 0) - 60 * record.get('paused_minutes', 0)) / 3600:.2f}",
                  f"{(data.get('dev') or {}).get('las', float('nan')):.2f}", "-" if test is None else f"{test:.2f}", gap,
-                 f"{record.get('machine', '?')}, {record.get('commit', '?')}"]
+                 f"{record.get('machine', '?')}, {commits_of(record)}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -1,0 +1,62 @@
+"""benchmarks/tag_protocols_converged.py's bookkeeping: a row saved from a finished run is not trained again (its
+record stands), and a row's record names the commit of every session it trained in."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+bench = importlib.import_module("tag_protocols_converged")
+
+
+def write_run(runs_dir: Path, row: str, run_id: str, status: str) -> Path:
+    run = runs_dir / row / bench.RECIPE / run_id
+    run.mkdir(parents=True)
+    (run / "results.json").write_text(json.dumps({"run_id": run_id, "status": status}), encoding="utf-8")
+    (run / "log.jsonl").write_text("", encoding="utf-8")
+    return run
+
+
+def test_a_row_saved_from_its_finished_run_is_not_trained_again(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    runs, save = tmp_path / "runs", tmp_path / "save"
+    run = write_run(runs, "none", "abc", "complete")
+    assert not bench.saved_and_converged("none", runs, save)  # nothing saved yet
+    (save / "none").mkdir(parents=True)
+    (save / "none" / "results.json").write_text((run / "results.json").read_text(), encoding="utf-8")
+    (save / "none" / "machine.json").write_text(json.dumps({"commit": "first"}), encoding="utf-8")
+    assert bench.saved_and_converged("none", runs, save)
+    monkeypatch.setattr(bench.subprocess, "run", lambda *a, **k: (_ for _ in ()).throw(AssertionError("trained")))
+    bench.train_row("none", runs, save, "nothing")  # skipped: no training, the record untouched
+    assert json.loads((save / "none" / "machine.json").read_text()) == {"commit": "first"}
+    (run / "results.json").write_text(json.dumps({"run_id": "abc", "status": "running"}), encoding="utf-8")
+    assert not bench.saved_and_converged("none", runs, save)  # a run resumed since: train it on
+
+
+def test_the_record_lists_every_session_of_a_row(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    runs, save = tmp_path / "runs", tmp_path / "save"
+    commits = iter(["aaa", "bbb"])
+    monkeypatch.setattr(bench, "head_commit", lambda: next(commits))
+    monkeypatch.setattr(bench, "machine", lambda: "a test machine")
+    trained = []
+
+    def fake_run(command, **kwargs):  # type: ignore[no-untyped-def]
+        trained.append(command)
+        if len(trained) == 2:
+            write_run(runs, "gold", "r1", "complete")
+
+    monkeypatch.setattr(bench.subprocess, "run", fake_run)
+    (runs / "gold").mkdir(parents=True)
+    try:
+        bench.train_row("gold", runs, save, "tests")  # an interrupted first session: no run to save
+    except AssertionError:
+        pass
+    bench.train_row("gold", runs, save, "tests")
+    record = json.loads((save / "gold" / "machine.json").read_text())
+    assert [s["commit"] for s in record["sessions"]] == ["aaa", "bbb"] and record["commit"] == "aaa"
+    assert bench.commits_of(record) == "aaa then bbb"
+    assert bench.commits_of({"commit": "ccc"}) == "ccc"  # a record written before sessions were noted
