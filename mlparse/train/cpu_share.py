@@ -194,4 +194,4 @@ class ThreadGovernor:
     def summary(self) -> Dict[str, float]:
         """Wall seconds spent at each thread count so far, keyed by the count as text (JSON-able)."""
         self._account(self.clock())
-        return {str(threads): round(seconds, 1) for threads, seconds in sorted(self.seconds_at.items())}
+        return {str(threads): round(seconds, 3) for threads, seconds in sorted(self.seconds_at.items())}

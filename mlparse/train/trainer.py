@@ -27,9 +27,8 @@ keep the same schedule and stop together.
 from __future__ import annotations
 
 import math
-import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
@@ -41,7 +40,6 @@ from mlparse.data.batching import epoch_batches, pack_by_tokens, pack_least_work
 from mlparse.models.base import Parser
 from mlparse.tasks.base import EvalOutcome, Task
 from mlparse.train import checkpoint
-from mlparse.train.budget import parameter_bytes, resolve_budget
 from mlparse.train.cpu_bf16 import apply_cpu_bf16
 from mlparse.train.training_clock import TrainingClock
 from mlparse.train.compile import compile_encoder, compiled_graphs, uncompile_encoder
@@ -55,125 +53,11 @@ from mlparse.train.overlap import HostWorker
 from mlparse.train.prediction import predict_in_batches, resolve_decoder
 from mlparse.train.run_plan import DistInfo  # this process among the run's (DDP)
 from mlparse.train.schedule import WarmupPlateauSchedule
+from mlparse.train.train_state import Reporter, StepInfo, TrainState  # noqa: F401 (their importers' path)
+from mlparse.train.update_setup import bf16_autocast, make_adam, subbatch_budgets, subbatching_of  # noqa: F401
 from mlparse.train.weight_average import TRAINING_WEIGHTS, WeightAverage
 
 __all__ = ["ResumeError", "Trainer", "TrainState"]
-
-
-@dataclass
-class TrainState:
-    """Everything besides weights and optimizer that a resumed run needs."""
-
-    step: int = 0  # optimizer updates so far
-    epoch: int = 0  # current epoch (0-based)
-    batch_in_epoch: int = 0  # next batch of the current epoch
-    checks: int = 0
-    checks_since_best: int = 0
-    best_score: float = float("-inf")  # of the task's main metric (F1, LAS)
-    best_step: int = 0
-    training_seconds: float = 0.0
-    train_sentences: int = 0
-    train_tokens: int = 0
-    done: bool = False
-    stop_reason: str = ""
-    log: List[Dict[str, Any]] = field(default_factory=list)
-    recent_loss: float = 0.0
-    #: the time budget in minutes that stopped training (stop_reason max_minutes): training ends a little before it
-    #: (mlparse.budget_rule), so only a larger budget trains on; None: not stopped by one (or an older checkpoint)
-    stopped_at_budget: Optional[float] = None
-
-    @classmethod
-    def from_dict(cls, data: Dict[str, Any]) -> "TrainState":
-        """A saved state; states saved before scores were metric-neutral say ``best_f1`` and log ``dev_f1``."""
-        data = dict(data)
-        if "best_f1" in data:
-            data["best_score"] = data.pop("best_f1")
-        data["log"] = [normalized_log_entry(entry) for entry in data.get("log", [])]
-        return cls(**data)
-
-
-def normalized_log_entry(entry: Dict[str, Any]) -> Dict[str, Any]:
-    """A log entry with ``dev_score`` and ``metric`` (entries written before say ``dev_f1``)."""
-    if "dev_score" in entry or "dev_f1" not in entry:
-        return entry
-    out = {key: value for key, value in entry.items() if key != "dev_f1"}
-    out["dev_score"], out["metric"] = entry["dev_f1"], "f1"
-    return out
-
-
-@dataclass
-class StepInfo:
-    """Passed to the progress callback after every update."""
-
-    step: int
-    epoch: float
-    loss: float
-    lr: float
-    sentences_per_second: float
-    tokens_per_second: float
-    dev_score: Optional[float]
-    best_score: Optional[float]
-    metric: str = "F1"  # how the task's main metric is written: F1, LAS
-
-
-class Reporter:
-    """Progress callbacks (no-op); the CLI renders them with rich."""
-
-    def on_step(self, info: StepInfo) -> None:  # pragma: no cover - trivial
-        pass
-
-    def on_eval(self, info: StepInfo, improved: bool, lr_decayed: bool) -> None:  # pragma: no cover - trivial
-        pass
-
-    def on_note(self, message: str) -> None:  # pragma: no cover - trivial
-        """Something the user should know about the run (training sentences left out on purpose, say)."""
-        pass
-
-
-def bf16_autocast(device: torch.device, wanted: bool, warn: bool = True) -> bool:
-    """Use bf16 autocast?  Only on CUDA, and only where the GPU supports bf16 (pre-Ampere GPUs
-    such as the V100 or T4 do not: torch would refuse at the first step); then fp32, with a warning."""
-    if not wanted or device.type != "cuda":
-        return False
-    if not torch.cuda.is_bf16_supported():
-        if warn:
-            sys.stderr.write("warning: this GPU does not support bf16; training in fp32 (train.bf16 ignored)\n")
-        return False
-    return True
-
-
-def make_adam(params: Any, betas: Sequence[float], eps: float, device: torch.device) -> torch.optim.Adam:
-    """Adam (learning rate set by the schedule at every update) as one fused kernel where this torch has it
-    for ``device``: the per-parameter loop launches a dozen operations per parameter and reads every
-    step count back to the host; otherwise the multi-tensor version on CUDA, the plain one elsewhere.
-    ``params``: a module's parameters, or parameter groups (:meth:`Parser.optimizer_groups`)."""
-    params = list(params.parameters()) if isinstance(params, nn.Module) else list(params)
-    options: Dict[str, Any] = {"lr": 0.0, "betas": tuple(betas), "eps": eps}
-    try:
-        return torch.optim.Adam(params, fused=True, **options)
-    except (RuntimeError, ValueError, TypeError):  # no fused kernel for this device or these tensors
-        return torch.optim.Adam(params, foreach=device.type == "cuda", **options)
-
-
-def subbatch_budgets(config: RecipeConfig, model: Parser, device: torch.device, decoder: str) -> tuple:
-    """``(train, eval)`` sub-batch budgets in token-equivalents: the recipe's numbers, or for ``auto``
-    what the device's free memory holds (:mod:`mlparse.train.budget`)."""
-    weights = parameter_bytes(model)
-    return (resolve_budget(config.train.subbatch_tokens, "train", device, model.position_bytes(True, decoder), weights),
-            resolve_budget(config.eval.subbatch_tokens, "eval", device, model.position_bytes(False, decoder)))
-
-
-def subbatching_of(setting: str, device: torch.device, real_positions: bool = False) -> str:
-    """``train.subbatching`` resolved for ``device``: ``auto`` is ``least_work`` on a CPU, where every padded
-    position costs its full work (the BiLSTM parser on EWT with oneDNN's padded layer: 1.9x its words computed with
-    ``fill``, 1.16x with ``least_work``, 1.42-1.55x the words per second; docs/benchmarks.md, "Training speed"), and
-    ``fill`` on a GPU, where a sub-batch's fixed cost (launches, a host wait) outweighs padding that runs in
-    parallel.  ``real_positions``: the model's update works on the real positions only there
-    (:meth:`Parser.trains_on_real_positions`), so ``auto`` is ``fill``: its larger sub-batches make larger
-    products, and the padding they bring costs little."""
-    if setting == "auto":
-        return "least_work" if device.type == "cpu" and not real_positions else "fill"
-    return setting
 
 
 class Trainer:
