@@ -89,9 +89,10 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores"
 
 
-def saved_and_converged(row: str, runs_dir: Path, save: Path) -> bool:
-    """Is ``row`` saved already, from the same run, finished? Then it is not trained again and its record stands."""
-    saved, run = save / row / "results.json", run_dir_of(runs_dir, row)
+def saved_and_converged(row: str, runs_dir: Path, save: Path, run: Optional[Path] = None) -> bool:
+    """Is ``row`` saved already, from the same run (``run``: default, this table's run of the row), finished? Then
+    it is not trained again and its record stands."""
+    saved, run = save / row / "results.json", run if run is not None else run_dir_of(runs_dir, row)
     if not saved.is_file() or run is None:
         return False
     mine, theirs = json.loads(saved.read_text(encoding="utf-8")), json.loads((run / "results.json").read_text())
@@ -109,14 +110,16 @@ def head_commit() -> str:
                           text=True).stdout.strip()
 
 
-def train_row(row: str, runs_dir: Path, save: Path, beside: str) -> None:
+def train_row(row: str, runs_dir: Path, save: Path, beside: str, command: Optional[List[str]] = None,
+              run: Optional[Path] = None) -> None:
     """Train ``row`` to convergence (or continue it) and save its results, dev curve and machine record. Each
     session of a row (a start or a resume) is noted in ``DIR/<row>/sessions.jsonl`` (the commit its code is, when
-    it started, what ran beside), and the record lists them all."""
-    if saved_and_converged(row, runs_dir, save):
+    it started, what ran beside), and the record lists them all. ``command`` and ``run`` (its run directory): by
+    default this table's (:func:`command_of`, :func:`run_dir_of`); ``benchmarks/headline_converged.py`` gives its own."""
+    if saved_and_converged(row, runs_dir, save, run):
         print(f"  {row}: converged and saved already ({save / row})", flush=True)
         return
-    command = command_of(row, runs_dir)
+    command = command or command_of(row, runs_dir)
     print(f"$ {' '.join(command)}", flush=True)
     sessions = runs_dir / row / "sessions.jsonl"
     sessions.parent.mkdir(parents=True, exist_ok=True)
@@ -126,8 +129,8 @@ def train_row(row: str, runs_dir: Path, save: Path, beside: str) -> None:
         out.write(json.dumps(session) + "\n")
     started = time.monotonic()
     subprocess.run([sys.executable, *command[1:]], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
-    run = run_dir_of(runs_dir, row)
-    assert run is not None
+    run = run if run is not None else run_dir_of(runs_dir, row)
+    assert run is not None and (run / "results.json").is_file(), run
     target = save / row
     target.mkdir(parents=True, exist_ok=True)
     for name in ("results.json", "log.jsonl"):

