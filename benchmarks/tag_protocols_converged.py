@@ -93,10 +93,24 @@ def saved_and_converged(row: str, runs_dir: Path, save: Path, run: Optional[Path
     """Is ``row`` saved already, from the same run (``run``: default, this table's run of the row), finished? Then
     it is not trained again and its record stands."""
     saved, run = save / row / "results.json", run if run is not None else run_dir_of(runs_dir, row)
-    if not saved.is_file() or run is None:
-        return False
+    if not saved.is_file() or run is None or not (run / "results.json").is_file():
+        return False  # nothing saved, or the run is not here (another machine, a fresh runs folder): train it
     mine, theirs = json.loads(saved.read_text(encoding="utf-8")), json.loads((run / "results.json").read_text())
     return mine.get("run_id") == theirs.get("run_id") and mine.get("status") == theirs.get("status") == "complete"
+
+
+def sessions_of_run(sessions: List[dict], run_id: str) -> List[dict]:
+    """The sessions that trained run ``run_id``: its resumes (``run`` is its id) and the fresh start just before
+    the first of them (``run`` None), or only the last session when it never resumed; sessions of a row's earlier
+    runs (another id: the recipe or its settings changed) are left out. Sessions noted before runs were (no
+    ``run`` key at all) are all kept."""
+    if not any("run" in session for session in sessions):
+        return sessions
+    resumes = [i for i, session in enumerate(sessions) if session.get("run") == run_id]
+    first = resumes[0] if resumes else len(sessions)
+    if first > 0 and sessions[first - 1].get("run") is None:
+        first -= 1
+    return sessions[first:]
 
 
 def commits_of(record: dict) -> str:
@@ -123,8 +137,10 @@ def train_row(row: str, runs_dir: Path, save: Path, beside: str, command: Option
     print(f"$ {' '.join(command)}", flush=True)
     sessions = runs_dir / row / "sessions.jsonl"
     sessions.parent.mkdir(parents=True, exist_ok=True)
+    known = run if run is not None else run_dir_of(runs_dir, row)  # a run being resumed (None: a fresh start)
     session = {"commit": head_commit(), "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-               "beside": beside}  # the code the row trains with in this session: the commit it started at
+               "beside": beside,  # the code the row trains with in this session: the commit it started at
+               "run": known.name if known is not None and (known / "results.json").is_file() else None}
     with sessions.open("a", encoding="utf-8") as out:
         out.write(json.dumps(session) + "\n")
     started = time.monotonic()
@@ -136,6 +152,7 @@ def train_row(row: str, runs_dir: Path, save: Path, beside: str, command: Option
     for name in ("results.json", "log.jsonl"):
         shutil.copyfile(run / name, target / name)
     every = [json.loads(line) for line in sessions.read_text(encoding="utf-8").splitlines() if line.strip()]
+    every = sessions_of_run(every, run.name)
     record = {"machine": machine(), "commit": every[0]["commit"], "command": " ".join(command),
               "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "beside": beside,
               "sessions": every, "wall_minutes_this_session": round((time.monotonic() - started) / 60.0, 1)}

@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
@@ -46,17 +48,34 @@ def test_the_record_lists_every_session_of_a_row(tmp_path: Path, monkeypatch) ->
 
     def fake_run(command, **kwargs):  # type: ignore[no-untyped-def]
         trained.append(command)
-        if len(trained) == 2:
-            write_run(runs, "gold", "r1", "complete")
+        if len(trained) == 1:  # the run starts, writes its results.json (running), and is interrupted
+            write_run(runs, "gold", "r1", "running")
+            raise bench.subprocess.CalledProcessError(-2, command)
+        (runs / "gold" / bench.RECIPE / "r1" / "results.json").write_text(
+            json.dumps({"run_id": "r1", "status": "complete"}), encoding="utf-8")  # resumed and finished
 
     monkeypatch.setattr(bench.subprocess, "run", fake_run)
     (runs / "gold").mkdir(parents=True)
-    try:
-        bench.train_row("gold", runs, save, "tests")  # an interrupted first session: no run to save
-    except AssertionError:
-        pass
+    with pytest.raises(bench.subprocess.CalledProcessError):
+        bench.train_row("gold", runs, save, "tests")  # an interrupted first session: nothing saved
     bench.train_row("gold", runs, save, "tests")
     record = json.loads((save / "gold" / "machine.json").read_text())
     assert [s["commit"] for s in record["sessions"]] == ["aaa", "bbb"] and record["commit"] == "aaa"
     assert bench.commits_of(record) == "aaa then bbb"
     assert bench.commits_of({"commit": "ccc"}) == "ccc"  # a record written before sessions were noted
+
+
+def test_a_rows_record_keeps_the_sessions_of_its_own_run() -> None:
+    sessions = [{"commit": "old", "run": None}, {"commit": "old2", "run": "r0"},  # an earlier run of the row
+                {"commit": "a", "run": None}, {"commit": "b", "run": "r1"}, {"commit": "c", "run": "r1"}]
+    assert [s["commit"] for s in bench.sessions_of_run(sessions, "r1")] == ["a", "b", "c"]
+    assert [s["commit"] for s in bench.sessions_of_run(sessions[:3], "r2")] == ["a"]  # finished in one session
+    legacy = [{"commit": "x"}, {"commit": "y"}]
+    assert bench.sessions_of_run(legacy, "r1") == legacy
+
+
+def test_a_saved_row_whose_run_is_not_here_is_trained(tmp_path: Path) -> None:
+    save = tmp_path / "save"
+    (save / "demo").mkdir(parents=True)
+    (save / "demo" / "results.json").write_text(json.dumps({"run_id": "abc", "status": "complete"}), encoding="utf-8")
+    assert not bench.saved_and_converged("demo", tmp_path / "runs", save, run=tmp_path / "runs" / "demo" / "demo" / "abc")

@@ -341,8 +341,8 @@ class FactoredMultiHeadAttention(nn.Module):
         """Attention of ``q, k: Tensor[B, H, T, d_k]`` over ``v: Tensor[B, H, T, d_v]`` where ``allowed``
         (``BoolTensor[B, 1, T, T]``): ``Tensor[B, H, T, d_v]``."""
         p_drop = self.attention_dropout if self.training else 0.0
-        cpu_mask = p_drop > 0.0 and q.device.type == "cpu" and not torch.compiler.is_compiling()
-        if self.use_sdpa and not self.record_attention and not cpu_mask:
+        numpy_mask = p_drop > 0.0 and q.device.type == "cpu" and not torch.compiler.is_compiling()
+        if self.use_sdpa and not self.record_attention and not numpy_mask:
             return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, dropout_p=p_drop, scale=self.scale)
         # training on a CPU: SDPA would draw its dropout mask with bernoulli_, 4-5x slower than element_dropout's
         probs = torch.softmax(self._masked_logits(q, k, allowed), dim=-1)

@@ -71,22 +71,19 @@ class FeatureDropout(_Dropout):
         else:
             shape = (x.shape[0],) + (1,) * (x.dim() - 2) + (x.shape[-1],)
         keep = torch.empty(shape, dtype=x.dtype, device=x.device).bernoulli_(1.0 - self.p)
-        return x * keep.mul_(1.0 / (1.0 - self.p))  # the small mask scaled, not the whole product
+        return scaled_by_mask(x, keep, self.p)
 
     def drop_rows(self, rows: Tensor, batch: int, length: int, sentences: Tensor, positions: Tensor) -> Tensor:
         keep = torch.empty((batch, 1, rows.shape[1]), dtype=rows.dtype, device=rows.device).bernoulli_(1.0 - self.p)
-        return rows * keep.view(batch, rows.shape[1]).mul_(1.0 / (1.0 - self.p)).index_select(0, sentences)
+        return scaled_by_mask(rows, keep.view(batch, rows.shape[1]).index_select(0, sentences), self.p)
 
 
 class ElementDropout(_Dropout):
     """Drop each element with probability ``p`` (``torch.nn.Dropout``'s behaviour), with masks drawn faster on a CPU.
 
-    Input ``x: Tensor`` of any shape -> same shape; kept elements are scaled by ``1 / (1 - p)``. On a CPU torch
-    draws a dropout mask with its one-thread Mersenne twister, about 20 ns an element: on the tagger's EWT batches
-    a tenth of an update. Here a CPU mask is 16-bit integers from numpy's PCG64 (about 4 times as fast), kept where
-    at least ``round(p * 65536)``, so an element is dropped with probability ``p`` to within ``2**-17``. Each
-    mask's generator is seeded from torch's own generator, so ``torch.manual_seed`` (and a checkpoint's saved RNG
-    state) decides the masks as before. On other devices: ``torch.nn.functional.dropout``.
+    Input ``x: Tensor`` of any shape -> same shape; kept elements are scaled by ``1 / (1 - p)``. On a CPU the mask
+    is :func:`kept_on_cpu`'s (numpy's PCG64, 5-6 times as fast to draw as torch's ``bernoulli_``), the dropout
+    :func:`element_dropout`; on other devices (and inside a compiled graph) ``torch.nn.functional.dropout``.
     """
 
     def drop(self, x: Tensor) -> Tensor:
@@ -98,15 +95,16 @@ class ElementDropout(_Dropout):
             keep = nn.functional.dropout(rows.new_ones(shape), self.p, True)
             return rows * keep.view(batch * length, -1).index_select(0, positions)
         kept = kept_on_cpu(shape, self.p).reshape(batch * length, -1)[positions.numpy()]
-        return rows * torch.from_numpy(kept).to(rows.dtype).mul_(1.0 / (1.0 - self.p))
+        return scaled_by_mask(rows, torch.from_numpy(kept).to(rows.dtype), self.p)
 
 
 def kept_on_cpu(shape: tuple, p: float) -> np.ndarray:
     """A dropout mask of ``shape`` for a CPU tensor: ``bool ndarray``, True where kept. 16-bit integers from numpy's
     PCG64, kept where at least ``round(p * 65536)`` (dropped with probability ``p`` to within ``2**-17``); the
     generator is seeded from torch's, so ``torch.manual_seed`` and a checkpoint's saved RNG state decide the mask.
-    torch draws a CPU mask (``bernoulli_``) with its one-thread Mersenne twister at about 8 ns an element, 4 to 5
-    times as long as this (docs/benchmarks.md, "Training speed")."""
+    torch draws a CPU mask (``bernoulli_``) with its one-thread Mersenne twister at about 4.8 ns an element, this at
+    0.8-0.9 (``benchmarks/dropout_masks.py``, 2026-11-29, the 2-core Intel machine: docs/benchmarks.md, "Training
+    speed")."""
     # read through numpy: a CPU tensor on every machine, since this path runs for CPU tensors only (a GPU's masks are
     # torch's own), so nothing waits for a device here and the counters of would-be GPU syncs rightly ignore it
     seed = int(torch.randint(0, 2 ** 62, (1,)).numpy()[0])
@@ -124,8 +122,16 @@ def element_dropout(x: Tensor, p: float) -> Tensor:
         return torch.zeros_like(x)
     if x.device.type != "cpu" or torch.compiler.is_compiling():
         return nn.functional.dropout(x, p, True)
-    keep = torch.from_numpy(kept_on_cpu(tuple(x.shape), p)).to(x.dtype)
-    return x * keep.mul_(1.0 / (1.0 - p))
+    return scaled_by_mask(x, torch.from_numpy(kept_on_cpu(tuple(x.shape), p)).to(x.dtype), p)
+
+
+def scaled_by_mask(x: Tensor, keep: Tensor, p: float) -> Tensor:
+    """``x * keep / (1 - p)`` (``keep``: 0/1 in ``x``'s dtype, broadcast to ``x``). In float32 and float64 the mask is
+    scaled first (one multiplication of the whole tensor instead of two); in a 16-bit dtype the scale itself would be
+    rounded (1/0.9 to 1.109375 in bfloat16, a bias of every kept value), so each product is divided instead."""
+    if x.dtype in (torch.float32, torch.float64):
+        return x * keep.mul_(1.0 / (1.0 - p))
+    return x * keep / (1.0 - p)
 
 
 def make_dropout(p: float, kind: DropoutKind = "feature") -> "_Dropout":

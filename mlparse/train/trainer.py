@@ -53,7 +53,7 @@ from mlparse.train.overlap import HostWorker
 from mlparse.train.prediction import predict_in_batches, resolve_decoder
 from mlparse.train.run_plan import DistInfo  # this process among the run's (DDP)
 from mlparse.train.schedule import WarmupPlateauSchedule
-from mlparse.train.train_state import Reporter, StepInfo, TrainState  # noqa: F401 (their importers' path)
+from mlparse.train.train_state import Reporter, StepInfo, TrainState, normalized_log_entry  # noqa: F401 (importers')
 from mlparse.train.update_setup import bf16_autocast, make_adam, subbatch_budgets, subbatching_of  # noqa: F401
 from mlparse.train.weight_average import TRAINING_WEIGHTS, WeightAverage
 
