@@ -1,6 +1,6 @@
-"""The guard against a training-speed regression: updates per minute of `demo`, `demo-dep`, `tagger` and
-`ud/english-ewt-bilstm` (gold tags: the BiLSTM biaffine parser's packed CPU path) under this checkout's defaults
-beside those of a given commit, side by side in one run.
+"""The guard against a training-speed regression: updates per minute of `demo`, `demo-dep`, `demo-lal` (the joint
+parser and its Label Attention Layer), `tagger` and `ud/english-ewt-bilstm` (gold tags: the BiLSTM biaffine parser's
+packed CPU path) under this checkout's defaults beside those of a given commit, side by side in one run.
 
 Run it before changing anything on the training path or the threading (docs/benchmarks.md says so). For each
 recipe it alternates this checkout and ``--baseline`` (a git worktree of that commit, its Cython parts built in
@@ -10,7 +10,7 @@ then prints each recipe's updates per minute, both codes, and their ratio. It ex
 below ``--floor`` (default 0.95), so a script can use it; it is a benchmark, not a test (its figures depend on
 the machine and on what else runs: use a quiet one).
 
-    python3 benchmarks/speed_guard.py --baseline COMMIT [--recipes demo,demo-dep,tagger,ud/english-ewt-bilstm]
+    python3 benchmarks/speed_guard.py --baseline COMMIT [--recipes demo,demo-dep,demo-lal,tagger,ud/english-ewt-bilstm]
         [--seconds 20] [--rounds 2] [--floor 0.95] [--data-root DIR]
 """
 
@@ -33,7 +33,7 @@ from thread_scaling import REPO, Cell, checkout, has_recipe, measure  # noqa: E4
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--baseline", required=True, help="the commit to compare with (e.g. the last release)")
-    parser.add_argument("--recipes", default="demo,demo-dep,tagger,ud/english-ewt-bilstm")
+    parser.add_argument("--recipes", default="demo,demo-dep,demo-lal,tagger,ud/english-ewt-bilstm")
     parser.add_argument("--seconds", type=float, default=20.0, help="seconds of timed updates per worker")
     parser.add_argument("--rounds", type=int, default=2, help="workers per code and recipe, alternated")
     parser.add_argument("--floor", type=float, default=0.95, help="the lowest acceptable ratio (exit 1 below it)")
