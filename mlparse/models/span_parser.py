@@ -37,7 +37,6 @@ import torch
 from torch import Tensor, nn
 
 from mlparse.config import ModelConfig, PretrainedConfig, RecipeConfig, SpanConfig
-from mlparse.config.layout import split_model_settings
 from mlparse.data.vocab import ParserVocab, Vocab
 from mlparse.models.base import LossOutput, Parser
 from mlparse.models.declarations import SpanKind
@@ -52,6 +51,8 @@ from mlparse.modules.span_scorer import SpanScorer
 from mlparse.modules.subwords import SubwordBatch
 from mlparse.modules.tag_head import TagHead
 from mlparse.models.span_graph import hinge_on_device, padded_span_tensors
+from mlparse.models.span_spec import (CHAR_CONCAT_WIRING, CheckpointFormatError, current_spec,  # noqa: F401
+                                      model_config_of, span_config_of)
 from mlparse.structs import cky, cky_torch
 from mlparse.structs.chart import LabelVocab, gold_spans, tree_from_chart
 from mlparse.structs.chart_tree import GoldSpans, hamming_cost
@@ -82,15 +83,6 @@ class SentenceBatch:
 
 class SentenceTooLongError(ValueError):
     """A sentence longer than the model's position table allows."""
-
-
-class CheckpointFormatError(ValueError):
-    """A saved model this version cannot rebuild faithfully, with a message meant for the user."""
-
-
-#: How CharConcat is wired, saved in every spec.  Specs without it predate the paper's packing:
-#: their CharConcat spent a letter slot on each begin/end-of-word marker and projected its features.
-CHAR_CONCAT_WIRING = "paper-packing"
 
 
 class SpanParser(SpanKind, Parser):
@@ -491,42 +483,18 @@ class SpanParser(SpanKind, Parser):
 
     @staticmethod
     def current_spec(spec: Dict[str, Any]) -> Dict[str, Any]:
-        """``spec`` with its settings as this version writes them, where they can be read: keys added since it
-        was saved take their defaults, and a spec saved before recipe layout 2 (the span head's settings inside
-        ``model_config``) gets its ``span_config``.  Settings this version does not know are left as they are
-        (they then differ from any parser's)."""
-        try:  # an older checkpoint lacks settings added since: they take their defaults
-            return {**spec, "model_config": SpanParser.model_config_of(spec).__dict__,
-                    "span_config": SpanParser.span_config_of(spec).__dict__}
-        except TypeError:  # a setting this version does not know
-            return spec
+        """:func:`mlparse.models.span_spec.current_spec`."""
+        return current_spec(spec)
 
     @staticmethod
     def model_config_of(spec: Dict[str, object]) -> ModelConfig:
-        """The spec's encoder settings; keys added to :class:`ModelConfig` since it was saved take their defaults
-        (the span head's keys of a spec saved before recipe layout 2 are :meth:`span_config_of`'s).
-
-        Raises :class:`CheckpointFormatError` for a CharConcat model saved before the paper's packing
-        (its weights would be read with another meaning); other older models load as they are.
-        """
-        model, _ = split_model_settings(spec["model_config"])  # type: ignore[arg-type]
-        config = ModelConfig(**model)
-        if config.char_encoder == "concat" and spec.get("char_concat_wiring") != CHAR_CONCAT_WIRING:
-            raise CheckpointFormatError(
-                "this CharConcat model was saved by an older mlparse, whose CharConcat gave a letter slot to each "
-                "begin/end-of-word marker (7 letters per side) and projected its features; this version packs "
-                "the first and last letters as in Kitaev & Klein (2018, §5.1) and cannot load it: train it again "
-                "(`mlparse run RECIPE`: CharConcat recipes get a new run id)")
-        return config
+        """:func:`mlparse.models.span_spec.model_config_of`."""
+        return model_config_of(spec)
 
     @staticmethod
     def span_config_of(spec: Dict[str, object]) -> SpanConfig:
-        """The spec's span head settings: its ``span_config``, or (saved before recipe layout 2) the span keys of
-        its ``model_config``; keys added since take their defaults."""
-        if "span_config" in spec:
-            return SpanConfig(**spec["span_config"])  # type: ignore[arg-type]
-        _, span = split_model_settings(spec["model_config"])  # type: ignore[arg-type]
-        return SpanConfig(**span)
+        """:func:`mlparse.models.span_spec.span_config_of`."""
+        return span_config_of(spec)
 
     @classmethod
     def from_spec(cls, spec: Dict[str, object]) -> "SpanParser":
