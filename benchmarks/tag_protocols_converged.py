@@ -113,6 +113,14 @@ def sessions_of_run(sessions: List[dict], run_id: str) -> List[dict]:
     return sessions[first:]
 
 
+def add_row_arguments(parser: argparse.ArgumentParser, save: Path) -> None:
+    """The options every converged table takes: where rows train and are saved, what ran beside, ``--read``."""
+    parser.add_argument("--runs-dir", type=Path, help="each row's runs go to DIR/<row>")
+    parser.add_argument("--save", type=Path, default=save)
+    parser.add_argument("--beside", default="nothing else", help="what else ran on the machine, in words")
+    parser.add_argument("--read", action="store_true", help="only print the table of the saved rows")
+
+
 def commits_of(record: dict) -> str:
     """The commits a saved row trained with, in the order of its sessions (one when it ran in one)."""
     commits = [session["commit"] for session in record.get("sessions", [])] or [record.get("commit", "?")]
@@ -205,10 +213,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", default="gold,none,joint,jackknife", help="of " + ", ".join(ROWS))
     parser.add_argument("--chars", choices=("both", "no", "only"), default="both")
-    parser.add_argument("--runs-dir", type=Path, help="each row's runs go to DIR/<row>")
-    parser.add_argument("--save", type=Path, default=SAVED)
-    parser.add_argument("--beside", default="nothing else", help="what else ran on the machine, in words")
-    parser.add_argument("--read", action="store_true", help="only print the table of the saved rows")
+    add_row_arguments(parser, SAVED)
     args = parser.parse_args(argv)
     rows = row_names(chosen_rows(parser, args.rows, list(ROWS)), args.chars)
     if not args.read and args.runs_dir is None:  # `make bench`, say: hours of training are asked for, not assumed

