@@ -30,7 +30,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.tag_protocols_converged import add_row_arguments, commits_of, train_row  # noqa: E402
+from benchmarks.tag_protocols_converged import add_row_arguments, converged_cell, machine_cell, train_row  # noqa: E402
 
 SAVED = REPO / "benchmarks" / "results" / "converged" / "headline"
 #: Each row's recipe and its ``--set`` overrides (``{minilm}``: the MiniLM folder given).
@@ -80,13 +80,10 @@ def table(save: Path, rows: Sequence[str]) -> str:
             continue
         data = json.loads((path / "results.json").read_text(encoding="utf-8"))
         record = json.loads((path / "machine.json").read_text(encoding="utf-8")) if (path / "machine.json").is_file() else {}
-        convergence = data.get("convergence") or {}
         metric = "las" if data.get("task") == "dependency" else "f1"
-        cells = [row, ROWS[row][0], {True: "yes", False: "no (epoch bound)", None: "-"}[convergence.get("converged")],
-                 f"{data.get('epochs') or 0:.1f}", f"{(data.get('training_seconds') or 0) / 3600:.2f}", metric.upper(),
-                 f"{(data.get('dev') or {}).get(metric, float('nan')):.2f}",
-                 f"{(data.get('test') or {}).get(metric, float('nan')):.2f}",
-                 f"{record.get('machine', '?')}, {commits_of(record)}"]
+        scores = [f"{(data.get(split) or {}).get(metric, float('nan')):.2f}" for split in ("dev", "test")]
+        cells = [row, ROWS[row][0], converged_cell(data), f"{data.get('epochs') or 0:.1f}",
+                 f"{(data.get('training_seconds') or 0) / 3600:.2f}", metric.upper(), *scores, machine_cell(record)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

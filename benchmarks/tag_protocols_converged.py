@@ -121,6 +121,16 @@ def add_row_arguments(parser: argparse.ArgumentParser, save: Path) -> None:
     parser.add_argument("--read", action="store_true", help="only print the table of the saved rows")
 
 
+def converged_cell(results: dict) -> str:
+    """Whether a saved row converged, as the tables say it."""
+    return {True: "yes", False: "no (epoch bound)", None: "-"}[(results.get("convergence") or {}).get("converged")]
+
+
+def machine_cell(record: dict) -> str:
+    """Where a saved row trained and with which commits, as the tables say it."""
+    return f"{record.get('machine', '?')}, {commits_of(record)}"
+
+
 def commits_of(record: dict) -> str:
     """The commits a saved row trained with, in the order of its sessions (one when it ran in one)."""
     commits = [session["commit"] for session in record.get("sessions", [])] or [record.get("commit", "?")]
@@ -194,17 +204,16 @@ def table(save: Path, rows: Sequence[str]) -> str:
             continue
         data = results[row]
         record = json.loads((saved[row] / "machine.json").read_text()) if (saved[row] / "machine.json").is_file() else {}
-        convergence = data.get("convergence") or {}
         test = (data.get("test") or {}).get("las")
         gold_row = "gold" + ("+chars" if extra else "")
         gold = (results.get(gold_row, {}).get("test") or {}).get("las")
         gap = "-" if test is None or gold is None or row == gold_row else f"{test - gold:+.2f}"
         cells = [TITLES[base], "CharLSTM" if extra else "no", tag_accuracy(data, base),
-                 {True: "yes", False: "no (epoch bound)", None: "-"}[convergence.get("converged")],
+                 converged_cell(data),
                  f"{data.get('epochs') or 0:.1f}",
                  f"{((data.get('training_seconds') or 0) - 60 * record.get('paused_minutes', 0)) / 3600:.2f}",
                  f"{(data.get('dev') or {}).get('las', float('nan')):.2f}", "-" if test is None else f"{test:.2f}", gap,
-                 f"{record.get('machine', '?')}, {commits_of(record)}"]
+                 machine_cell(record)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
