@@ -344,7 +344,7 @@ class FactoredMultiHeadAttention(nn.Module):
         numpy_mask = p_drop > 0.0 and q.device.type == "cpu" and not torch.compiler.is_compiling()
         if self.use_sdpa and not self.record_attention and not numpy_mask:
             return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, dropout_p=p_drop, scale=self.scale)
-        # training on a CPU: SDPA would draw its dropout mask with bernoulli_, 5-6x slower to draw than element_dropout's
+        # training on a CPU: SDPA would draw its mask with bernoulli_, 5-6x slower than element_dropout
         probs = torch.softmax(self._masked_logits(q, k, allowed), dim=-1)
         if self.record_attention:
             self.last_attention = probs.detach()
