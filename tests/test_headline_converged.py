@@ -29,6 +29,10 @@ def test_a_rows_command_and_run_directory_agree_and_threads_do_not_change_the_id
     assert run.name == load_recipe("demo", sets[:1]).hash()[:12] != load_recipe("demo").hash()[:12]
     assert bench.row_sets("ud-english-ewt", None, None, "gold") == ["data.tags=gold"]
     assert bench.row_sets("demo", None, None, "gold") == []  # tags are the UD rows' only
+    patient = bench.row_sets("ud-english-ewt-bilstm", None, 1, None, patience=10)
+    assert patient == ["train.patience_epochs=10", "train.num_threads=1"]
+    assert bench.run_dir("ud-english-ewt-bilstm", tmp_path, patient).name == \
+        load_recipe("ud/english-ewt-bilstm", patient[:1]).hash()[:12] != load_recipe("ud/english-ewt-bilstm").hash()[:12]
     with pytest.raises(SystemExit, match="--minilm"):
         bench.row_sets("demo+minilm", None, None, None)
 
@@ -38,9 +42,9 @@ def test_the_table_reads_the_saved_rows_alone(tmp_path: Path) -> None:
     saved.mkdir()
     (saved / "results.json").write_text(json.dumps({
         "task": "constituency", "epochs": 46.5, "training_seconds": 1800, "dev": {"f1": 82.48}, "test": {"f1": 80.92},
-        "convergence": {"converged": True}}), encoding="utf-8")
+        "convergence": {"converged": True, "patience_epochs": 4}}), encoding="utf-8")
     (saved / "machine.json").write_text(json.dumps({"machine": "m", "sessions": [{"commit": "a"}, {"commit": "b"}]}),
                                         encoding="utf-8")
     lines = bench.table(tmp_path, ["demo", "demo+minilm"]).splitlines()
-    assert lines[2] == "| demo | demo | yes | 46.5 | 0.50 | F1 | 82.48 | 80.92 | m, a then b |"
+    assert lines[2] == "| demo | demo | yes (patience 4 epochs) | 46.5 | 0.50 | F1 | 82.48 | 80.92 | m, a then b |"
     assert "not converged yet" in lines[3]

@@ -79,3 +79,43 @@ def test_a_saved_row_whose_run_is_not_here_is_trained(tmp_path: Path) -> None:
     (save / "demo").mkdir(parents=True)
     (save / "demo" / "results.json").write_text(json.dumps({"run_id": "abc", "status": "complete"}), encoding="utf-8")
     assert not bench.saved_and_converged("demo", tmp_path / "runs", save, run=tmp_path / "runs" / "demo" / "demo" / "abc")
+
+
+def test_a_second_seed_is_a_row_of_its_own_and_threads_leave_the_run_alone(tmp_path: Path) -> None:
+    from mlparse.config import load_recipe
+
+    assert bench.row_names(["jackknife", "joint"], "no", seed=2) == ["jackknife@seed2", "joint@seed2"]
+    assert bench.row_names(["gold"], "both", seed=1) == ["gold", "gold+chars"]  # the recipe's seed: the plain rows
+    assert bench.row_parts("jackknife+chars@seed2") == ("jackknife", True, 2)
+    assert bench.row_parts("gold") == ("gold", False, 1)
+    command = bench.command_of("joint@seed2", tmp_path, threads=1)
+    assert command[-2:] == ["--runs-dir", str(tmp_path / "joint@seed2")]
+    sets = [command[i + 1] for i, word in enumerate(command) if word == "--set"]
+    assert "train.seed=2" in sets and "train.num_threads=1" in sets and "biaffine.predict_tags=true" in sets
+    assert "train.seed=2" not in bench.command_of("joint", tmp_path, threads=1)
+    plain = load_recipe(bench.RECIPE, [s for s in sets if s != "train.seed=2"])
+    assert load_recipe(bench.RECIPE, sets).hash() != plain.hash()  # another seed, another run
+    assert plain.hash() == load_recipe(bench.RECIPE, [s for s in sets if s.startswith(("data.", "biaffine."))]).hash()
+
+
+def test_the_table_shows_a_seed_rows_seed_patience_and_gap_to_gold(tmp_path: Path) -> None:
+    for row, las in (("gold", 84.0), ("jackknife@seed2", 80.5)):
+        (tmp_path / row).mkdir()
+        (tmp_path / row / "results.json").write_text(json.dumps({
+            "epochs": 30, "training_seconds": 3600, "dev": {"las": las - 0.5}, "test": {"las": las},
+            "input_tags": {"accuracy": {"train": 95.5, "dev": 95.0, "test": 95.25}},
+            "convergence": {"converged": True, "patience_epochs": 3}}), encoding="utf-8")
+    lines = bench.table(tmp_path, ["gold", "jackknife@seed2", "joint@seed2"]).splitlines()
+    assert lines[3].startswith("| jack-knifed UPOS | no | 2 | 95.50 / 95.00 / 95.25 | yes (patience 3 epochs) | 30.0 |")
+    assert "| 80.50 | -3.50 |" in lines[3]
+    assert lines[4].startswith("| UPOS from the parser's tagging head | no | 2 | not converged yet |")
+
+
+def test_a_row_whose_run_fails_ends_the_driver_with_a_message_not_a_traceback(tmp_path: Path, monkeypatch,
+                                                                              capsys) -> None:  # type: ignore[no-untyped-def]
+    def failing(row, *args, **kwargs):  # type: ignore[no-untyped-def]
+        raise bench.subprocess.CalledProcessError(1, ["mlparse", "run"])
+
+    monkeypatch.setattr(bench, "train_row", failing)
+    assert bench.main(["--runs-dir", str(tmp_path), "--rows", "gold", "--chars", "no", "--save", str(tmp_path)]) == 1
+    assert "row gold: `mlparse run` stopped with exit status 1" in capsys.readouterr().err
