@@ -71,6 +71,7 @@ def test_tags_are_reused_by_hash_and_remade_when_the_data_changes(tmp_path: Path
     again = jackknife_recipe(tmp_path, folds=2, sentences=SENTENCES, overrides=["train.seed=2"])  # another parser
     run_recipe(again, RunOptions(runs_dir=tmp_path / "runs"), record)
     assert any(note.startswith("jack-knifed tags reused from") for note in record.notes)
+    assert not any(note.startswith("this run trains") for note in record.notes)  # no tagger trains: not said it would
     train = tmp_path / "data" / "train.conllu"
     train.write_text(train.read_text(encoding="utf-8").replace("barks", "sleeps"), encoding="utf-8")
     assert load_tags(config) is None  # another train file: another key, no files yet

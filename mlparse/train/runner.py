@@ -258,6 +258,17 @@ def _gpus(device: Any) -> int:
     return torch.cuda.device_count() if torch.device(device).type == "cuda" else 0
 
 
+def _tags_on_disk(config: RecipeConfig, minutes: Optional[float]) -> bool:
+    """Are the jack-knifed tags of ``config`` made already (then no tagger trains, and the run says it reuses them
+    rather than what it would train)? A damaged folder counts as not made: making the tags says what is wrong."""
+    from mlparse.train import jackknife
+
+    try:
+        return jackknife.load_tags(config, minutes) is not None
+    except DataError:
+        return False
+
+
 def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optional[Reporter],
                    device: Any = "cpu", split: Any = None) -> Any:
     """The jack-knifed tags of ``config`` (:mod:`mlparse.train.jackknife`): made by ordinary tagger runs under
@@ -272,7 +283,7 @@ def jackknifed_tags(config: RecipeConfig, options: RunOptions, reporter: Optiona
     except DataError as error:
         raise RunError(f"jack-knifed tags: {error}") from None
     split = split if split is not None else budget_split(config, options, device)
-    if reporter is not None:
+    if reporter is not None and not _tags_on_disk(config, split.tagger_minutes):
         reporter.on_note(split.describe())  # what this run trains, and how its budget is split
 
     def run(tagger: RecipeConfig, what: str) -> Tuple[RunResults, Path]:
