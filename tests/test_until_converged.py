@@ -72,6 +72,21 @@ def test_a_budget_run_is_continued_to_convergence(tmp_path: Path, recipe: Path, 
     assert steps[:len(before)] == before and steps[-1] > before[-1]
 
 
+def test_a_converged_runs_name_does_not_list_its_lifted_budget(tmp_path: Path, recipe: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    run([str(recipe), "--max-minutes", "0"])  # the recipe's first configuration: a budget run
+    run([str(recipe), "--set", "train.lr=0.002", "--until-converged"])  # another configuration, no budget
+    from mlparse.run_index.collect import collect_runs
+    from mlparse.run_index.configurations import distinct_runs
+    from mlparse.run_index.systems import index_systems
+
+    names = [system.name for system in index_systems(distinct_runs(collect_runs(tmp_path / "runs"), []))]
+    [converged] = [name for name in names if CONVERGED_LABEL in name]  # the report's and compare's row name
+    assert "train.lr: 0.002" in converged  # what differs is named...
+    assert "max_minutes" not in converged, names  # ...but not the budget that "trained to convergence" lifted
+
+
 def test_until_converged_refuses_a_time_bound_and_a_recipe_without_patience(tmp_path: Path) -> None:
     recipe = write_tiny_recipe(tmp_path, train={"patience_epochs": 0})
     result = runner.invoke(app, ["run", str(recipe), "--until-converged", "--max-minutes", "5",

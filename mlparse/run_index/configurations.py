@@ -128,10 +128,12 @@ class Configurations:
         mine, base = self.settings(record), self.base(record.recipe)
         if mine is None or base is None:
             return []
+        # a run trained to convergence has no time budget, and its name says "trained to convergence" already
+        converged = isinstance(getattr(record.results, "convergence", None), dict)
         out = []
         for key, value in sorted(mine.items()):
             if key in IGNORED_KEYS or key in FOLD_KEYS or (key in base and base[key] == value) or (
-                    key not in base and value is None):
+                    key not in base and value is None) or (converged and key == "train.max_minutes" and value is None):
                 continue
             out.append(f"{key}: {_shown(value)}")
         if isinstance(mine.get("data.folds"), int) and isinstance(mine.get("data.fold"), int):
