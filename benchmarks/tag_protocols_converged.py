@@ -37,7 +37,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -134,6 +134,20 @@ def add_row_arguments(parser: argparse.ArgumentParser, save: Path) -> None:
     parser.add_argument("--save", type=Path, default=save)
     parser.add_argument("--beside", default="nothing else", help="what else ran on the machine, in words")
     parser.add_argument("--read", action="store_true", help="only print the table of the saved rows")
+    parser.add_argument("--threads", type=int, help="train.num_threads of every row (default: the run's own choice)")
+
+
+def train_rows(rows: Sequence[str], train: Callable[[str], None]) -> int:
+    """``train(row)`` for each row in turn; a row whose ``mlparse run`` fails ends them with a line, not a traceback
+    (the run said why above it). 0, or 1 after a failed row."""
+    for row in rows:
+        try:
+            train(row)
+        except subprocess.CalledProcessError as error:
+            print(f"row {row}: `mlparse run` stopped with exit status {error.returncode} (its message is above); "
+                  "the same command resumes the row", file=sys.stderr)
+            return 1
+    return 0
 
 
 def converged_cell(results: dict) -> str:
@@ -243,20 +257,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--rows", default="gold,none,joint,jackknife", help="of " + ", ".join(ROWS))
     parser.add_argument("--chars", choices=("both", "no", "only"), default="both")
     parser.add_argument("--seed", type=int, help="train.seed of the rows (rows <row>@seedN; default the recipe's 1)")
-    parser.add_argument("--threads", type=int, help="train.num_threads of every row (default: the run's own choice)")
     add_row_arguments(parser, SAVED)
     args = parser.parse_args(argv)
     rows = row_names(chosen_rows(parser, args.rows, list(ROWS)), args.chars, args.seed)
     if not args.read and args.runs_dir is None:  # `make bench`, say: hours of training are asked for, not assumed
         print("no --runs-dir: the saved rows only (give --runs-dir DIR to train or continue them)")
-    elif not args.read:
-        for row in rows:
-            try:
-                train_row(row, args.runs_dir, args.save, args.beside, threads=args.threads)
-            except subprocess.CalledProcessError as error:  # mlparse run said why above; no traceback over it
-                print(f"row {row}: `mlparse run` stopped with exit status {error.returncode} (its message is above); "
-                      "the same command resumes the row", file=sys.stderr)
-                return 1
+    elif not args.read and train_rows(rows, lambda row: train_row(row, args.runs_dir, args.save, args.beside,
+                                                                  threads=args.threads)):
+        return 1
     print(table(args.save, rows))
     return 0
 

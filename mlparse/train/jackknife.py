@@ -252,7 +252,7 @@ def load_tags(config: RecipeConfig, minutes: Optional[float] = None) -> Optional
     taggers = tagger_configs(config, minutes)
     folder = tags_folder(config, taggers)
     manifest_path = folder / MANIFEST
-    if not manifest_path.is_file() or missing_tag_files(folder):  # incomplete: make_tags makes the files (again)
+    if not tags_complete(folder):  # incomplete: make_tags makes the files (again)
         return None
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     tags = {}
@@ -264,6 +264,17 @@ def load_tags(config: RecipeConfig, minutes: Optional[float] = None) -> Optional
             raise DataError(f"{error}; delete {folder} and the run makes its tags again (its taggers are "
                             "reused)") from None
     return JackknifedTags(folder, tags, manifest)
+
+
+def tags_made(config: RecipeConfig, minutes: Optional[float] = None) -> bool:
+    """Are the tagged files of ``config`` there and complete (read nothing but their names: :func:`load_tags`
+    reads and checks them)?"""
+    return tags_complete(tags_folder(config, tagger_configs(config, minutes)))
+
+
+def tags_complete(folder: Path) -> bool:
+    """Its manifest (written last) and every tag file are in ``folder``."""
+    return (folder / MANIFEST).is_file() and not missing_tag_files(folder)
 
 
 def missing_tag_files(folder: Path) -> List[str]:

@@ -260,12 +260,12 @@ def _gpus(device: Any) -> int:
 
 def _tags_on_disk(config: RecipeConfig, minutes: Optional[float]) -> bool:
     """Are the jack-knifed tags of ``config`` made already (then no tagger trains, and the run says it reuses them
-    rather than what it would train)? A damaged folder counts as not made: making the tags says what is wrong."""
+    rather than what it would train)? Their files are only looked for here; reading them is make_tags' work."""
     from mlparse.train import jackknife
 
     try:
-        return jackknife.load_tags(config, minutes) is not None
-    except DataError:
+        return jackknife.tags_made(config, minutes)
+    except (OSError, DataError):  # a split file that cannot be read: making the tags says what is wrong
         return False
 
 
