@@ -48,3 +48,11 @@ def test_the_table_reads_the_saved_rows_alone(tmp_path: Path) -> None:
     lines = bench.table(tmp_path, ["demo", "demo+minilm"]).splitlines()
     assert lines[2] == "| demo | demo | yes (patience 4 epochs) | 46.5 | 0.50 | F1 | 82.48 | 80.92 | m, a then b |"
     assert "not converged yet" in lines[3]
+
+
+def test_read_without_rows_prints_every_row(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert bench.main(["--read", "--save", str(tmp_path)]) == 0
+    printed = [line.split(" | ")[0].lstrip("| ") for line in capsys.readouterr().out.splitlines()[2:]]
+    assert printed == list(bench.ROWS)
+    assert bench.main(["--read", "--save", str(tmp_path), "--rows", "ud-english-ewt"]) == 0
+    assert [line.split(" | ")[0].lstrip("| ") for line in capsys.readouterr().out.splitlines()[2:]] == ["ud-english-ewt"]
