@@ -96,3 +96,34 @@ def test_until_converged_refuses_a_time_bound_and_a_recipe_without_patience(tmp_
                            env={"COLUMNS": "300"})
     assert result.exit_code == 2 and "train.patience_epochs" in result.output
     assert not (tmp_path / "runs").exists()
+
+
+def test_another_toolkits_parser_runs_to_its_own_stopping_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """model.kind external: the peer's rule is recorded in its recipe's words, not mlparse's patience, and the run
+    has converged when the peer ended its training itself; a peer stopped at a budget before trains again."""
+    from helpers.external_fixtures import write_external_recipe
+    from mlparse.config import load_recipe
+
+    stopping = "dev LAS not improved for 3 epochs, at most 50"
+    recipe = write_external_recipe(tmp_path, train_extra="--sleep 4", external={"stopping": stopping},
+                                   train={"patience_epochs": 0})  # mlparse's own patience does not apply to a peer
+    assert load_recipe(str(recipe)).hash() == load_recipe(str(recipe), ["external.stopping=other words"]).hash()
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    monkeypatch.chdir(work)  # the default relative runs folder, another working folder
+    run([str(recipe), "--max-minutes", "0.03"])  # the peer sleeps 4 s: its budget stops it
+    budget = results_of(work / "runs")
+    assert "stopped at its budget" in budget["stop_reason"] and budget.get("convergence") is None
+    output = run([str(recipe), "--until-converged"])  # the same run: trained again, with no budget
+    assert "trains again from the beginning" in " ".join(output.split())
+    results = results_of(work / "runs")
+    assert results["status"] == "complete" and results["stop_reason"] == "the peer's own stopping rule"
+    convergence = results["convergence"]
+    assert convergence["converged"] is True and convergence["rule"] == f"FakePeer's own stopping rule: {stopping}; no time bound"
+    assert convergence["patience_epochs"] is None and convergence["max_epochs"] is None and convergence["hours"] > 0
+    assert results["max_minutes"] is None and results["training_seconds"] >= 4
+    report = runner.invoke(app, ["report"], env={"COLUMNS": "300"})
+    assert report.exit_code == 0 and CONVERGED_LABEL in report.output, report.output
+    first = results["finished_at"]
+    run([str(recipe), "--until-converged"])  # converged already: it stands
+    assert results_of(work / "runs")["finished_at"] == first

@@ -45,7 +45,7 @@ def hash_payload(config: Any) -> Dict[str, Any]:
         if section not in kinds.SHARED_SECTIONS and section not in own:
             data.pop(section, None)
     if "external" in data:  # where the peer is installed and how long it gets to stop: this machine, not the recipe
-        for runtime_only in ("python", "repo", "stop_seconds", "install", "model_check"):
+        for runtime_only in ("python", "repo", "stop_seconds", "install", "model_check", "stopping"):
             data["external"].pop(runtime_only, None)
     if "tagger" in own:
         data["tagger"] = {k: v for k, v in tagger.items() if k not in TAGGER_JACKKNIFE_KEYS}

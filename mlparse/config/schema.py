@@ -277,6 +277,7 @@ class ExternalConfig:
     model: str = ""  # the file (template) the training leaves for predict: checked before predicting (a training stopped before it saved one is said so); empty: not checked
     resume: str = ""  # the training command that continues an interrupted training; empty: a restart (said)
     resume_when: str = ""  # a file (template) that must exist for resume: the peer's checkpoint
+    stopping: str = ""  # the peer's own stopping rule in words (its patience, its bound on epochs or steps): results.json's convergence rule under --until-converged; not part of the recipe hash (the files and commands that set it are)
     model_check: str = ""  # a command that loads the model (the peer's own load check), run after training: a model it refuses is not used; not part of the recipe hash
     columns: List[str] = field(default_factory=lambda: ["form", "upos"])  # CoNLL-U columns the peer sees besides ID, HEAD, DEPREL (and DEPS, MISC): the others become _
     predict_targets: str = "blank"  # blank: the prediction input's HEAD, DEPREL and DEPS are _ (the peer cannot read the answers) | keep (a peer that needs them to read its input)

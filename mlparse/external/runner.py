@@ -40,6 +40,7 @@ from mlparse.external.process import HEADER, STOPPED, Outcome, run_bounded, tail
 from mlparse.external.versions import printable, same_version, treebank_names, version_line
 from mlparse.io_utils import atomic_write_json, atomic_write_text
 from mlparse.results import COMPLETE, RunResults
+from mlparse.train.convergence import PEER_OWN_STOP, convergence_record
 from mlparse.train.environment import now_iso
 from mlparse.train.run_plan import RunError
 
@@ -165,7 +166,9 @@ def run_external(run: OutsideRun) -> RunResults:
     results.clock = ClockRecord.measured(run.minutes, state.training_seconds, None, state.last_model_seconds,
                                          run.threads).as_dict()
     results.stop_reason = (f"max_minutes (the peer was stopped at its budget, {state.how})" if state.stopped
-                           else "the peer's own stopping rule")
+                           else PEER_OWN_STOP)
+    if results.convergence is not None:  # --until-converged: the peer's rule, met unless something stopped it
+        results.convergence = convergence_record(config, results.stop_reason, None, state.training_seconds)
     predicted_seconds, sentences = 0.0, 0
     scored = {}
     for split in ("dev", "test"):  # both predicted and scored before anything is written or recorded

@@ -38,7 +38,7 @@ from mlparse.train.run_data import ensure_prepared, load_splits  # noqa: F401  (
 from mlparse.run_lock import RunLocked, acquire_when_free
 from mlparse.train.run_plan import DistInfo, RunError, RunPlan
 from mlparse.train.cpu_share import others_since_start
-from mlparse.train.convergence import convergence_record
+from mlparse.train.convergence import PEER_OWN_STOP, convergence_record
 from mlparse.train.denormals import flushing_denormals
 from mlparse.train.threads import ThreadChoice, choose_threads, wait_policy
 from mlparse.train.run_options import WARMUP_SENTENCES, RunOptions  # noqa: F401  (imported from here by callers)
@@ -160,12 +160,18 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
     if info.active:
         dist.barrier()
     previous = run_dir.read_results()
+    outside = kinds.declaration(config.model.kind).runs_outside
     if previous is not None and previous.status == COMPLETE and not options.fresh and options.until_converged \
-            and previous.stop_reason == "patience":
+            and previous.stop_reason in ("patience", PEER_OWN_STOP):
         return previous  # converged already: its patience ran out, more time would not train it on
-    if previous is not None and previous.status == COMPLETE and not options.fresh:
+    if previous is not None and previous.status == COMPLETE and not options.fresh and outside and options.until_converged:
+        if reporter is not None and info.is_main:  # a peer cannot go on from a finished training: it starts again
+            reporter.on_note(f"this run's peer was stopped at its time budget after "
+                             f"{(previous.training_seconds or 0) / 60:.1f} minutes; it trains again from the beginning, "
+                             "without a time budget, until its own stopping rule ends it")
+    elif previous is not None and previous.status == COMPLETE and not options.fresh:
         budget = options.max_minutes if options.max_minutes is not None else config.train.max_minutes
-        if not extends_budget(previous, budget) or kinds.declaration(config.model.kind).runs_outside:
+        if not extends_budget(previous, budget) or outside:
             return previous  # (another toolkit's parser is not trained on: its run stands as it finished)
         if reporter is not None and info.is_main:
             reporter.on_note(f"this run stopped at its time budget after {(previous.training_seconds or 0) / 60:.1f} "
