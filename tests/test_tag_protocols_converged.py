@@ -119,3 +119,23 @@ def test_a_row_whose_run_fails_ends_the_driver_with_a_message_not_a_traceback(tm
     monkeypatch.setattr(bench, "train_row", failing)
     assert bench.main(["--runs-dir", str(tmp_path), "--rows", "gold", "--chars", "no", "--save", str(tmp_path)]) == 1
     assert "row gold: `mlparse run` stopped with exit status 1" in capsys.readouterr().err
+
+
+def test_a_peers_row_saves_the_peers_own_log_as_its_curve(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """An external run writes no log.jsonl; its peer's own log (SuPar's model.train.log) is saved in its place."""
+    runs, save = tmp_path / "runs", tmp_path / "save"
+    run = runs / "peer-row" / "recipe" / "p1"
+    monkeypatch.setattr(bench, "head_commit", lambda: "aaa")
+    monkeypatch.setattr(bench, "machine", lambda: "a test machine")
+
+    def fake_run(command, **kwargs):  # type: ignore[no-untyped-def]
+        (run / "peer").mkdir(parents=True)
+        (run / "results.json").write_text(json.dumps({"run_id": "p1", "status": "complete"}), encoding="utf-8")
+        (run / "peer" / "model.train.log").write_text("Epoch 1 / 5000:\ndev: LAS: 80.00%\n", encoding="utf-8")
+        (run / "peer" / "train.log").write_text("progress bars\n" * 1000, encoding="utf-8")
+
+    monkeypatch.setattr(bench.subprocess, "run", fake_run)
+    bench.train_row("peer-row", runs, save, "tests", command=["python3", "-m", "mlparse", "run", "x"], run=run)
+    saved = sorted(p.name for p in (save / "peer-row").iterdir())
+    assert saved == ["machine.json", "peer-model.train.log", "results.json"]  # not its progress bars
+    assert "LAS: 80.00%" in (save / "peer-row" / "peer-model.train.log").read_text()
