@@ -127,3 +127,19 @@ def test_another_toolkits_parser_runs_to_its_own_stopping_rule(tmp_path: Path, m
     first = results["finished_at"]
     run([str(recipe), "--until-converged"])  # converged already: it stands
     assert results_of(work / "runs")["finished_at"] == first
+
+
+def test_a_peer_that_ended_on_its_own_inside_a_budget_has_converged(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from helpers.external_fixtures import write_external_recipe
+
+    recipe = write_external_recipe(tmp_path, external={"stopping": "three passes"})
+    monkeypatch.chdir(tmp_path)
+    run([str(recipe), "--max-minutes", "5"])  # the fake peer ends at once, by itself
+    budget = results_of(tmp_path / "runs")
+    assert budget["stop_reason"] == "the peer's own stopping rule" and budget.get("convergence") is None
+    output = run([str(recipe), "--until-converged"])  # nothing to train: the record says it had converged
+    assert "trains" not in output
+    results = results_of(tmp_path / "runs")
+    assert results["finished_at"] == budget["finished_at"] and results["convergence"]["converged"] is True
+    assert results["convergence"]["rule"] == "FakePeer's own stopping rule: three passes; no time bound"

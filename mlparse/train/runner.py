@@ -163,6 +163,10 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
     outside = kinds.declaration(config.model.kind).runs_outside
     if previous is not None and previous.status == COMPLETE and not options.fresh and options.until_converged \
             and previous.stop_reason in ("patience", PEER_OWN_STOP):
+        if previous.convergence is None and info.is_main:  # a peer that ended on its own rule inside a budget run:
+            previous.convergence = convergence_record(config, previous.stop_reason, None,  # it had converged
+                                                      previous.training_seconds)
+            run_dir.write_results(previous)
         return previous  # converged already: its patience ran out, more time would not train it on
     if previous is not None and previous.status == COMPLETE and not options.fresh and outside and options.until_converged:
         if reporter is not None and info.is_main:  # a peer cannot go on from a finished training: it starts again
