@@ -161,19 +161,19 @@ def _run_recipe(plan: RunPlan, options: RunOptions, reporter: Optional[Reporter]
         dist.barrier()
     previous = run_dir.read_results()
     outside = kinds.declaration(config.model.kind).runs_outside
-    if previous is not None and previous.status == COMPLETE and not options.fresh and options.until_converged \
-            and previous.stop_reason in ("patience", PEER_OWN_STOP):
+    finished = previous is not None and previous.status == COMPLETE and not options.fresh
+    if finished and options.until_converged and previous.stop_reason in ("patience", PEER_OWN_STOP):
         if previous.convergence is None and info.is_main:  # a peer that ended on its own rule inside a budget run:
             previous.convergence = convergence_record(config, previous.stop_reason, None,  # it had converged
                                                       previous.training_seconds)
             run_dir.write_results(previous)
         return previous  # converged already: its patience ran out, more time would not train it on
-    if previous is not None and previous.status == COMPLETE and not options.fresh and outside and options.until_converged:
+    if finished and outside and options.until_converged:
         if reporter is not None and info.is_main:  # a peer cannot go on from a finished training: it starts again
             reporter.on_note(f"this run's peer was stopped at its time budget after "
                              f"{(previous.training_seconds or 0) / 60:.1f} minutes; it trains again from the beginning, "
                              "without a time budget, until its own stopping rule ends it")
-    elif previous is not None and previous.status == COMPLETE and not options.fresh:
+    elif finished:
         budget = options.max_minutes if options.max_minutes is not None else config.train.max_minutes
         if not extends_budget(previous, budget) or outside:
             return previous  # (another toolkit's parser is not trained on: its run stands as it finished)
